@@ -1,0 +1,49 @@
+//! Runtime formats: plain structs, writers, readers and validators.
+//!
+//! Nothing here depends on the importer or the pipeline, so an engine can depend on
+//! `assetc` with `default-features = false` and load what assetc writes.
+//! The container formats are hand-written because they are our own (or, for BMD1, Qt
+//! `.mesh` and SparkPak, niche formats no crate implements); the KTX2 container is written
+//! here too because the crates that read KTX2 do not write it.
+
+pub mod bmd1;
+pub mod bytes;
+pub mod hanim;
+pub mod hash;
+pub mod hman;
+pub mod hmat;
+pub mod hmesh;
+pub mod octahedral;
+pub mod ktx2;
+pub mod qtmesh;
+pub mod spk;
+
+/// A file's format, recognised from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatKind {
+    HMesh,
+    HMat,
+    HAnim,
+    HMan,
+    Ktx2,
+    QtMesh,
+    Bmd1,
+    Spk,
+}
+
+impl FormatKind {
+    pub fn from_path(path: &std::path::Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "hmesh" => Self::HMesh,
+            "hmat" => Self::HMat,
+            "hanim" => Self::HAnim,
+            "hman" => Self::HMan,
+            "ktx2" => Self::Ktx2,
+            "mesh" => Self::QtMesh,
+            "bmd" => Self::Bmd1,
+            "spk" => Self::Spk,
+            _ => return None,
+        })
+    }
+}

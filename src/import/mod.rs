@@ -1,0 +1,5 @@
+//! Importers: turn a source file into a [`crate::scene::Scene`].
+
+pub mod gltf;
+
+pub use self::gltf::{import_gltf, ImportError, ImportOptions};

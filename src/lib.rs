@@ -1,0 +1,22 @@
+//! assetc: compiles glTF 2.0 sources into GPU-ready runtime files.
+//!
+//! With `default-features = false` only [`formats`] is built: the runtime formats as plain
+//! structs with writers, readers and validators, for engines that load what assetc writes.
+//! The default `pipeline` feature adds the glTF importer, the processing stages, the target
+//! writers and the build driver behind the `assetc` command.
+
+pub mod formats;
+
+#[cfg(feature = "pipeline")]
+pub mod build;
+#[cfg(feature = "pipeline")]
+pub mod import;
+#[cfg(feature = "pipeline")]
+pub mod pipeline;
+#[cfg(feature = "pipeline")]
+pub mod scene;
+#[cfg(feature = "pipeline")]
+pub mod targets;
+
+#[cfg(feature = "pipeline")]
+pub use build::{BuildOptions, BuildReport, Builder};
