@@ -259,7 +259,11 @@ impl Scene {
             if let Some(m) = node.mesh {
                 if let Some(mesh) = self.meshes.get(m) {
                     for p in 0..mesh.primitives.len() {
-                        out.push(PrimitiveInstance { node: n, mesh: m, primitive: p });
+                        out.push(PrimitiveInstance {
+                            node: n,
+                            mesh: m,
+                            primitive: p,
+                        });
                     }
                 }
             }

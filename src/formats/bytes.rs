@@ -33,12 +33,16 @@ impl<'a> Reader<'a> {
         self.data.len().saturating_sub(self.pos)
     }
     pub fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], OutOfBounds> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len()).ok_or(OutOfBounds {
-            what,
-            offset: self.pos,
-            needed: n,
-            available: self.remaining(),
-        })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or(OutOfBounds {
+                what,
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            })?;
         let slice = &self.data[self.pos..end];
         self.pos = end;
         Ok(slice)

@@ -50,6 +50,9 @@ mod tests {
 
     #[test]
     fn continue_equals_one_pass() {
-        assert_eq!(fnv1a64_raw_continue(fnv1a64_raw(b"foo"), b"bar"), fnv1a64_raw(b"foobar"));
+        assert_eq!(
+            fnv1a64_raw_continue(fnv1a64_raw(b"foo"), b"bar"),
+            fnv1a64_raw(b"foobar")
+        );
     }
 }

@@ -13,8 +13,8 @@ pub mod hash;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
-pub mod octahedral;
 pub mod ktx2;
+pub mod octahedral;
 pub mod qtmesh;
 pub mod spk;
 

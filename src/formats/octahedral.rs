@@ -34,7 +34,10 @@ pub fn decode(e: [i16; 2]) -> [f32; 3] {
     let y = (e[1] as f32 / 32767.0).max(-1.0);
     let z = 1.0 - x.abs() - y.abs();
     let (x, y) = if z < 0.0 {
-        ((1.0 - y.abs()) * sign_not_zero(x), (1.0 - x.abs()) * sign_not_zero(y))
+        (
+            (1.0 - y.abs()) * sign_not_zero(x),
+            (1.0 - x.abs()) * sign_not_zero(y),
+        )
     } else {
         (x, y)
     };

@@ -11,6 +11,10 @@ pub enum ImportError {
     Other(String),
 }
 
-pub fn import_gltf(_path: &Path, _source_ref: &str, _opts: &ImportOptions) -> Result<Scene, ImportError> {
+pub fn import_gltf(
+    _path: &Path,
+    _source_ref: &str,
+    _opts: &ImportOptions,
+) -> Result<Scene, ImportError> {
     Err(ImportError::Other("not yet".into()))
 }
