@@ -47,3 +47,35 @@ impl FormatKind {
         })
     }
 }
+
+/// One rule a file breaks, as found by a validator. An empty list means the file is valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Byte offset in the file the problem is about, when one applies.
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            offset: None,
+            message: message.into(),
+        }
+    }
+    pub fn at(offset: u64, message: impl Into<String>) -> Self {
+        Self {
+            offset: Some(offset),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "at byte {o}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
