@@ -22,6 +22,9 @@ pub struct Scene {
     pub animations: Vec<Animation>,
     /// Things the importer dropped or repaired, each naming its glTF path.
     pub warnings: Vec<String>,
+    /// Files besides the source itself that the import read or refers to (external
+    /// buffers and images): the inputs an incremental build must watch.
+    pub dependencies: Vec<std::path::PathBuf>,
 }
 
 /// A node of the glTF hierarchy.

@@ -159,3 +159,16 @@ pub struct HMesh {
     pub skinning: Option<Skinning>,
     pub lods: Option<Lods>,
 }
+
+// Interim stubs until the full writer/validator lands.
+#[derive(Debug, thiserror::Error)]
+pub enum HMeshError {
+    #[error("{0}")]
+    Invalid(String),
+}
+pub fn write(_mesh: &HMesh) -> Result<Vec<u8>, HMeshError> {
+    Ok(Vec::new())
+}
+pub fn validate(_bytes: &[u8]) -> Vec<super::Problem> {
+    Vec::new()
+}

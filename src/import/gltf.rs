@@ -3,7 +3,9 @@ use crate::scene::Scene;
 use std::path::Path;
 
 #[derive(Debug, Clone, Default)]
-pub struct ImportOptions {}
+pub struct ImportOptions {
+    pub input_root: std::path::PathBuf,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {

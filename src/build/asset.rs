@@ -1,0 +1,250 @@
+//! Compiling one source into its output files, entirely in memory: nothing is written
+//! until every part of the asset has succeeded.
+
+use super::discover::Source;
+use crate::formats::hman::EntryKind;
+use crate::formats::{hmat, hmesh};
+use crate::import::{import_gltf, ImportError, ImportOptions};
+use crate::pipeline::animation::{build_clips, AnimError, AnimationSettings};
+use crate::pipeline::materials::build_material_table;
+use crate::pipeline::skinning::{build_skeleton, SkinError};
+use crate::pipeline::textures::{load_image_bytes, TextureError, TextureMode, TextureSettings};
+use crate::pipeline::{build_hmesh, MeshError, MeshSettings, StageTimes};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Which runtime files a build writes for each source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).
+    HMesh,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::HMesh => "hmesh",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "hmesh" => Some(Target::HMesh),
+            _ => None,
+        }
+    }
+    pub const ALL: &'static [&'static str] = &["hmesh"];
+}
+
+/// The settings one source is built with (defaults, then matching rules, then CLI flags).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssetSettings {
+    pub mesh: MeshSettings,
+    pub texture: TextureSettings,
+    pub animation: AnimationSettings,
+    pub targets: Vec<Target>,
+}
+
+impl Default for AssetSettings {
+    fn default() -> Self {
+        Self {
+            mesh: MeshSettings::default(),
+            texture: TextureSettings::default(),
+            animation: AnimationSettings::default(),
+            targets: vec![Target::HMesh],
+        }
+    }
+}
+
+/// One file an asset produces, relative to the output root.
+#[derive(Debug, Clone)]
+pub struct OutputFile {
+    pub rel_path: String,
+    pub bytes: Vec<u8>,
+    pub kind: EntryKind,
+}
+
+/// A texture an asset needs. Textures are content-addressed and shared between assets, so
+/// the driver encodes each id once for the whole build.
+#[derive(Debug, Clone)]
+pub struct TextureRequest {
+    pub id: u64,
+    pub image_bytes: Arc<Vec<u8>>,
+    pub mime_type: Option<String>,
+    pub mode: TextureMode,
+    pub alpha_cutoff: Option<f32>,
+    /// `images[2] (wood.png)`, for messages.
+    pub image_label: String,
+    pub settings: TextureSettings,
+}
+
+impl TextureRequest {
+    pub fn rel_path(&self) -> String {
+        texture_rel_path(self.id)
+    }
+}
+
+pub fn texture_rel_path(id: u64) -> String {
+    format!("tex/{id:016x}.ktx2")
+}
+
+/// Figures for reports and `assetc info`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AssetStats {
+    pub vertices: usize,
+    pub triangles: usize,
+    pub meshlets: usize,
+    pub submeshes: usize,
+    pub materials: usize,
+    pub clips: usize,
+}
+
+#[derive(Debug)]
+pub struct CompiledAsset {
+    pub files: Vec<OutputFile>,
+    pub textures: Vec<TextureRequest>,
+    pub warnings: Vec<String>,
+    pub stats: AssetStats,
+    pub times: StageTimes,
+    /// Every file the asset was built from (the source first).
+    pub inputs: Vec<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AssetError {
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error("{path}: {source}")]
+    Mesh { path: String, source: MeshError },
+    #[error("{path}: {source}")]
+    Skin { path: String, source: SkinError },
+    #[error("{path}: {source}")]
+    Animation { path: String, source: AnimError },
+    #[error("{path}: {source}")]
+    Texture { path: String, source: TextureError },
+    #[error("{path}: {message}")]
+    Encode { path: String, message: String },
+}
+
+/// Imports `source` and runs every stage the settings' targets need.
+pub fn compile_asset(
+    source: &Source,
+    input_root: &Path,
+    settings: &AssetSettings,
+) -> Result<CompiledAsset, AssetError> {
+    let display = source.abs_path.display().to_string();
+    let source_ref = source.runtime_ref();
+    let import_options = ImportOptions {
+        input_root: input_root.to_path_buf(),
+        ..Default::default()
+    };
+    let scene = import_gltf(&source.abs_path, &source_ref, &import_options)?;
+    let mut warnings: Vec<String> = scene
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
+    let mut inputs = vec![source.abs_path.clone()];
+    inputs.extend(scene.dependencies.iter().cloned());
+
+    let skeleton = build_skeleton(&scene).map_err(|source| AssetError::Skin {
+        path: display.clone(),
+        source,
+    })?;
+    let skeleton = skeleton.map(|(skeleton, skin_warnings)| {
+        warnings.extend(skin_warnings.into_iter().map(|w| format!("{display}: {w}")));
+        skeleton
+    });
+    let mesh_build = build_hmesh(&scene, &settings.mesh, skeleton.as_ref()).map_err(|source| {
+        AssetError::Mesh {
+            path: display.clone(),
+            source,
+        }
+    })?;
+    let mut files = Vec::new();
+    let hmesh_bytes = hmesh::write(&mesh_build.mesh).map_err(|e| AssetError::Encode {
+        path: display.clone(),
+        message: e.to_string(),
+    })?;
+    files.push(OutputFile {
+        rel_path: source.output_rel("hmesh"),
+        bytes: hmesh_bytes,
+        kind: EntryKind::Mesh,
+    });
+
+    let slots: Vec<Option<usize>> = mesh_build
+        .slots
+        .source_materials
+        .iter()
+        .map(|&m| Some(m))
+        .collect();
+    let table = build_material_table(&scene, &slots, &settings.texture);
+    warnings.extend(table.warnings.iter().map(|w| format!("{display}: {w}")));
+    let hmat_bytes = hmat::write(&hmat::HMat {
+        materials: table.rows.clone(),
+    });
+    files.push(OutputFile {
+        rel_path: source.output_rel("hmat"),
+        bytes: hmat_bytes,
+        kind: EntryKind::MaterialTable,
+    });
+
+    let mut textures = Vec::with_capacity(table.textures.len());
+    for job in &table.textures {
+        let image = &scene.images[job.image];
+        let bytes = load_image_bytes(&scene, job.image).map_err(|source| AssetError::Texture {
+            path: display.clone(),
+            source,
+        })?;
+        if let crate::scene::ImageSource::File(p) = &image.source {
+            inputs.push(p.clone());
+        }
+        textures.push(TextureRequest {
+            id: job.id,
+            image_bytes: bytes,
+            mime_type: image.mime_type.clone(),
+            mode: job.mode,
+            alpha_cutoff: job.alpha_cutoff,
+            image_label: image.gltf_path.clone(),
+            settings: settings.texture.clone(),
+        });
+    }
+
+    let mut clips = 0;
+    if let (Some(skeleton), true) = (&skeleton, settings.animation.import) {
+        if !scene.animations.is_empty() {
+            let (bytes, clip_warnings) = build_clips(&scene, skeleton, &settings.animation)
+                .map_err(|source| AssetError::Animation {
+                    path: display.clone(),
+                    source,
+                })?;
+            warnings.extend(clip_warnings.into_iter().map(|w| format!("{display}: {w}")));
+            clips = scene.animations.len();
+            if !bytes.is_empty() {
+                files.push(OutputFile {
+                    rel_path: source.output_rel("hanim"),
+                    bytes,
+                    kind: EntryKind::Animation,
+                });
+            }
+        }
+    }
+    inputs.sort();
+    inputs.dedup();
+    let mesh = &mesh_build.mesh;
+    let stats = AssetStats {
+        vertices: mesh.vertices.len(),
+        triangles: mesh_build.triangle_count,
+        meshlets: mesh.meshlets.len(),
+        submeshes: mesh.submeshes.len(),
+        materials: mesh.materials.len(),
+        clips,
+    };
+    Ok(CompiledAsset {
+        files,
+        textures,
+        warnings,
+        stats,
+        times: mesh_build.times,
+        inputs,
+    })
+}

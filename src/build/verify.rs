@@ -1,0 +1,46 @@
+//! Re-reading written files with the format validators (`--verify`, `assetc check`).
+
+use crate::formats::{hman, hmat, hmesh, FormatKind, Problem};
+use std::path::Path;
+
+/// Validates one file by its extension. `None` when the extension is not one of ours.
+pub fn validate_file(path: &Path) -> Option<Vec<Problem>> {
+    let kind = FormatKind::from_path(path)?;
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Some(vec![Problem::new(format!("cannot read: {e}"))]),
+    };
+    Some(validate_bytes(kind, &bytes))
+}
+
+/// Validates bytes as the given format.
+pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
+    match kind {
+        FormatKind::HMesh => hmesh::validate(bytes),
+        FormatKind::HMat => hmat::validate(bytes),
+        FormatKind::HMan => hman::validate(bytes),
+        _ => Vec::new(),
+    }
+}
+
+/// Validates every file of ours below `root`; one line per problem, naming the file.
+pub fn verify_tree(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for entry in walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if let Some(found) = validate_file(entry.path()) {
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|p| format!("{}: {p}", entry.path().display())),
+            );
+        }
+    }
+    problems
+}

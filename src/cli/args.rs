@@ -1,0 +1,85 @@
+//! Arguments of every subcommand (clap derive).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// assetc compiles glTF 2.0 sources (.gltf with .bin and images, .glb) into GPU-ready
+/// runtime files: .hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips
+/// and one assets.hman manifest.
+///
+/// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage error.
+#[derive(Debug, Parser)]
+#[command(name = "assetc", version, about, long_about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Print only errors.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print warnings and per-asset details.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// `human` (progress on a terminal, plain lines otherwise) or `json` (one JSON object
+    /// per line, for CI and build tools).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human, global = true)]
+    pub message_format: MessageFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compile every .gltf/.glb under INPUT into OUTPUT.
+    ///
+    /// Each source `INPUT/<path>.gltf` gives `OUTPUT/<path>.hmesh` (geometry),
+    /// `OUTPUT/<path>.hmat` (its material table), `OUTPUT/<path>.hanim` (clips, when
+    /// skinned and animated) and content-addressed `OUTPUT/tex/<id>.ktx2` textures; the
+    /// manifest `OUTPUT/assets.hman` maps every id to its file. A failing asset does not
+    /// stop the others; the run then exits with 1 and writes nothing for that asset.
+    Build(BuildArgs),
+    /// Validate every file of a compiled tree and the links between them (the CI gate).
+    Check(TreeArgs),
+    /// Print statistics of every file of a compiled tree, and totals.
+    Info(TreeArgs),
+    /// Delete the compiled output tree.
+    Clean(TreeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Source folder (or a single .gltf/.glb file).
+    #[arg(default_value = "assets")]
+    pub input: PathBuf,
+    /// Output folder.
+    #[arg(short, long, default_value = "runtime")]
+    pub output: PathBuf,
+    /// Worker threads (default: every core). Output is identical for any value.
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Re-read and validate every written file.
+    #[arg(long)]
+    pub verify: bool,
+    /// Stop at the first failing asset.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Write a Makefile-style depfile listing every output's inputs.
+    #[arg(long, value_name = "FILE")]
+    pub emit_deps: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// Compiled output folder.
+    #[arg(default_value = "runtime")]
+    pub output: PathBuf,
+}

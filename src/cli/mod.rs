@@ -1,0 +1,33 @@
+//! Command-line interface: argument parsing and the subcommands.
+
+mod args;
+mod build_cmd;
+mod check_cmd;
+mod clean_cmd;
+mod progress;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Exit code when one or more assets (or checked files) failed.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code for usage errors (clap uses it too).
+pub const EXIT_USAGE: u8 = 2;
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(args) => build_cmd::run(args, cli.global),
+        Command::Check(args) => check_cmd::run_check(args, cli.global),
+        Command::Info(args) => check_cmd::run_info(args, cli.global),
+        Command::Clean(args) => clean_cmd::run(args, cli.global),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}

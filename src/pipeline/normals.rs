@@ -1,0 +1,184 @@
+//! Generate missing normals: area-weighted across faces that meet at less than the
+//! smoothing angle, flat for sources without indices.
+
+use super::geometry::Geometry;
+use glam::Vec3;
+use std::collections::HashMap;
+
+/// Fills `geometry.normals` when absent. Vertices whose corners get different normals
+/// (hard edges) are split, so the triangle list stays valid.
+pub fn generate_normals(geometry: &mut Geometry, smoothing_angle_degrees: f32) {
+    if geometry.normals.is_some() {
+        return;
+    }
+    let face_normals = face_normals(geometry);
+    let corner_normals: Vec<[f32; 3]> = if geometry.indexed {
+        smooth_corner_normals(geometry, &face_normals, smoothing_angle_degrees)
+    } else {
+        (0..geometry.indices.len())
+            .map(|c| unit_or_z(face_normals[c / 3]))
+            .collect()
+    };
+    let per_vertex = geometry.split_by_corner_values(&corner_normals, [0.0, 0.0, 1.0]);
+    geometry.normals = Some(per_vertex);
+}
+
+/// Unnormalised face normals: their length is twice the triangle's area.
+fn face_normals(geometry: &Geometry) -> Vec<Vec3> {
+    geometry
+        .indices
+        .chunks_exact(3)
+        .map(|t| {
+            let p = |i: u32| Vec3::from(geometry.positions[i as usize]);
+            let (a, b, c) = (p(t[0]), p(t[1]), p(t[2]));
+            (b - a).cross(c - a)
+        })
+        .collect()
+}
+
+fn unit_or_z(v: Vec3) -> [f32; 3] {
+    v.try_normalize().unwrap_or(Vec3::Z).to_array()
+}
+
+/// For each corner, the area-weighted sum of the normals of the faces around the same
+/// position whose direction is within the smoothing angle of the corner's own face.
+/// Faces are grouped by position rather than vertex index so UV seams stay smooth.
+fn smooth_corner_normals(
+    geometry: &Geometry,
+    face_normals: &[Vec3],
+    angle_degrees: f32,
+) -> Vec<[f32; 3]> {
+    let cos_limit = angle_degrees.to_radians().cos();
+    let mut group_of_position: HashMap<[u32; 3], u32> = HashMap::new();
+    let vertex_group: Vec<u32> = geometry
+        .positions
+        .iter()
+        .map(|p| {
+            let key = p.map(|c| if c == 0.0 { 0 } else { c.to_bits() });
+            let next = group_of_position.len() as u32;
+            *group_of_position.entry(key).or_insert(next)
+        })
+        .collect();
+    // Faces per position group, in compressed-row form.
+    let group_count = group_of_position.len();
+    let mut start = vec![0u32; group_count + 1];
+    for &v in &geometry.indices {
+        start[vertex_group[v as usize] as usize + 1] += 1;
+    }
+    for g in 0..group_count {
+        start[g + 1] += start[g];
+    }
+    let mut fill = start.clone();
+    let mut faces = vec![0u32; geometry.indices.len()];
+    for (corner, &v) in geometry.indices.iter().enumerate() {
+        let g = vertex_group[v as usize] as usize;
+        faces[fill[g] as usize] = (corner / 3) as u32;
+        fill[g] += 1;
+    }
+    let unit_faces: Vec<Vec3> = face_normals.iter().map(|n| n.normalize_or_zero()).collect();
+    geometry
+        .indices
+        .iter()
+        .enumerate()
+        .map(|(corner, &v)| {
+            let own = corner / 3;
+            let g = vertex_group[v as usize] as usize;
+            let own_dir = unit_faces[own];
+            let mut sum = Vec3::ZERO;
+            let mut seen_face = None;
+            for &f in &faces[start[g] as usize..start[g + 1] as usize] {
+                // A face that touches the position twice (degenerate) counts once.
+                if seen_face == Some(f) {
+                    continue;
+                }
+                seen_face = Some(f);
+                let f = f as usize;
+                if f == own || unit_faces[f].dot(own_dir) >= cos_limit {
+                    sum += face_normals[f];
+                }
+            }
+            unit_or_z(if sum.length_squared() > 0.0 {
+                sum
+            } else {
+                face_normals[own]
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A unit cube's 8 shared corners, 12 triangles, counter-clockwise from outside.
+    fn shared_cube() -> Geometry {
+        let positions = (0..8)
+            .map(|i| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32])
+            .collect();
+        let indices = vec![
+            0, 2, 1, 1, 2, 3, // z = 0, facing -z
+            4, 5, 6, 5, 7, 6, // z = 1, facing +z
+            0, 1, 4, 1, 5, 4, // y = 0
+            2, 6, 3, 3, 6, 7, // y = 1
+            0, 4, 2, 2, 4, 6, // x = 0
+            1, 3, 5, 3, 7, 5, // x = 1
+        ];
+        Geometry {
+            positions,
+            indices,
+            indexed: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn cube_corners_are_split_at_60_degrees() {
+        let mut g = shared_cube();
+        generate_normals(&mut g, 60.0);
+        // Each of the 8 corners touches 3 faces at 90 degrees: 24 distinct vertices.
+        assert_eq!(g.vertex_count(), 24);
+        let normals = g.normals.as_ref().unwrap();
+        for tri in g.indices.chunks_exact(3) {
+            let p = |i: u32| Vec3::from(g.positions[i as usize]);
+            let face = (p(tri[1]) - p(tri[0]))
+                .cross(p(tri[2]) - p(tri[0]))
+                .normalize();
+            for &v in tri {
+                assert!(Vec3::from(normals[v as usize]).dot(face) > 0.9999);
+            }
+        }
+    }
+
+    #[test]
+    fn cube_corners_are_smooth_at_180_degrees() {
+        let mut g = shared_cube();
+        generate_normals(&mut g, 180.0);
+        assert_eq!(g.vertex_count(), 8);
+        // Every corner normal points away from the centre along the diagonal.
+        for (p, n) in g.positions.iter().zip(g.normals.as_ref().unwrap()) {
+            let out = (Vec3::from(*p) - Vec3::splat(0.5)).normalize();
+            assert!(Vec3::from(*n).dot(out) > 0.999, "{p:?} {n:?}");
+        }
+    }
+
+    #[test]
+    fn unindexed_data_gets_flat_normals() {
+        let mut g = Geometry {
+            positions: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ],
+            indices: (0..6).collect(),
+            indexed: false,
+            ..Default::default()
+        };
+        generate_normals(&mut g, 180.0);
+        let n = g.normals.unwrap();
+        assert_eq!(&n[..3], &[[0.0, 0.0, 1.0]; 3]);
+        assert_eq!(&n[3..], &[[1.0, 0.0, 0.0]; 3]);
+    }
+}

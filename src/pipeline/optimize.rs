@@ -1,0 +1,90 @@
+//! Vertex-cache and vertex-fetch optimisation (meshoptimizer).
+
+use super::geometry::Geometry;
+
+/// Reorders triangles for the post-transform cache, then vertices in first-use order.
+/// Vertices no triangle references are dropped.
+pub fn optimize_vertex_order(geometry: &mut Geometry) {
+    let n = geometry.vertex_count();
+    if geometry.indices.is_empty() || n == 0 {
+        return;
+    }
+    geometry.indices = meshopt::optimize_vertex_cache(&geometry.indices, n);
+    let remap = meshopt::optimize_vertex_fetch_remap(&geometry.indices, n);
+    let kept = apply_remap(geometry, &remap);
+    debug_assert!(kept <= n);
+}
+
+/// Applies a meshoptimizer remap table (`u32::MAX` = unused) to indices and attributes and
+/// returns the new vertex count.
+fn apply_remap(geometry: &mut Geometry, remap: &[u32]) -> usize {
+    let count = remap.iter().filter(|&&r| r != u32::MAX).count();
+    fn scatter<T: Copy + Default>(attr: &mut Vec<T>, remap: &[u32], count: usize) {
+        let mut out = vec![T::default(); count];
+        for (old, &new) in remap.iter().enumerate() {
+            if new != u32::MAX {
+                out[new as usize] = attr[old];
+            }
+        }
+        *attr = out;
+    }
+    for i in &mut geometry.indices {
+        *i = remap[*i as usize];
+    }
+    scatter(&mut geometry.positions, remap, count);
+    if let Some(a) = &mut geometry.normals {
+        scatter(a, remap, count);
+    }
+    if let Some(a) = &mut geometry.tangents {
+        scatter(a, remap, count);
+    }
+    if let Some(a) = &mut geometry.uvs {
+        scatter(a, remap, count);
+    }
+    if let Some(a) = &mut geometry.skin {
+        scatter(a, remap, count);
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_triangles_and_drops_unused_vertices() {
+        let mut g = Geometry {
+            positions: vec![
+                [9.0; 3],
+                [0.0; 3],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [1.0, 1.0, 0.0],
+            ],
+            indices: vec![1, 2, 3, 2, 4, 3],
+            ..Default::default()
+        };
+        let before: Vec<[[f32; 3]; 3]> = triangles(&g);
+        optimize_vertex_order(&mut g);
+        assert_eq!(g.vertex_count(), 4);
+        let mut after = triangles(&g);
+        let mut before = before;
+        // Same set of triangles (each rotated to a canonical first corner).
+        for t in before.iter_mut().chain(after.iter_mut()) {
+            let m = (0..3)
+                .min_by(|&a, &b| t[a].partial_cmp(&t[b]).unwrap())
+                .unwrap();
+            t.rotate_left(m);
+        }
+        before.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        after.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(before, after);
+    }
+
+    fn triangles(g: &Geometry) -> Vec<[[f32; 3]; 3]> {
+        g.indices
+            .chunks(3)
+            .map(|t| [0, 1, 2].map(|k| g.positions[t[k] as usize]))
+            .collect()
+    }
+}

@@ -1,0 +1,93 @@
+//! Mesh settings: SparkEngine's `MeshSettings` (seed 004) plus assetc's own knobs.
+
+/// How `.hmesh` geometry is built. Every field is a `[mesh]` key of `build.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshSettings {
+    /// Generate normals where the source has none (else missing normals are written as +Z).
+    pub generate_normals: bool,
+    /// Generate MikkTSpace tangents where the source has none and UVs exist.
+    pub generate_tangents: bool,
+    /// Faces meeting at a vertex at a larger angle than this (degrees) get separate normals.
+    pub normal_smoothing_angle: f32,
+    /// Merge identical vertices of each submesh.
+    pub weld_vertices: bool,
+    /// Vertices whose positions fall in the same cell of this size (model units) and whose
+    /// other attributes are equal are merged; 0 merges only exact duplicates.
+    pub weld_threshold: f32,
+    /// Vertex-cache and vertex-fetch optimisation.
+    pub optimize: bool,
+    pub meshlet_max_vertices: u32,
+    pub meshlet_max_triangles: u32,
+    pub meshlet_cone_weight: f32,
+    /// Target fractions of LOD0's triangles, one reduced level each; empty for no LODs.
+    pub lod_ratios: Vec<f32>,
+    /// Largest simplification error allowed, relative to the submesh's extent.
+    pub lod_target_error: f32,
+    /// Bake node transforms into static geometry (world space).
+    pub bake_transforms: bool,
+}
+
+impl Default for MeshSettings {
+    fn default() -> Self {
+        Self {
+            generate_normals: true,
+            generate_tangents: true,
+            normal_smoothing_angle: 60.0,
+            weld_vertices: true,
+            weld_threshold: 0.0001,
+            optimize: true,
+            meshlet_max_vertices: 64,
+            meshlet_max_triangles: 124,
+            meshlet_cone_weight: 0.25,
+            lod_ratios: vec![0.5, 0.25],
+            lod_target_error: 0.05,
+            bake_transforms: true,
+        }
+    }
+}
+
+impl MeshSettings {
+    /// Checks the ranges meshoptimizer and the format can hold.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(3..=255).contains(&self.meshlet_max_vertices) {
+            return Err(format!(
+                "meshlet_max_vertices must be 3..=255 (MLTR stores u8 local indices), got {}",
+                self.meshlet_max_vertices
+            ));
+        }
+        if !(1..=512).contains(&self.meshlet_max_triangles) || self.meshlet_max_triangles % 4 != 0 {
+            return Err(format!(
+                "meshlet_max_triangles must be a multiple of 4 in 4..=512, got {}",
+                self.meshlet_max_triangles
+            ));
+        }
+        if let Some(r) = self.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
+            return Err(format!("lod_ratios must each be in (0, 1), got {r}"));
+        }
+        if !(self.normal_smoothing_angle >= 0.0 && self.normal_smoothing_angle <= 180.0) {
+            return Err(format!(
+                "normal_smoothing_angle must be in 0..=180 degrees, got {}",
+                self.normal_smoothing_angle
+            ));
+        }
+        if !(self.weld_threshold >= 0.0 && self.weld_threshold.is_finite()) {
+            return Err(format!(
+                "weld_threshold must be >= 0, got {}",
+                self.weld_threshold
+            ));
+        }
+        if !(self.lod_target_error >= 0.0 && self.lod_target_error <= 1.0) {
+            return Err(format!(
+                "lod_target_error must be in 0..=1, got {}",
+                self.lod_target_error
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.meshlet_cone_weight) {
+            return Err(format!(
+                "meshlet_cone_weight must be in 0..=1, got {}",
+                self.meshlet_cone_weight
+            ));
+        }
+        Ok(())
+    }
+}
