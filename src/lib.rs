@@ -10,6 +10,8 @@ pub mod formats;
 #[cfg(feature = "pipeline")]
 pub mod build;
 #[cfg(feature = "pipeline")]
+pub mod config;
+#[cfg(feature = "pipeline")]
 pub mod import;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;

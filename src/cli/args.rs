@@ -57,12 +57,11 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// Source folder (or a single .gltf/.glb file).
-    #[arg(default_value = "assets")]
-    pub input: PathBuf,
-    /// Output folder.
-    #[arg(short, long, default_value = "runtime")]
-    pub output: PathBuf,
+    /// Source folder or a single .gltf/.glb file [default: build.toml's `input`, else assets]
+    pub input: Option<PathBuf>,
+    /// Output folder [default: build.toml's `output` (or the preset's), else runtime]
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Worker threads (default: every core). Output is identical for any value.
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -75,6 +74,18 @@ pub struct BuildArgs {
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
     pub emit_deps: Option<PathBuf>,
+    /// Settings file [default: build.toml in the working directory or a parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore build.toml even when one exists.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+    /// Use the settings of [presets.NAME] from build.toml.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// Runtime targets to write (repeatable); replaces build.toml's `targets`.
+    #[arg(long = "target", value_name = "TARGET")]
+    pub targets: Vec<String>,
 }
 
 #[derive(Debug, Args)]

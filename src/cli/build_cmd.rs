@@ -4,22 +4,64 @@ use super::args::{BuildArgs, GlobalArgs};
 use super::progress::CliReporter;
 use anyhow::Context;
 use assetc::build::{BuildOptions, Builder};
+use assetc::config;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
-    let mut options = BuildOptions::new(&args.input, &args.output);
+/// Resolves the options: defaults, then build.toml (and preset), then flags.
+pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
+    let mut options = BuildOptions::new("assets", "runtime");
+    let config_path = match (&args.config, args.no_config) {
+        (Some(p), _) => Some(p.clone()),
+        (None, false) => {
+            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+        }
+        (None, true) => None,
+    };
+    match config_path {
+        Some(path) => {
+            let cfg = config::load_config(&path)?;
+            cfg.apply_to(&mut options, args.preset.as_deref())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
+        None if args.preset.is_some() => {
+            anyhow::bail!("--preset needs a build.toml, and none was found")
+        }
+        None => {}
+    }
+    if let Some(i) = &args.input {
+        options.input = i.clone();
+    }
+    if let Some(o) = &args.output {
+        options.output = o.clone();
+    }
+    if !args.targets.is_empty() {
+        options.settings.targets = args
+            .targets
+            .iter()
+            .map(|t| config::parse_target(t))
+            .collect::<Result<_, _>>()
+            .map_err(anyhow::Error::msg)?;
+    }
     options.jobs = args.jobs;
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;
+    Ok(options)
+}
+
+pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    let options = options_from(&args)?;
+    let output = options.output.clone();
+    let input = options.input.clone();
     let reporter = CliReporter::new(&global);
     let report = Builder::from_options(options)
         .run_with(&reporter)
-        .with_context(|| format!("building {}", args.input.display()))?;
+        .with_context(|| format!("building {}", input.display()))?;
     for problem in &report.verify_problems {
         eprintln!("verify: {problem}");
     }
     if let Some(depfile) = &args.emit_deps {
-        assetc::build::output::write_atomic(depfile, report.depfile(&args.output).as_bytes())
+        assetc::build::output::write_atomic(depfile, report.depfile(&output).as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
     }
     Ok(if report.success() {

@@ -12,8 +12,6 @@ use std::process::ExitCode;
 
 /// Exit code when one or more assets (or checked files) failed.
 pub const EXIT_FAILED: u8 = 1;
-/// Exit code for usage errors (clap uses it too).
-pub const EXIT_USAGE: u8 = 2;
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
