@@ -88,7 +88,7 @@ pub fn texture_rel_path(id: u64) -> String {
 }
 
 /// Figures for reports and `assetc info`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AssetStats {
     pub vertices: usize,
     pub triangles: usize,

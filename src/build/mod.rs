@@ -9,6 +9,7 @@
 //! ```
 
 pub mod asset;
+pub mod cache;
 pub mod discover;
 pub mod events;
 pub mod manifest;
@@ -18,6 +19,7 @@ pub mod verify;
 use asset::{
     compile_asset, texture_rel_path, AssetSettings, AssetStats, CompiledAsset, TextureRequest,
 };
+use cache::{AssetRecord, Cache, CachedEntry, InputStamp};
 use discover::{discover_sources, input_root, Source};
 use events::{AssetStatus, Event, Reporter, SilentReporter};
 use rayon::prelude::*;
@@ -52,6 +54,8 @@ pub struct BuildOptions {
     pub verify: bool,
     /// Stop starting new assets after the first failure.
     pub fail_fast: bool,
+    /// Skip sources whose inputs and settings are unchanged since the last build.
+    pub use_cache: bool,
     pub settings: AssetSettings,
     pub rules: Vec<SettingsRule>,
 }
@@ -64,6 +68,7 @@ impl BuildOptions {
             jobs: None,
             verify: false,
             fail_fast: false,
+            use_cache: true,
             settings: AssetSettings::default(),
             rules: Vec::new(),
         }
@@ -237,25 +242,51 @@ impl Builder {
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
 
-        let compiled: Vec<(Result<CompiledAsset, String>, f64)> = pool.install(|| {
-            sources
-                .par_iter()
-                .map(|source| {
+        let old_cache = if opts.use_cache {
+            Cache::load(&opts.output)
+        } else {
+            Cache::default()
+        };
+        let settings: Vec<AssetSettings> = sources
+            .iter()
+            .map(|s| opts.settings_for(&s.rel_path))
+            .collect();
+        let hashes: Vec<u64> = settings.iter().map(cache::settings_hash).collect();
+        let fresh: Vec<Option<AssetRecord>> = sources
+            .iter()
+            .zip(&hashes)
+            .map(|(s, &h)| {
+                if collisions.contains_key(&s.rel_path) {
+                    None
+                } else {
+                    old_cache.fresh_record(&s.rel_path, h, &opts.output)
+                }
+            })
+            .collect();
+
+        let compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
+            (0..sources.len())
+                .into_par_iter()
+                .map(|i| {
+                    if fresh[i].is_some() {
+                        return None;
+                    }
+                    let source = &sources[i];
                     let t = Instant::now();
                     if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return (Err(format!("{}: skipped after an earlier failure (--fail-fast)", source.rel_path)), 0.0);
+                        return Some((Err(format!("{}: skipped after an earlier failure (--fail-fast)", source.abs_path.display())), 0.0));
                     }
                     let result = match collisions.get(&source.rel_path) {
                         Some(other) => Err(format!(
                             "{}: its outputs would overwrite those of {other} (same path without extension)",
                             source.abs_path.display()
                         )),
-                        None => compile_asset(source, &root, &opts.settings_for(&source.rel_path)).map_err(|e| e.to_string()),
+                        None => compile_asset(source, &root, &settings[i]).map_err(|e| e.to_string()),
                     };
                     if result.is_err() {
                         stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
-                    (result, t.elapsed().as_secs_f64() * 1000.0)
+                    Some((result, t.elapsed().as_secs_f64() * 1000.0))
                 })
                 .collect()
         });
@@ -270,31 +301,41 @@ impl Builder {
             textures_encoded,
             ..Default::default()
         };
-        let mut manifest_entries = Vec::new();
-        for (source, (result, time_ms)) in sources.iter().zip(compiled) {
-            let outcome = result.and_then(|asset| {
-                for t in &asset.textures {
-                    if let Some(Err(e)) = texture_results.get(&t.id) {
-                        return Err(format!(
-                            "{}: {} {e}",
-                            source.abs_path.display(),
-                            t.image_label
-                        ));
-                    }
+        let mut new_cache = Cache::default();
+        for (i, source) in sources.iter().enumerate() {
+            let (asset_report, time_ms) = match (&fresh[i], &compiled[i]) {
+                (Some(record), _) => {
+                    new_cache
+                        .assets
+                        .insert(source.rel_path.clone(), record.clone());
+                    (fresh_report(source, record), 0.0)
                 }
-                Ok(asset)
-            });
-            let asset_report = match outcome {
-                Ok(asset) => {
-                    write_asset(&asset, &texture_results, &opts.output)?;
-                    manifest_entries.extend(manifest_entries_of(&asset));
-                    finished(source, AssetStatus::Built, &asset, None)
+                (None, Some((result, time_ms))) => {
+                    let outcome = result.as_ref().map_err(Clone::clone).and_then(|asset| {
+                        for t in &asset.textures {
+                            if let Some(Err(e)) = texture_results.get(&t.id) {
+                                return Err(format!(
+                                    "{}: {} {e}",
+                                    source.abs_path.display(),
+                                    t.image_label
+                                ));
+                            }
+                        }
+                        Ok(asset)
+                    });
+                    let r = match outcome {
+                        Ok(asset) => {
+                            write_asset(asset, &texture_results, &opts.output)?;
+                            new_cache
+                                .assets
+                                .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
+                            finished(source, AssetStatus::Built, asset, None)
+                        }
+                        Err(error) => finished_failed(source, error),
+                    };
+                    (r, *time_ms)
                 }
-                Err(error) => {
-                    let mut r = finished_failed(source, error);
-                    r.warnings.clear();
-                    r
-                }
+                (None, None) => continue,
             };
             reporter.event(&Event::AssetFinished {
                 source: asset_report.source.clone(),
@@ -307,6 +348,12 @@ impl Builder {
             report.assets.push(asset_report);
         }
 
+        report.removed = remove_orphans(&old_cache, &new_cache, &opts.output);
+        let manifest_entries: Vec<_> = new_cache
+            .assets
+            .values()
+            .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
+            .collect();
         let manifest = manifest::manifest_bytes(manifest_entries)
             .map_err(|e| BuildError::Manifest(e.to_string()))?;
         let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
@@ -315,6 +362,12 @@ impl Builder {
             source,
         })?;
 
+        new_cache
+            .save(&opts.output)
+            .map_err(|source| BuildError::Write {
+                path: opts.output.join(cache::CACHE_NAME),
+                source,
+            })?;
         if opts.verify {
             report.verify_problems = verify::verify_tree(&opts.output);
         }
@@ -360,11 +413,11 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
 /// Encodes every texture id any successful asset needs, once. `Ok(None)` means the file
 /// already exists (textures are content-addressed, so an existing file is current).
 fn encode_textures(
-    compiled: &[(Result<CompiledAsset, String>, f64)],
+    compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
     output: &Path,
 ) -> BTreeMap<u64, Result<Option<Vec<u8>>, String>> {
     let mut unique: BTreeMap<u64, &TextureRequest> = BTreeMap::new();
-    for (result, _) in compiled {
+    for (result, _) in compiled.iter().flatten() {
         if let Ok(asset) = result {
             for t in &asset.textures {
                 unique.entry(t.id).or_insert(t);
@@ -464,4 +517,75 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
         inputs: vec![source.abs_path.clone()],
         times: Default::default(),
     }
+}
+
+/// The cache record of a freshly built asset.
+fn record_of(asset: &CompiledAsset, settings_hash: u64) -> AssetRecord {
+    let mut outputs: Vec<String> = asset.files.iter().map(|f| f.rel_path.clone()).collect();
+    outputs.extend(asset.textures.iter().map(|t| t.rel_path()));
+    outputs.sort();
+    outputs.dedup();
+    let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
+        .iter()
+        .map(CachedEntry::from_entry)
+        .collect();
+    manifest.sort_by(|a, b| (a.hash, &a.path).cmp(&(b.hash, &b.path)));
+    manifest.dedup();
+    AssetRecord {
+        settings_hash,
+        // An input that vanished between import and now gets an empty stamp, which never
+        // matches again: the asset simply rebuilds next time.
+        inputs: asset
+            .inputs
+            .iter()
+            .map(|p| {
+                InputStamp::of(p).unwrap_or(InputStamp {
+                    path: p.clone(),
+                    size: u64::MAX,
+                    mtime_ns: 0,
+                    hash: 0,
+                })
+            })
+            .collect(),
+        outputs,
+        manifest,
+        warnings: asset.warnings.clone(),
+        stats: asset.stats.clone(),
+    }
+}
+
+fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
+    AssetReport {
+        source: source.rel_path.clone(),
+        status: AssetStatus::Fresh,
+        outputs: record.outputs.clone(),
+        warnings: record.warnings.clone(),
+        error: None,
+        stats: record.stats.clone(),
+        inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
+        times: Default::default(),
+    }
+}
+
+/// Deletes outputs the previous build recorded that no current asset produces (deleted,
+/// renamed or now failing sources; textures nothing uses any more). Returns how many.
+fn remove_orphans(old: &Cache, new: &Cache, output: &Path) -> usize {
+    let live: BTreeSet<&str> = new
+        .assets
+        .values()
+        .flat_map(|r| r.outputs.iter().map(String::as_str))
+        .collect();
+    let mut removed = 0;
+    let stale: BTreeSet<&str> = old
+        .assets
+        .values()
+        .flat_map(|r| r.outputs.iter().map(String::as_str))
+        .filter(|o| !live.contains(o))
+        .collect();
+    for rel in stale {
+        if std::fs::remove_file(output.join(rel)).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }

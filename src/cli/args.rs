@@ -71,6 +71,9 @@ pub struct BuildArgs {
     /// Stop at the first failing asset.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Rebuild every asset, ignoring the incremental cache.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
     pub emit_deps: Option<PathBuf>,

@@ -46,6 +46,7 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
     options.jobs = args.jobs;
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;
+    options.use_cache = !args.no_cache;
     Ok(options)
 }
 
