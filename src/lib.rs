@@ -16,6 +16,8 @@ pub mod import;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;
 #[cfg(feature = "pipeline")]
+pub mod samples;
+#[cfg(feature = "pipeline")]
 pub mod scene;
 #[cfg(feature = "pipeline")]
 pub mod targets;

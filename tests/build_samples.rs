@@ -11,21 +11,62 @@ fn samples_build_validate_and_are_deterministic() {
     let out1 = tempfile::tempdir().unwrap();
     let out2 = tempfile::tempdir().unwrap();
     let samples = samples();
-    let r1 = assetc(&["build", samples.to_str().unwrap(), "-o", out1.path().to_str().unwrap(), "-j", "1", "--verify", "--no-config"]);
-    assert!(r1.status.success(), "{}", String::from_utf8_lossy(&r1.stderr));
-    let r2 = assetc(&["build", samples.to_str().unwrap(), "-o", out2.path().to_str().unwrap(), "-j", "2", "--verify", "--no-config"]);
-    assert!(r2.status.success(), "{}", String::from_utf8_lossy(&r2.stderr));
+    let r1 = assetc(&[
+        "build",
+        samples.to_str().unwrap(),
+        "-o",
+        out1.path().to_str().unwrap(),
+        "-j",
+        "1",
+        "--verify",
+        "--no-config",
+    ]);
+    assert!(
+        r1.status.success(),
+        "{}",
+        String::from_utf8_lossy(&r1.stderr)
+    );
+    let r2 = assetc(&[
+        "build",
+        samples.to_str().unwrap(),
+        "-o",
+        out2.path().to_str().unwrap(),
+        "-j",
+        "2",
+        "--verify",
+        "--no-config",
+    ]);
+    assert!(
+        r2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&r2.stderr)
+    );
     let (t1, t2) = (tree(out1.path()), tree(out2.path()));
     let names: Vec<&str> = t1.iter().map(|(n, _)| n.as_str()).collect();
-    for expected in ["assets.hman", "box/box.hmesh", "box/box.hmat", "hierarchy.hmesh", "strip.hmesh", "terrain/big_terrain.hmesh"] {
+    for expected in [
+        "assets.hman",
+        "box/box.hmesh",
+        "box/box.hmat",
+        "hierarchy.hmesh",
+        "strip.hmesh",
+        "terrain/big_terrain.hmesh",
+    ] {
         assert!(names.contains(&expected), "missing {expected} in {names:?}");
     }
     // The cache records time stamps of this machine's files; everything else must match.
-    let strip = |t: Vec<(String, Vec<u8>)>| t.into_iter().filter(|(n, _)| !n.ends_with(".assetc-cache.json")).collect::<Vec<_>>();
+    let strip = |t: Vec<(String, Vec<u8>)>| {
+        t.into_iter()
+            .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+            .collect::<Vec<_>>()
+    };
     assert!(strip(t1.clone()) == strip(t2), "-j1 and -j2 trees differ");
 
     let check = assetc(&["check", out1.path().to_str().unwrap()]);
-    assert!(check.status.success(), "check: {}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "check: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 
     // The big terrain needs 32-bit indices; the box fits 16-bit ones.
     let terrain = std::fs::read(out1.path().join("terrain/big_terrain.hmesh")).unwrap();
@@ -54,7 +95,15 @@ fn incremental_rebuild_skips_unchanged_and_removes_deleted_sources() {
     copy_dir(&samples(), src.path());
     std::fs::remove_dir_all(src.path().join("terrain")).unwrap();
     let args = |extra: &[&str]| {
-        let mut a = vec!["build", src.path().to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--no-config", "--message-format", "json"];
+        let mut a = vec![
+            "build",
+            src.path().to_str().unwrap(),
+            "-o",
+            out.path().to_str().unwrap(),
+            "--no-config",
+            "--message-format",
+            "json",
+        ];
         a.extend_from_slice(extra);
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
@@ -69,7 +118,11 @@ fn incremental_rebuild_skips_unchanged_and_removes_deleted_sources() {
     let before = tree(out.path());
 
     let second = run(args(&[]));
-    assert_eq!(second.matches("\"status\":\"fresh\"").count(), 3, "{second}");
+    assert_eq!(
+        second.matches("\"status\":\"fresh\"").count(),
+        3,
+        "{second}"
+    );
     assert_eq!(tree(out.path()), before, "a no-op rebuild changes nothing");
 
     // Touching a file without changing it keeps the asset fresh (content hash matches).
@@ -85,7 +138,10 @@ fn incremental_rebuild_skips_unchanged_and_removes_deleted_sources() {
     assert!(fourth.contains("\"removed\":2"), "{fourth}");
     assert!(!out.path().join("hierarchy.hmesh").exists());
     let manifest = hman::read(&std::fs::read(out.path().join("assets.hman")).unwrap()).unwrap();
-    assert!(manifest.entries.iter().all(|e| !e.path.starts_with("hierarchy")));
+    assert!(manifest
+        .entries
+        .iter()
+        .all(|e| !e.path.starts_with("hierarchy")));
 
     // --no-cache rebuilds everything and gives the same bytes.
     let fifth = run(args(&["--no-cache"]));
@@ -98,16 +154,31 @@ fn a_broken_asset_fails_alone_with_a_clear_message() {
     let out = tempfile::tempdir().unwrap();
     std::fs::copy(samples().join("strip.gltf"), src.path().join("good.gltf")).unwrap();
     std::fs::write(src.path().join("broken.gltf"), b"{\"asset\": {\"version\": \"2.0\"}, \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 7}}]}]}").unwrap();
-    std::fs::write(src.path().join("notjson.glb"), b"glTF\x02\x00\x00\x00\xff\xff\xff\xff").unwrap();
-    let o = assetc(&["build", src.path().to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--no-config"]);
+    std::fs::write(
+        src.path().join("notjson.glb"),
+        b"glTF\x02\x00\x00\x00\xff\xff\xff\xff",
+    )
+    .unwrap();
+    let o = assetc(&[
+        "build",
+        src.path().to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--no-config",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("broken.gltf"), "{stderr}");
     assert!(stderr.contains("notjson.glb"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.path().join("good.hmesh").is_file());
-    assert!(!out.path().join("broken.hmesh").exists() && !out.path().join("notjson.hmesh").exists());
-    let leftovers: Vec<_> = tree(out.path()).into_iter().filter(|(n, _)| n.ends_with(".tmp")).collect();
+    assert!(
+        !out.path().join("broken.hmesh").exists() && !out.path().join("notjson.hmesh").exists()
+    );
+    let leftovers: Vec<_> = tree(out.path())
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty());
 }
 

@@ -27,19 +27,35 @@ fn source_triangles(doc: &Value) -> usize {
     let empty = vec![];
     let scenes = doc["scenes"].as_array().unwrap_or(&empty);
     let roots: Vec<usize> = match doc["scene"].as_u64() {
-        Some(s) => scenes[s as usize]["nodes"].as_array().unwrap_or(&empty).iter().map(|n| n.as_u64().unwrap() as usize).collect(),
-        None => scenes.iter().flat_map(|s| s["nodes"].as_array().cloned().unwrap_or_default()).map(|n| n.as_u64().unwrap() as usize).collect(),
+        Some(s) => scenes[s as usize]["nodes"]
+            .as_array()
+            .unwrap_or(&empty)
+            .iter()
+            .map(|n| n.as_u64().unwrap() as usize)
+            .collect(),
+        None => scenes
+            .iter()
+            .flat_map(|s| s["nodes"].as_array().cloned().unwrap_or_default())
+            .map(|n| n.as_u64().unwrap() as usize)
+            .collect(),
     };
     let mut stack = roots;
     let mut total = 0;
     while let Some(n) = stack.pop() {
         let node = &doc["nodes"][n];
         if let Some(m) = node["mesh"].as_u64() {
-            for p in doc["meshes"][m as usize]["primitives"].as_array().unwrap_or(&empty) {
-                let count = match p["indices"].as_u64() {
-                    Some(a) => doc["accessors"][a as usize]["count"].as_u64().unwrap() as usize,
-                    None => doc["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize,
-                };
+            for p in doc["meshes"][m as usize]["primitives"]
+                .as_array()
+                .unwrap_or(&empty)
+            {
+                let count =
+                    match p["indices"].as_u64() {
+                        Some(a) => doc["accessors"][a as usize]["count"].as_u64().unwrap() as usize,
+                        None => doc["accessors"]
+                            [p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"]
+                            .as_u64()
+                            .unwrap() as usize,
+                    };
                 total += match p["mode"].as_u64().unwrap_or(4) {
                     4 => count / 3,
                     5 | 6 => count.saturating_sub(2),
@@ -47,21 +63,41 @@ fn source_triangles(doc: &Value) -> usize {
                 };
             }
         }
-        stack.extend(node["children"].as_array().unwrap_or(&empty).iter().map(|c| c.as_u64().unwrap() as usize));
+        stack.extend(
+            node["children"]
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|c| c.as_u64().unwrap() as usize),
+        );
     }
     total
 }
 
 #[test]
 fn corpus_builds_validates_and_keeps_every_triangle() {
-    let Some(corpus) = corpus("corpus_builds_validates_and_keeps_every_triangle") else { return };
+    let Some(corpus) = corpus("corpus_builds_validates_and_keeps_every_triangle") else {
+        return;
+    };
     let input = corpus.join("gltf");
     let out = tempfile::tempdir().unwrap();
-    let o = assetc(&["build", input.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--verify", "--no-config", "-q"]);
+    let o = assetc(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--verify",
+        "--no-config",
+        "-q",
+    ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "corpus build failed:\n{stderr}");
     let check = assetc(&["check", out.path().to_str().unwrap()]);
-    assert!(check.status.success(), "check:\n{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "check:\n{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 
     let mut compared = 0;
     for source in gltf_files(&input) {
@@ -72,7 +108,11 @@ fn corpus_builds_validates_and_keeps_every_triangle() {
         let problems = hmesh::validate(&bytes);
         assert!(problems.is_empty(), "{rel}: {problems:?}");
         let expected = source_triangles(&gltf_json(&source));
-        assert_eq!(view.desc().index_count as usize / 3, expected, "{rel}: triangle count");
+        assert_eq!(
+            view.desc().index_count as usize / 3,
+            expected,
+            "{rel}: triangle count"
+        );
         compared += 1;
     }
     assert!(compared >= 15, "only {compared} corpus files compared");

@@ -8,16 +8,35 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn validator_test_files_never_crash_the_build() {
-    let Some(corpus) = corpus("validator_test_files_never_crash_the_build") else { return };
+    let Some(corpus) = corpus("validator_test_files_never_crash_the_build") else {
+        return;
+    };
     let input = corpus.join("invalid");
     let out = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let o = assetc(&["build", input.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--verify", "--no-config", "--message-format", "json"]);
-    assert!(started.elapsed() < Duration::from_secs(240), "the bad-input build took {:?}", started.elapsed());
+    let o = assetc(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--verify",
+        "--no-config",
+        "--message-format",
+        "json",
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(240),
+        "the bad-input build took {:?}",
+        started.elapsed()
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(matches!(o.status.code(), Some(0 | 1)), "exit {:?}: {stderr}", o.status.code());
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "exit {:?}: {stderr}",
+        o.status.code()
+    );
 
     let files = gltf_files(&input);
     let mut built = 0;
@@ -33,10 +52,20 @@ fn validator_test_files_never_crash_the_build() {
             "failed" => {
                 failed += 1;
                 let error = v["error"].as_str().unwrap();
-                let name = std::path::Path::new(source).file_name().unwrap().to_str().unwrap();
-                assert!(error.contains(name), "error for {source} does not name the file: {error}");
+                let name = std::path::Path::new(source)
+                    .file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap();
+                assert!(
+                    error.contains(name),
+                    "error for {source} does not name the file: {error}"
+                );
                 let stem = assetc::build::discover::runtime_ref(source);
-                assert!(!out.path().join(format!("{stem}.hmesh")).exists(), "{source} failed but left output");
+                assert!(
+                    !out.path().join(format!("{stem}.hmesh")).exists(),
+                    "{source} failed but left output"
+                );
             }
             other => panic!("unexpected status {other}"),
         }
@@ -44,5 +73,8 @@ fn validator_test_files_never_crash_the_build() {
     assert_eq!(built + failed, files.len(), "every file is reported once");
     // Output that was written passed --verify (the build exits 0 or 1 only for assets).
     assert!(!stderr.contains("verify:"), "{stderr}");
-    println!("invalid corpus: {built} built, {failed} failed cleanly, of {}", files.len());
+    println!(
+        "invalid corpus: {built} built, {failed} failed cleanly, of {}",
+        files.len()
+    );
 }

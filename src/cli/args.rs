@@ -53,6 +53,15 @@ pub enum Command {
     Info(TreeArgs),
     /// Delete the compiled output tree.
     Clean(TreeArgs),
+    /// Write a starter build.toml and an assets/ folder with a sample model.
+    Init(InitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Project folder.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -74,6 +83,9 @@ pub struct BuildArgs {
     /// Rebuild every asset, ignoring the incremental cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Keep running and rebuild whenever a source changes.
+    #[arg(long)]
+    pub watch: bool,
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
     pub emit_deps: Option<PathBuf>,

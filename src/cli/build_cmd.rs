@@ -52,17 +52,32 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
 
 pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let options = options_from(&args)?;
-    let output = options.output.clone();
-    let input = options.input.clone();
     let reporter = CliReporter::new(&global);
-    let report = Builder::from_options(options)
-        .run_with(&reporter)
-        .with_context(|| format!("building {}", input.display()))?;
+    let code = build_once(&options, &args, &reporter)?;
+    if args.watch {
+        let (input, output) = (options.input.clone(), options.output.clone());
+        super::watch::watch(&input, &output, || {
+            if let Err(e) = build_once(&options, &args, &reporter) {
+                eprintln!("error: {e:#}");
+            }
+        })?;
+    }
+    Ok(code)
+}
+
+fn build_once(
+    options: &BuildOptions,
+    args: &BuildArgs,
+    reporter: &CliReporter,
+) -> anyhow::Result<ExitCode> {
+    let report = Builder::from_options(options.clone())
+        .run_with(reporter)
+        .with_context(|| format!("building {}", options.input.display()))?;
     for problem in &report.verify_problems {
         eprintln!("verify: {problem}");
     }
     if let Some(depfile) = &args.emit_deps {
-        assetc::build::output::write_atomic(depfile, report.depfile(&output).as_bytes())
+        assetc::build::output::write_atomic(depfile, report.depfile(&options.output).as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
     }
     Ok(if report.success() {

@@ -4,7 +4,9 @@ mod args;
 mod build_cmd;
 mod check_cmd;
 mod clean_cmd;
+mod init_cmd;
 mod progress;
+mod watch;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -20,6 +22,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check_cmd::run_check(args, cli.global),
         Command::Info(args) => check_cmd::run_info(args, cli.global),
         Command::Clean(args) => clean_cmd::run(args, cli.global),
+        Command::Init(args) => init_cmd::run(args, cli.global),
     };
     match result {
         Ok(code) => code,

@@ -13,13 +13,20 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("skipped {test}: corpus not found at {} (set ASSETC_CORPUS)", dir.display());
+        println!(
+            "skipped {test}: corpus not found at {} (set ASSETC_CORPUS)",
+            dir.display()
+        );
         None
     }
 }
 
 pub fn assetc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_assetc")).args(args).env("NO_COLOR", "1").output().expect("run assetc")
+    Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run assetc")
 }
 
 pub fn assetc_in(dir: &Path, args: &[&str]) -> Output {
@@ -38,13 +45,19 @@ pub fn samples() -> PathBuf {
 pub fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
                 walk(&p, root, out);
             } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((rel, std::fs::read(&p).unwrap()));
             }
         }
@@ -71,7 +84,9 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn gltf_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {

@@ -1,0 +1,302 @@
+//! Small glTF sources assetc generates itself: `assets-sample/` (through the `gen-samples`
+//! binary) and the starter `assets/` of `assetc init`. They exercise the paths a real
+//! project hits: several materials, external .bin and PNG, `data:` buffers, a node
+//! hierarchy with a negative scale, a non-indexed strip, a GLB needing 32-bit indices.
+
+use base64::Engine;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Accumulates one binary buffer with 4-byte aligned bufferViews.
+#[derive(Default)]
+struct BufferBuilder {
+    data: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl BufferBuilder {
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while self.data.len() % 4 != 0 {
+            self.data.push(0);
+        }
+        let mut v = json!({"buffer": 0, "byteOffset": self.data.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            v["target"] = json!(t);
+        }
+        self.data.extend_from_slice(bytes);
+        self.views.push(v);
+        self.views.len() - 1
+    }
+
+    fn vec3(&mut self, values: &[[f32; 3]]) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), Some(34962));
+        let mut min = [f32::MAX; 3];
+        let mut max = [f32::MIN; 3];
+        for v in values {
+            for k in 0..3 {
+                min[k] = min[k].min(v[k]);
+                max[k] = max[k].max(v[k]);
+            }
+        }
+        self.accessor(json!({"bufferView": view, "componentType": 5126, "count": values.len(), "type": "VEC3", "min": min, "max": max}))
+    }
+
+    fn vec2(&mut self, values: &[[f32; 2]]) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), Some(34962));
+        self.accessor(json!({"bufferView": view, "componentType": 5126, "count": values.len(), "type": "VEC2"}))
+    }
+
+    fn indices_u16(&mut self, values: &[u16]) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), Some(34963));
+        self.accessor(json!({"bufferView": view, "componentType": 5123, "count": values.len(), "type": "SCALAR"}))
+    }
+
+    fn indices_u32(&mut self, values: &[u32]) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), Some(34963));
+        self.accessor(json!({"bufferView": view, "componentType": 5125, "count": values.len(), "type": "SCALAR"}))
+    }
+
+    fn accessor(&mut self, a: Value) -> usize {
+        self.accessors.push(a);
+        self.accessors.len() - 1
+    }
+}
+
+fn gltf_doc(b: &BufferBuilder, buffer_uri: Option<String>, rest: Value) -> Value {
+    let mut buffer = json!({"byteLength": b.data.len()});
+    if let Some(uri) = buffer_uri {
+        buffer["uri"] = json!(uri);
+    }
+    let mut doc = json!({
+        "asset": {"version": "2.0", "generator": "assetc gen-samples"},
+        "buffers": [buffer],
+        "bufferViews": b.views,
+        "accessors": b.accessors,
+    });
+    if let (Some(d), Some(r)) = (doc.as_object_mut(), rest.as_object()) {
+        for (k, v) in r {
+            d.insert(k.clone(), v.clone());
+        }
+    }
+    doc
+}
+
+fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, bytes)
+}
+
+fn write_json(path: &Path, doc: &Value) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(doc).map_err(std::io::Error::other)?;
+    write(path, text.as_bytes())
+}
+
+/// A unit box with separate vertices per face (so each face has its own normal and UVs),
+/// faces 0-3 in one primitive with a textured material, faces 4-5 in a second primitive
+/// with a plain red material. External `.bin` and `.png`.
+pub fn multi_material_box(dir: &Path) -> std::io::Result<()> {
+    let mut b = BufferBuilder::default();
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut uvs = Vec::new();
+    let axes: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
+        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
+        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
+        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
+        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+    ];
+    for (n, u, v) in axes {
+        for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+            positions.push([
+                0.5 * (n[0] + su * u[0] + sv * v[0]),
+                0.5 * (n[1] + su * u[1] + sv * v[1]),
+                0.5 * (n[2] + su * u[2] + sv * v[2]),
+            ]);
+            normals.push(n);
+            uvs.push([(su + 1.0) * 0.5, 1.0 - (sv + 1.0) * 0.5]);
+        }
+    }
+    let face_indices = |faces: std::ops::Range<u16>| -> Vec<u16> {
+        faces
+            .flat_map(|f| [0, 1, 2, 0, 2, 3].map(|k| f * 4 + k))
+            .collect()
+    };
+    let pos = b.vec3(&positions);
+    let nrm = b.vec3(&normals);
+    let uv = b.vec2(&uvs);
+    let first = b.indices_u16(&face_indices(0..4));
+    let second = b.indices_u16(&face_indices(4..6));
+    let attrs = json!({"POSITION": pos, "NORMAL": nrm, "TEXCOORD_0": uv});
+    let doc = gltf_doc(
+        &b,
+        Some("box.bin".into()),
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "Box", "mesh": 0}],
+            "meshes": [{"name": "Box", "primitives": [
+                {"attributes": attrs, "indices": first, "material": 0},
+                {"attributes": attrs, "indices": second, "material": 1}
+            ]}],
+            "materials": [
+                {"name": "Checker", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "metallicFactor": 0.0}},
+                {"name": "Red", "pbrMetallicRoughness": {"baseColorFactor": [0.8, 0.1, 0.1, 1.0], "roughnessFactor": 0.4}}
+            ],
+            "textures": [{"source": 0, "sampler": 0}],
+            "samplers": [{"magFilter": 9729, "minFilter": 9987}],
+            "images": [{"uri": "checker.png"}]
+        }),
+    );
+    write(&dir.join("box/box.bin"), &b.data)?;
+    write_json(&dir.join("box/box.gltf"), &doc)?;
+    let checker = image::RgbaImage::from_fn(64, 64, |x, y| {
+        if (x / 8 + y / 8) % 2 == 0 {
+            image::Rgba([240, 240, 240, 255])
+        } else {
+            image::Rgba([30, 60, 200, 255])
+        }
+    });
+    let mut png = Vec::new();
+    checker
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(std::io::Error::other)?;
+    write(&dir.join("box/checker.png"), &png)
+}
+
+/// A root with two children sharing one triangle mesh: one translated and rotated, one
+/// mirrored by a negative scale (its winding must be flipped when baked), the second
+/// given by a matrix. Buffer embedded as a `data:` URI.
+pub fn hierarchy(dir: &Path) -> std::io::Result<()> {
+    let mut b = BufferBuilder::default();
+    let pos = b.vec3(&[
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ]);
+    let idx = b.indices_u16(&[0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&b.data)
+    );
+    let doc = gltf_doc(
+        &b,
+        Some(uri),
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [
+                {"name": "Root", "children": [1, 2], "translation": [0.0, 1.0, 0.0]},
+                {"name": "Turned", "mesh": 0, "translation": [2.0, 0.0, 0.0], "rotation": [0.0, 0.7071068, 0.0, 0.7071068]},
+                {"name": "Mirrored", "mesh": 0, "matrix": [-1.0,0.0,0.0,0.0, 0.0,1.0,0.0,0.0, 0.0,0.0,1.0,0.0, -2.0,0.0,0.0,1.0]}
+            ],
+            "meshes": [{"name": "Tetrahedron", "primitives": [{"attributes": {"POSITION": pos}, "indices": idx}]}]
+        }),
+    );
+    write_json(&dir.join("hierarchy.gltf"), &doc)
+}
+
+/// A non-indexed TRIANGLE_STRIP ribbon with normals and no UVs (so tangents are the fixed
+/// fallback).
+pub fn strip(dir: &Path) -> std::io::Result<()> {
+    let mut b = BufferBuilder::default();
+    let positions: Vec<[f32; 3]> = (0..12)
+        .map(|i| {
+            [
+                (i / 2) as f32 * 0.5,
+                (i % 2) as f32,
+                ((i / 2) as f32 * 0.8).sin() * 0.2,
+            ]
+        })
+        .collect();
+    let pos = b.vec3(&positions);
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&b.data)
+    );
+    let doc = gltf_doc(
+        &b,
+        Some(uri),
+        json!({
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "Ribbon", "mesh": 0}],
+            "meshes": [{"name": "Ribbon", "primitives": [{"attributes": {"POSITION": pos}, "mode": 5}]}]
+        }),
+    );
+    write_json(&dir.join("strip.gltf"), &doc)
+}
+
+/// A 257 x 256 height field (65,792 vertices, above the u16 index range) in a GLB.
+pub fn big_terrain(dir: &Path) -> std::io::Result<()> {
+    const W: u32 = 257;
+    const H: u32 = 256;
+    let mut b = BufferBuilder::default();
+    let positions: Vec<[f32; 3]> = (0..W * H)
+        .map(|i| {
+            let (x, z) = ((i % W) as f32 / 16.0, (i / W) as f32 / 16.0);
+            [x, (x * 1.3).sin() * (z * 0.7).cos() * 0.5, z]
+        })
+        .collect();
+    let uvs: Vec<[f32; 2]> = (0..W * H)
+        .map(|i| {
+            [
+                (i % W) as f32 / (W - 1) as f32,
+                (i / W) as f32 / (H - 1) as f32,
+            ]
+        })
+        .collect();
+    let mut indices = Vec::with_capacity(((W - 1) * (H - 1) * 6) as usize);
+    for y in 0..H - 1 {
+        for x in 0..W - 1 {
+            let i = y * W + x;
+            indices.extend_from_slice(&[i, i + W, i + 1, i + 1, i + W, i + W + 1]);
+        }
+    }
+    let pos = b.vec3(&positions);
+    let uv = b.vec2(&uvs);
+    let idx = b.indices_u32(&indices);
+    let doc = gltf_doc(
+        &b,
+        None,
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "Terrain", "mesh": 0}],
+            "meshes": [{"name": "Terrain", "primitives": [{"attributes": {"POSITION": pos, "TEXCOORD_0": uv}, "indices": idx, "material": 0}]}],
+            "materials": [{"name": "Grass", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.6, 0.2, 1.0], "metallicFactor": 0.0}}]
+        }),
+    );
+    let mut json_bytes = serde_json::to_vec(&doc).map_err(std::io::Error::other)?;
+    while json_bytes.len() % 4 != 0 {
+        json_bytes.push(b' ');
+    }
+    let mut bin = b.data;
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let mut glb = Vec::new();
+    let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
+    glb.extend_from_slice(b"glTF");
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&(total as u32).to_le_bytes());
+    glb.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&json_bytes);
+    glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"BIN\0");
+    glb.extend_from_slice(&bin);
+    write(&dir.join("terrain/big_terrain.glb"), &glb)
+}
+
+/// Writes every sample below `dir`.
+pub fn write_all(dir: &Path) -> std::io::Result<()> {
+    multi_material_box(dir)?;
+    hierarchy(dir)?;
+    strip(dir)?;
+    big_terrain(dir)
+}
