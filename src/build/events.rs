@@ -27,6 +27,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
         time_ms: f64,
+        /// Time per geometry stage (CPU time summed over submeshes), for built assets.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        stages_ms: Vec<(String, f64)>,
     },
     BuildFinished {
         success: bool,

@@ -74,6 +74,7 @@ impl Reporter for CliReporter {
                 warnings,
                 error,
                 time_ms,
+                ..
             } => {
                 if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
                     bar.inc(1);
