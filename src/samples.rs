@@ -233,8 +233,14 @@ pub fn strip(dir: &Path) -> std::io::Result<()> {
 
 /// A 257 x 256 height field (65,792 vertices, above the u16 index range) in a GLB.
 pub fn big_terrain(dir: &Path) -> std::io::Result<()> {
-    const W: u32 = 257;
-    const H: u32 = 256;
+    height_field_glb(&dir.join("terrain/big_terrain.glb"), 257, 256)
+}
+
+/// A `w` x `h` vertex height field with UVs as one GLB primitive: 2(w-1)(h-1) triangles.
+/// Benchmarks use it for meshes of any size (1001 x 501 gives 1,000,000 triangles).
+#[allow(non_snake_case)]
+pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
+    let (W, H) = (w, h);
     let mut b = BufferBuilder::default();
     let positions: Vec<[f32; 3]> = (0..W * H)
         .map(|i| {
@@ -290,7 +296,7 @@ pub fn big_terrain(dir: &Path) -> std::io::Result<()> {
     glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     glb.extend_from_slice(b"BIN\0");
     glb.extend_from_slice(&bin);
-    write(&dir.join("terrain/big_terrain.glb"), &glb)
+    write(path, &glb)
 }
 
 /// Writes every sample below `dir`.
