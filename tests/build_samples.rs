@@ -71,21 +71,21 @@ fn samples_build_validate_and_are_deterministic() {
     // The big terrain needs 32-bit indices; the box fits 16-bit ones.
     let terrain = std::fs::read(out1.path().join("terrain/big_terrain.hmesh")).unwrap();
     let view = hmesh::HMeshView::parse(&terrain).unwrap();
-    assert!(view.desc().vertex_count > 65535);
-    assert_eq!(view.desc().index_width, 4);
-    assert_eq!(view.desc().index_count as usize / 3, 2 * 256 * 255);
+    assert!(view.desc.vertex_count > 65535);
+    assert_eq!(view.desc.index_width, 4);
+    assert_eq!(view.desc.index_count as usize / 3, 2 * 256 * 255);
     let boxm = std::fs::read(out1.path().join("box/box.hmesh")).unwrap();
     let view = hmesh::HMeshView::parse(&boxm).unwrap();
-    assert_eq!(view.desc().index_width, 2);
-    assert_eq!(view.desc().submesh_count, 2);
-    assert_eq!(view.desc().material_count, 2);
-    assert_eq!(view.desc().index_count, 36);
+    assert_eq!(view.desc.index_width, 2);
+    assert_eq!(view.desc.submesh_count, 2);
+    assert_eq!(view.desc.material_count, 2);
+    assert_eq!(view.desc.index_count, 36);
 
     // The manifest lists every mesh and material table, sorted by id.
     let manifest = hman::read(&std::fs::read(out1.path().join("assets.hman")).unwrap()).unwrap();
-    let paths: Vec<&str> = manifest.entries.iter().map(|e| e.path.as_str()).collect();
+    let paths: Vec<&str> = manifest.entries().iter().map(|e| e.path.as_str()).collect();
     assert!(paths.contains(&"box/box.hmesh") && paths.contains(&"box/box.hmat"));
-    assert!(manifest.entries.windows(2).all(|w| w[0].hash < w[1].hash));
+    assert!(manifest.entries().windows(2).all(|w| w[0].hash < w[1].hash));
 }
 
 #[test]

@@ -109,7 +109,7 @@ fn corpus_builds_validates_and_keeps_every_triangle() {
         assert!(problems.is_empty(), "{rel}: {problems:?}");
         let expected = source_triangles(&gltf_json(&source));
         assert_eq!(
-            view.desc().index_count as usize / 3,
+            view.desc.index_count as usize / 3,
             expected,
             "{rel}: triangle count"
         );

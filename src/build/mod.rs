@@ -345,7 +345,12 @@ impl Builder {
                 error: asset_report.error.clone(),
                 time_ms,
                 stages_ms: if asset_report.status == AssetStatus::Built {
-                    asset_report.times.entries().iter().map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1000.0)).collect()
+                    asset_report
+                        .times
+                        .entries()
+                        .iter()
+                        .map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1000.0))
+                        .collect()
                 } else {
                     Vec::new()
                 },

@@ -1,7 +1,17 @@
 //! `.hmat` v1: the PBR material table of one source, row i = material slot i of the
 //! companion `.hmesh`.
+//!
+//! Hand-written: the format is our own. Rows are serialised field by field (not cast) so
+//! the writer and reader are endian-independent.
 
 use bytemuck::{Pod, Zeroable};
+use thiserror::Error;
+
+use super::bytes::{Reader, WriteLe};
+use super::Problem;
+
+const HEADER_SIZE: usize = 16;
+const ROW_SIZE: usize = 96;
 
 pub const MAGIC: u32 = u32::from_le_bytes(*b"HMAT");
 pub const VERSION: u32 = 1;
@@ -61,10 +71,205 @@ pub struct HMat {
     pub materials: Vec<GpuMaterial>,
 }
 
-// Interim stubs until the full writer/validator lands.
-pub fn write(_t: &HMat) -> Vec<u8> {
-    Vec::new()
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum HMatError {
+    #[error("file is {len} bytes, shorter than the 16-byte header")]
+    TooShort { len: usize },
+    #[error("at byte 0: magic is {found:#010x}, expected \"HMAT\" ({MAGIC:#010x})")]
+    BadMagic { found: u32 },
+    #[error("at byte 4: version is {found}, expected {VERSION}")]
+    BadVersion { found: u32 },
+    #[error("at byte 8: count {count} needs a file of {expected} bytes, found {len}")]
+    SizeMismatch {
+        count: u32,
+        expected: u64,
+        len: usize,
+    },
 }
-pub fn validate(_bytes: &[u8]) -> Vec<super::Problem> {
-    Vec::new()
+
+impl HMatError {
+    pub fn offset(&self) -> u64 {
+        match self {
+            Self::TooShort { len } => *len as u64,
+            Self::BadMagic { .. } => 0,
+            Self::BadVersion { .. } => 4,
+            Self::SizeMismatch { .. } => 8,
+        }
+    }
+}
+
+/// Serialises the table; `flags` of the header is 0.
+pub fn write(mat: &HMat) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_SIZE + ROW_SIZE * mat.materials.len());
+    out.put_u32(MAGIC);
+    out.put_u32(VERSION);
+    // A material table longer than u32::MAX rows cannot come from one glTF source.
+    out.put_u32(u32::try_from(mat.materials.len()).unwrap_or(u32::MAX));
+    out.put_u32(0);
+    for m in &mat.materials {
+        for v in m.base_color_factor.iter().chain(&m.emissive_factor) {
+            out.put_f32(*v);
+        }
+        for v in [
+            m.metallic_factor,
+            m.roughness_factor,
+            m.normal_scale,
+            m.occlusion_strength,
+            m.alpha_cutoff,
+        ] {
+            out.put_f32(v);
+        }
+        out.put_u32(m.flags);
+        out.put_u32(m.pad);
+        for t in [
+            m.base_color_tex,
+            m.metallic_roughness_tex,
+            m.normal_tex,
+            m.occlusion_tex,
+            m.emissive_tex,
+        ] {
+            out.put_u64(t);
+        }
+    }
+    out
+}
+
+struct Header {
+    count: u32,
+    flags: u32,
+}
+
+fn read_header(bytes: &[u8]) -> Result<Header, HMatError> {
+    let mut r = Reader::new(bytes);
+    let too_short = |_| HMatError::TooShort { len: bytes.len() };
+    let magic = r.u32("magic").map_err(too_short)?;
+    if magic != MAGIC {
+        return Err(HMatError::BadMagic { found: magic });
+    }
+    let version = r.u32("version").map_err(too_short)?;
+    if version != VERSION {
+        return Err(HMatError::BadVersion { found: version });
+    }
+    let count = r.u32("count").map_err(too_short)?;
+    let flags = r.u32("flags").map_err(too_short)?;
+    let expected = HEADER_SIZE as u64 + ROW_SIZE as u64 * u64::from(count);
+    if expected != bytes.len() as u64 {
+        return Err(HMatError::SizeMismatch {
+            count,
+            expected,
+            len: bytes.len(),
+        });
+    }
+    Ok(Header { count, flags })
+}
+
+fn read_row(bytes: &[u8]) -> Option<GpuMaterial> {
+    let mut r = Reader::new(bytes);
+    let mut f = || r.f32("material").ok();
+    let base_color_factor = [f()?, f()?, f()?, f()?];
+    let emissive_factor = [f()?, f()?, f()?];
+    let (metallic_factor, roughness_factor, normal_scale, occlusion_strength, alpha_cutoff) =
+        (f()?, f()?, f()?, f()?, f()?);
+    let mut r = Reader::at(bytes, 48);
+    let flags = r.u32("flags").ok()?;
+    let pad = r.u32("pad").ok()?;
+    let mut t = || r.u64("texture").ok();
+    Some(GpuMaterial {
+        base_color_factor,
+        emissive_factor,
+        metallic_factor,
+        roughness_factor,
+        normal_scale,
+        occlusion_strength,
+        alpha_cutoff,
+        flags,
+        pad,
+        base_color_tex: t()?,
+        metallic_roughness_tex: t()?,
+        normal_tex: t()?,
+        occlusion_tex: t()?,
+        emissive_tex: t()?,
+    })
+}
+
+/// Reads the table. Only the layout is checked; `validate` checks the values.
+pub fn read(bytes: &[u8]) -> Result<HMat, HMatError> {
+    let header = read_header(bytes)?;
+    // The exact-size check above bounds `count` by the data length.
+    let materials = bytes
+        .get(HEADER_SIZE..)
+        .unwrap_or(&[])
+        .chunks_exact(ROW_SIZE)
+        .filter_map(read_row)
+        .collect::<Vec<_>>();
+    debug_assert_eq!(materials.len(), header.count as usize);
+    Ok(HMat { materials })
+}
+
+/// Checks every rule of the `.hmat` v1 contract. An empty list means the file is valid.
+pub fn validate(bytes: &[u8]) -> Vec<Problem> {
+    let header = match read_header(bytes) {
+        Ok(h) => h,
+        Err(e) => return vec![Problem::at(e.offset(), e.to_string())],
+    };
+    let mut problems = Vec::new();
+    if header.flags != 0 {
+        problems.push(Problem::at(
+            12,
+            format!("header flags are {:#x}, must be 0", header.flags),
+        ));
+    }
+    let rows = bytes
+        .get(HEADER_SIZE..)
+        .unwrap_or(&[])
+        .chunks_exact(ROW_SIZE);
+    for (i, m) in rows.filter_map(read_row).enumerate() {
+        let at = (HEADER_SIZE + ROW_SIZE * i) as u64;
+        let mut bad = |field: u64, msg: String| {
+            problems.push(Problem::at(at + field, format!("material {i}: {msg}")))
+        };
+        let scalars = [
+            m.metallic_factor,
+            m.roughness_factor,
+            m.normal_scale,
+            m.occlusion_strength,
+            m.alpha_cutoff,
+        ];
+        let mut factors = m
+            .base_color_factor
+            .iter()
+            .chain(&m.emissive_factor)
+            .chain(&scalars);
+        if factors.any(|v| !v.is_finite()) {
+            bad(0, "a factor is not finite".into());
+        }
+        if m.base_color_factor.iter().any(|c| !(0.0..=1.0).contains(c)) {
+            bad(
+                0,
+                format!(
+                    "baseColorFactor {:?} is outside [0, 1]",
+                    m.base_color_factor
+                ),
+            );
+        }
+        if m.alpha_cutoff < 0.0 {
+            bad(44, format!("alphaCutoff {} is negative", m.alpha_cutoff));
+        }
+        if m.flags & ALPHA_MODE_MASK == ALPHA_MODE_MASK {
+            bad(
+                48,
+                "alpha mode 3 is undefined (0 OPAQUE, 1 MASK, 2 BLEND)".into(),
+            );
+        }
+        if m.flags >> 4 != 0 {
+            bad(
+                48,
+                format!("flags {:#x} set reserved bits 4 and up", m.flags),
+            );
+        }
+        if m.pad != 0 {
+            bad(52, format!("pad is {:#x}, must be 0", m.pad));
+        }
+    }
+    problems
 }

@@ -152,12 +152,27 @@ mod tests {
     #[test]
     fn cube_corners_are_smooth_at_180_degrees() {
         let mut g = shared_cube();
+        let source = g.clone();
         generate_normals(&mut g, 180.0);
-        assert_eq!(g.vertex_count(), 8);
-        // Every corner normal points away from the centre along the diagonal.
-        for (p, n) in g.positions.iter().zip(g.normals.as_ref().unwrap()) {
-            let out = (Vec3::from(*p) - Vec3::splat(0.5)).normalize();
-            assert!(Vec3::from(*n).dot(out) > 0.999, "{p:?} {n:?}");
+        assert_eq!(
+            g.vertex_count(),
+            8,
+            "nothing is split when every angle is below the limit"
+        );
+        // Each normal is the normalised sum of the (area-weighted) normals of the triangles
+        // touching that corner, which points out of the cube.
+        for (v, n) in g.normals.as_ref().unwrap().iter().enumerate() {
+            let mut sum = Vec3::ZERO;
+            for t in source.indices.chunks(3).filter(|t| t.contains(&(v as u32))) {
+                let p = |i: u32| Vec3::from(source.positions[i as usize]);
+                sum += (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]));
+            }
+            assert!(
+                Vec3::from(*n).dot(sum.normalize()) > 0.99999,
+                "vertex {v}: {n:?}"
+            );
+            let out = Vec3::from(g.positions[v]) - Vec3::splat(0.5);
+            assert!(Vec3::from(*n).dot(out) > 0.0);
         }
     }
 

@@ -10,9 +10,25 @@ pub fn optimize_vertex_order(geometry: &mut Geometry) {
         return;
     }
     geometry.indices = meshopt::optimize_vertex_cache(&geometry.indices, n);
-    let remap = meshopt::optimize_vertex_fetch_remap(&geometry.indices, n);
-    let kept = apply_remap(geometry, &remap);
-    debug_assert!(kept <= n);
+    let remap = first_use_remap(&geometry.indices, n);
+    apply_remap(geometry, &remap);
+}
+
+/// Vertex-fetch order: vertices renumbered in order of first use, unused ones `u32::MAX`.
+/// This is meshoptimizer's `optimizeVertexFetchRemap`; written here because the meshopt
+/// crate's wrapper truncates the table to the used count, which loses entries whenever a
+/// vertex is unused.
+fn first_use_remap(indices: &[u32], vertex_count: usize) -> Vec<u32> {
+    let mut remap = vec![u32::MAX; vertex_count];
+    let mut next = 0;
+    for &i in indices {
+        let slot = &mut remap[i as usize];
+        if *slot == u32::MAX {
+            *slot = next;
+            next += 1;
+        }
+    }
+    remap
 }
 
 /// Applies a meshoptimizer remap table (`u32::MAX` = unused) to indices and attributes and
