@@ -10,8 +10,10 @@
 
 pub mod asset;
 pub mod cache;
+pub mod check;
 pub mod discover;
 pub mod events;
+pub mod info;
 pub mod manifest;
 pub mod output;
 pub mod verify;

@@ -1,6 +1,6 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
-use crate::formats::{hman, hmat, hmesh, FormatKind, Problem};
+use crate::formats::{hanim, hman, hmat, hmesh, FormatKind, Problem};
 use std::path::Path;
 
 /// Validates one file by its extension. `None` when the extension is not one of ours.
@@ -19,6 +19,7 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::HMesh => hmesh::validate(bytes),
         FormatKind::HMat => hmat::validate(bytes),
         FormatKind::HMan => hman::validate(bytes),
+        FormatKind::HAnim => hanim::validate(bytes, None),
         _ => Vec::new(),
     }
 }

@@ -1,0 +1,133 @@
+//! `assetc info`: statistics of every file of a compiled tree, and totals.
+
+use crate::formats::{hanim, hmat, hmesh, FormatKind};
+use serde::Serialize;
+use std::path::Path;
+
+/// What one file holds; fields that do not apply to its format are absent.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct FileInfo {
+    pub path: String,
+    pub bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertices: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub triangles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meshlets: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submeshes: Option<u64>,
+    /// Triangles of each reduced level, summed over submeshes (0 = stalled everywhere).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lod_triangles: Vec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub materials: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub joints: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clips: Option<u64>,
+    /// Texture: width x height, format name, mip levels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub texture: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Totals {
+    pub files: u64,
+    pub bytes: u64,
+    pub meshes: u64,
+    pub vertices: u64,
+    pub triangles: u64,
+    pub meshlets: u64,
+    pub materials: u64,
+    pub textures: u64,
+    pub clips: u64,
+}
+
+pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
+    let mut files = Vec::new();
+    let mut totals = Totals::default();
+    for entry in walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        let Some(kind) =
+            FormatKind::from_path(entry.path()).filter(|_| entry.file_type().is_file())
+        else {
+            continue;
+        };
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        let bytes = std::fs::read(entry.path()).unwrap_or_default();
+        let mut info = FileInfo {
+            path: rel,
+            bytes: bytes.len() as u64,
+            ..Default::default()
+        };
+        if let Err(e) = describe(kind, &bytes, &mut info) {
+            info.error = Some(e);
+        }
+        totals.files += 1;
+        totals.bytes += info.bytes;
+        totals.meshes += u64::from(kind == FormatKind::HMesh && info.error.is_none());
+        totals.vertices += info.vertices.unwrap_or(0);
+        totals.triangles += info.triangles.unwrap_or(0);
+        totals.meshlets += info.meshlets.unwrap_or(0);
+        totals.materials += if kind == FormatKind::HMat {
+            info.materials.unwrap_or(0)
+        } else {
+            0
+        };
+        totals.textures += u64::from(kind == FormatKind::Ktx2);
+        totals.clips += info.clips.unwrap_or(0);
+        files.push(info);
+    }
+    (files, totals)
+}
+
+fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), String> {
+    match kind {
+        FormatKind::HMesh => {
+            let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
+            info.vertices = Some(u64::from(v.desc.vertex_count));
+            info.triangles = Some(u64::from(v.desc.index_count / 3));
+            info.meshlets = Some(u64::from(v.desc.meshlet_count));
+            info.submeshes = Some(u64::from(v.desc.submesh_count));
+            info.materials = Some(u64::from(v.desc.material_count));
+            info.joints = v.skin.as_ref().map(|s| s.joints.len() as u64);
+            if let Some(l) = &v.lods {
+                let n = l.lod_count.max(1) as usize;
+                info.lod_triangles = (0..l.lod_count as usize)
+                    .map(|lod| {
+                        l.ranges
+                            .iter()
+                            .skip(lod)
+                            .step_by(n)
+                            .map(|r| u64::from(r.index_count / 3))
+                            .sum()
+                    })
+                    .collect();
+            }
+        }
+        FormatKind::HMat => {
+            info.materials = Some(
+                hmat::read(bytes)
+                    .map_err(|e| e.to_string())?
+                    .materials
+                    .len() as u64,
+            );
+        }
+        FormatKind::HAnim => {
+            info.clips = Some(hanim::read(bytes).map_err(|e| e.to_string())?.clips.len() as u64);
+        }
+        _ => {}
+    }
+    Ok(())
+}
