@@ -16,7 +16,7 @@ fn to_snorm16(v: f32) -> i16 {
 /// Encodes a direction (need not be unit length; a zero vector encodes as +Z).
 pub fn encode(n: [f32; 3]) -> [i16; 2] {
     let l1 = n[0].abs() + n[1].abs() + n[2].abs();
-    if !(l1 > 0.0) || !l1.is_finite() {
+    if l1.is_nan() || l1 <= 0.0 || !l1.is_finite() {
         return [0, 0];
     }
     let (mut x, mut y) = (n[0] / l1, n[1] / l1);
