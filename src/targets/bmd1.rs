@@ -1,0 +1,1 @@
+//! BMD1 target (being written).

@@ -1,0 +1,1 @@
+//! Qt Quick 3D target (being written).
