@@ -13,7 +13,9 @@ fn grid(w: u32, h: u32) -> Geometry {
             [x, (x * 1.3).sin() * (z * 0.7).cos() * 0.5, z]
         })
         .collect();
-    let uvs = (0..w * h).map(|i| [(i % w) as f32 / w as f32, (i / w) as f32 / h as f32]).collect();
+    let uvs = (0..w * h)
+        .map(|i| [(i % w) as f32 / w as f32, (i / w) as f32 / h as f32])
+        .collect();
     let mut indices = Vec::new();
     for y in 0..h - 1 {
         for x in 0..w - 1 {
@@ -21,7 +23,13 @@ fn grid(w: u32, h: u32) -> Geometry {
             indices.extend_from_slice(&[i, i + w, i + 1, i + 1, i + w, i + w + 1]);
         }
     }
-    Geometry { positions, uvs: Some(uvs), indices, indexed: true, ..Default::default() }
+    Geometry {
+        positions,
+        uvs: Some(uvs),
+        indices,
+        indexed: true,
+        ..Default::default()
+    }
 }
 
 /// Best of `runs` timings (the least disturbed by the rest of the machine).
@@ -70,21 +78,34 @@ fn main() {
     });
     row("optimize (vertex cache + fetch)", ours, raw);
 
-    let ours = best(3, || meshlets::build_meshlets(&g.positions, &g.indices, 64, 124, 0.25));
+    let ours = best(3, || {
+        meshlets::build_meshlets(&g.positions, &g.indices, 64, 124, 0.25)
+    });
     let raw = best(3, || {
         let m = meshopt::build_meshlets(&g.indices, &adapter, 64, 124, 0.25);
-        let b: Vec<_> = m.iter().map(|ml| meshopt::compute_meshlet_bounds(ml, &adapter)).collect();
+        let b: Vec<_> = m
+            .iter()
+            .map(|ml| meshopt::compute_meshlet_bounds(ml, &adapter))
+            .collect();
         (m, b)
     });
     row("meshlets (+ bounds)", ours, raw);
 
-    let ours = best(3, || lods::build_lods(&g.positions, &g.indices, &[0.5, 0.25], 0.05));
+    let ours = best(3, || {
+        lods::build_lods(&g.positions, &g.indices, &[0.5, 0.25], 0.05)
+    });
     let raw = best(3, || {
-        [0.5f64, 0.25]
-            .map(|r| {
-                let target = ((g.indices.len() as f64 * r) as usize / 3) * 3;
-                meshopt::simplify(&g.indices, &adapter, target, 0.05, meshopt::SimplifyOptions::empty(), None)
-            })
+        [0.5f64, 0.25].map(|r| {
+            let target = ((g.indices.len() as f64 * r) as usize / 3) * 3;
+            meshopt::simplify(
+                &g.indices,
+                &adapter,
+                target,
+                0.05,
+                meshopt::SimplifyOptions::empty(),
+                None,
+            )
+        })
     });
     row("lods (0.5, 0.25)", ours, raw);
 
@@ -93,6 +114,8 @@ fn main() {
         weld::weld_vertices(&mut c, 0.0);
         c
     });
-    let raw = best(3, || meshopt::generate_vertex_remap(&g.positions, Some(&g.indices)));
+    let raw = best(3, || {
+        meshopt::generate_vertex_remap(&g.positions, Some(&g.indices))
+    });
     row("weld (exact) vs generate_vertex_remap", ours, raw);
 }

@@ -1,0 +1,160 @@
+//! Animations: each channel carries its sampler's key times and flat output values.
+
+use super::accessor::Reader;
+use super::{bad, Ctx, Res};
+use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
+use gltf::json::accessor::Type;
+use gltf::json::animation::{Interpolation as JsonInterpolation, Property};
+use gltf::json::validation::Checked;
+
+pub fn import_animations(
+    ctx: &Ctx,
+    reader: &mut Reader,
+    warnings: &mut Vec<String>,
+) -> Res<Vec<Animation>> {
+    let root = ctx.root;
+    let mut out = Vec::with_capacity(root.animations.len());
+    for (ai, anim) in root.animations.iter().enumerate() {
+        let mut channels = Vec::with_capacity(anim.channels.len());
+        for (ci, ch) in anim.channels.iter().enumerate() {
+            let path = format!("animations[{ai}].channels[{ci}]");
+            let node = ch.target.node.value();
+            if node >= root.nodes.len() {
+                return bad(path, format!("target node {node} does not exist"));
+            }
+            let Checked::Valid(property) = ch.target.path else {
+                warnings.push(format!("{path}: unknown target path; channel skipped"));
+                continue;
+            };
+            let s = ch.sampler.value();
+            let Some(sampler) = anim.samplers.get(s) else {
+                return bad(path, format!("sampler {s} does not exist"));
+            };
+            let spath = format!("animations[{ai}].samplers[{s}]");
+            let interpolation = match sampler.interpolation {
+                Checked::Valid(JsonInterpolation::Step) => Interpolation::Step,
+                Checked::Valid(JsonInterpolation::Linear) => Interpolation::Linear,
+                Checked::Valid(JsonInterpolation::CubicSpline) => Interpolation::CubicSpline,
+                Checked::Invalid => return bad(spath, "invalid interpolation"),
+            };
+            let (channel_path, components, types): (_, usize, &[Type]) = match property {
+                Property::Translation => (ChannelPath::Translation, 3, &[Type::Vec3]),
+                Property::Rotation => (ChannelPath::Rotation, 4, &[Type::Vec4]),
+                Property::Scale => (ChannelPath::Scale, 3, &[Type::Vec3]),
+                Property::MorphTargetWeights => (
+                    ChannelPath::Weights,
+                    morph_target_count(ctx, node),
+                    &[Type::Scalar],
+                ),
+            };
+            if components == 0 {
+                return bad(
+                    path,
+                    format!("weights channel but nodes[{node}] has no morph targets"),
+                );
+            }
+            let times = read_times(reader, sampler.input.value(), &spath)?;
+            let out_index = sampler.output.value();
+            let opath = format!("{spath}.output (accessors[{out_index}])");
+            let layout = reader.layout(out_index)?;
+            if !types.contains(&layout.ty) {
+                return bad(
+                    opath,
+                    format!("type {:?} does not fit {property:?}", layout.ty),
+                );
+            }
+            let (_, mut values) = reader.floats(out_index)?;
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            let expected = times.len() * per_key * components;
+            if values.len() != expected {
+                return bad(
+                    opath,
+                    format!(
+                        "{} values for {} keys need {expected}",
+                        values.len(),
+                        times.len()
+                    ),
+                );
+            }
+            if values.iter().any(|v| !v.is_finite()) {
+                return bad(opath, "contains NaN or infinite values");
+            }
+            if channel_path == ChannelPath::Rotation && interpolation != Interpolation::CubicSpline
+            {
+                normalize_quaternions(&mut values);
+            }
+            channels.push(Channel {
+                gltf_path: path,
+                node,
+                path: channel_path,
+                interpolation,
+                times,
+                values,
+                components,
+            });
+        }
+        out.push(Animation {
+            name: anim.name.clone(),
+            channels,
+        });
+    }
+    Ok(out)
+}
+
+/// Morph target count of the node's mesh (all primitives must agree; the first one rules).
+fn morph_target_count(ctx: &Ctx, node: usize) -> usize {
+    ctx.root
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| ctx.root.meshes.get(m.value()))
+        .and_then(|m| m.primitives.first())
+        .and_then(|p| p.targets.as_ref())
+        .map_or(0, Vec::len)
+}
+
+fn read_times(reader: &mut Reader, input: usize, spath: &str) -> Res<Vec<f32>> {
+    let ipath = format!("{spath}.input (accessors[{input}])");
+    let layout = reader.layout(input)?;
+    if layout.ty != Type::Scalar || !layout.is_float() {
+        return bad(ipath, "must be SCALAR FLOAT");
+    }
+    let (_, times) = reader.floats(input)?;
+    if times.is_empty() {
+        return bad(ipath, "no key times");
+    }
+    for (k, pair) in times.windows(2).enumerate() {
+        if !(pair[1] > pair[0]) {
+            return bad(
+                ipath,
+                format!(
+                    "key times are not increasing at {} ({} then {})",
+                    k + 1,
+                    pair[0],
+                    pair[1]
+                ),
+            );
+        }
+    }
+    if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+        return bad(ipath, "key times must be finite and not negative");
+    }
+    Ok(times)
+}
+
+/// Linear and step rotations are used as unit quaternions by every runtime; files with
+/// slightly off values (or quantized ones) are renormalized. Zero quaternions become identity.
+fn normalize_quaternions(values: &mut [f32]) {
+    for q in values.chunks_exact_mut(4) {
+        let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        if len > 1e-12 {
+            q.iter_mut().for_each(|c| *c /= len);
+        } else {
+            q.copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Images (embedded or external, never read here) and materials with the extensions
+//! assetc folds in; everything else a material carries is listed as unsupported.
+
+use super::buffers::BufferData;
+use super::{bad, paths, Ctx, Res};
+use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef};
+use gltf::json;
+use gltf::json::validation::Checked;
+use std::sync::Arc;
+
+pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
+    let mut images = Vec::with_capacity(ctx.root.images.len());
+    for (i, img) in ctx.root.images.iter().enumerate() {
+        let gltf_path = match &img.uri {
+            Some(uri) if !uri.starts_with("data:") => format!("images[{i}] ({uri})"),
+            _ => format!("images[{i}]"),
+        };
+        let mut mime_type = img.mime_type.as_ref().map(|m| m.0.clone());
+        let (source, bytes) = match (&img.uri, img.buffer_view) {
+            (Some(uri), _) => match paths::parse_data_uri(uri) {
+                Some(Ok(d)) => {
+                    mime_type = mime_type.or(d.mime_type);
+                    (ImageSource::Embedded, d.bytes)
+                }
+                Some(Err(reason)) => return bad(gltf_path, reason),
+                None => match paths::resolve_relative(ctx, uri) {
+                    Ok(file) => (ImageSource::File(file), Vec::new()),
+                    Err(reason) => return bad(gltf_path, reason),
+                },
+            },
+            (None, Some(view)) => {
+                let (bytes, _) = data.view(ctx, view.value())?;
+                (ImageSource::Embedded, bytes.to_vec())
+            }
+            (None, None) => return bad(gltf_path, "image has neither uri nor bufferView"),
+        };
+        images.push(Image {
+            gltf_path,
+            name: img.name.clone(),
+            uri: img.uri.clone().filter(|u| !u.starts_with("data:")),
+            mime_type,
+            source,
+            bytes: Arc::new(bytes),
+        });
+    }
+    Ok(images)
+}
+
+/// Material extensions whose content ends up in [`Material`].
+const FOLDED: &[&str] = &["KHR_materials_emissive_strength", "KHR_materials_unlit"];
+
+pub fn import_materials(ctx: &Ctx) -> Res<Vec<Material>> {
+    let mut out = Vec::with_capacity(ctx.root.materials.len());
+    for (i, m) in ctx.root.materials.iter().enumerate() {
+        let path = format!("materials[{i}]");
+        let mut unsupported: Vec<String> = Vec::new();
+        let mut tex = |info: Option<(&json::texture::Info, &str)>,
+                       extra: Option<&serde_json::Map<String, serde_json::Value>>|
+         -> Res<Option<TextureRef>> {
+            let Some((info, slot)) = info else {
+                return Ok(None);
+            };
+            texture_ref(
+                ctx,
+                &format!("{path}.{slot}"),
+                info,
+                extra,
+                &mut unsupported,
+            )
+        };
+        let pbr = &m.pbr_metallic_roughness;
+        let base_color_texture = tex(
+            pbr.base_color_texture
+                .as_ref()
+                .map(|t| (t, "baseColorTexture")),
+            None,
+        )?;
+        let metallic_roughness_texture = tex(
+            pbr.metallic_roughness_texture
+                .as_ref()
+                .map(|t| (t, "metallicRoughnessTexture")),
+            None,
+        )?;
+        let normal_texture = match &m.normal_texture {
+            Some(n) => tex(
+                Some((&as_info(n.index, n.tex_coord), "normalTexture")),
+                n.extensions.as_ref().map(|e| &e.others),
+            )?,
+            None => None,
+        };
+        let occlusion_texture = match &m.occlusion_texture {
+            Some(o) => tex(
+                Some((&as_info(o.index, o.tex_coord), "occlusionTexture")),
+                o.extensions.as_ref().map(|e| &e.others),
+            )?,
+            None => None,
+        };
+        let emissive_texture = tex(
+            m.emissive_texture.as_ref().map(|t| (t, "emissiveTexture")),
+            None,
+        )?;
+        let mut unlit = false;
+        let mut strength = 1.0;
+        if let Some(ext) = &m.extensions {
+            unlit = ext.unlit.is_some();
+            if let Some(s) = &ext.emissive_strength {
+                strength = s.emissive_strength.0;
+            }
+            for name in ext.others.keys() {
+                if !FOLDED.contains(&name.as_str()) {
+                    unsupported.push(name.clone());
+                }
+            }
+        }
+        if !strength.is_finite() || strength < 0.0 {
+            return bad(path, format!("emissiveStrength {strength} is invalid"));
+        }
+        let alpha_mode = match m.alpha_mode {
+            Checked::Valid(json::material::AlphaMode::Opaque) => AlphaMode::Opaque,
+            Checked::Valid(json::material::AlphaMode::Mask) => AlphaMode::Mask,
+            Checked::Valid(json::material::AlphaMode::Blend) => AlphaMode::Blend,
+            Checked::Invalid => return bad(path, "invalid alphaMode"),
+        };
+        let e = m.emissive_factor.0;
+        unsupported.sort();
+        unsupported.dedup();
+        out.push(Material {
+            name: m.name.clone(),
+            base_color_factor: pbr.base_color_factor.0,
+            emissive_factor: [e[0] * strength, e[1] * strength, e[2] * strength],
+            metallic_factor: pbr.metallic_factor.0,
+            roughness_factor: pbr.roughness_factor.0,
+            normal_scale: m.normal_texture.as_ref().map_or(1.0, |n| n.scale),
+            occlusion_strength: m.occlusion_texture.as_ref().map_or(1.0, |o| o.strength.0),
+            alpha_mode,
+            alpha_cutoff: m.alpha_cutoff.map_or(0.5, |c| c.0),
+            double_sided: m.double_sided,
+            unlit,
+            base_color_texture,
+            metallic_roughness_texture,
+            normal_texture,
+            occlusion_texture,
+            emissive_texture,
+            unsupported_extensions: unsupported,
+        });
+    }
+    Ok(out)
+}
+
+fn as_info(index: json::Index<json::Texture>, tex_coord: u32) -> json::texture::Info {
+    json::texture::Info {
+        index,
+        tex_coord,
+        extensions: None,
+        extras: Default::default(),
+    }
+}
+
+/// Resolves texture -> image and notes what the runtime formats cannot hold: a texture
+/// transform, a second UV set, or texture-level extensions.
+fn texture_ref(
+    ctx: &Ctx,
+    path: &str,
+    info: &json::texture::Info,
+    normal_or_occlusion_ext: Option<&serde_json::Map<String, serde_json::Value>>,
+    unsupported: &mut Vec<String>,
+) -> Res<Option<TextureRef>> {
+    let t = info.index.value();
+    let Some(texture) = ctx.root.textures.get(t) else {
+        return bad(path, format!("texture {t} does not exist"));
+    };
+    let mut has_transform = false;
+    let mut ext_names: Vec<&String> = Vec::new();
+    if let Some(ext) = &info.extensions {
+        has_transform |= ext.texture_transform.is_some();
+        ext_names.extend(ext.others.keys());
+    }
+    if let Some(others) = normal_or_occlusion_ext {
+        ext_names.extend(others.keys());
+    }
+    for name in ext_names {
+        if name == "KHR_texture_transform" {
+            has_transform = true;
+        } else {
+            unsupported.push(name.clone());
+        }
+    }
+    if has_transform {
+        unsupported.push("KHR_texture_transform".into());
+    }
+    if info.tex_coord != 0 {
+        unsupported.push(format!("texCoord {}", info.tex_coord));
+    }
+    let mut image = texture.source.value();
+    if let Some(ext) = &texture.extensions {
+        for (name, value) in &ext.others {
+            unsupported.push(name.clone());
+            // Image-format extensions (EXT_texture_webp, KHR_texture_basisu) carry the
+            // source when the core one is absent.
+            if image >= ctx.root.images.len() {
+                if let Some(s) = value.get("source").and_then(serde_json::Value::as_u64) {
+                    image = usize::try_from(s).unwrap_or(usize::MAX);
+                }
+            }
+        }
+    }
+    if image >= ctx.root.images.len() {
+        return bad(
+            format!("textures[{t}]"),
+            format!("image {image} does not exist"),
+        );
+    }
+    Ok(Some(TextureRef {
+        image,
+        tex_coord: info.tex_coord,
+        has_transform,
+    }))
+}

@@ -1,0 +1,107 @@
+//! URI handling shared by buffers and images: `data:` URIs and relative file references that
+//! must stay inside the input tree.
+
+use super::Ctx;
+use base64::Engine;
+use std::path::{Component, Path, PathBuf};
+
+/// A decoded `data:` URI.
+pub struct DataUri {
+    pub mime_type: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+/// `None` when `uri` is not a `data:` URI; `Some(Err)` when it is one we cannot decode.
+pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
+    let rest = uri.strip_prefix("data:")?;
+    let Some((header, payload)) = rest.split_once(',') else {
+        return Some(Err("data: URI without a ',' separator".into()));
+    };
+    let (mime, is_base64) = match header.strip_suffix(";base64") {
+        Some(mime) => (mime, true),
+        None => (header, false),
+    };
+    let mime_type = (!mime.is_empty()).then(|| mime.to_string());
+    let bytes = if is_base64 {
+        match base64::engine::general_purpose::STANDARD.decode(payload.trim()) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(format!("bad base64 in data: URI: {e}"))),
+        }
+    } else {
+        percent_encoding::percent_decode_str(payload).collect()
+    };
+    Some(Ok(DataUri { mime_type, bytes }))
+}
+
+/// Resolves a relative URI against the source folder and checks that it stays inside the
+/// input root. The check is lexical (no symlink resolution) so that a missing file still
+/// gets a path the texture stage can report.
+pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
+    if uri.contains("://") || uri.starts_with('/') || uri.starts_with('\\') {
+        return Err("absolute or remote URIs are not allowed".into());
+    }
+    let decoded = percent_encoding::percent_decode_str(uri)
+        .decode_utf8()
+        .map_err(|_| "URI is not UTF-8 after percent-decoding".to_string())?;
+    let relative = Path::new(decoded.as_ref());
+    if relative.is_absolute() || relative.has_root() {
+        return Err("absolute URIs are not allowed".into());
+    }
+    let joined = normalize(&absolute(&ctx.base_dir).join(relative));
+    let root = normalize(&absolute(&ctx.input_root));
+    if !joined.starts_with(&root) {
+        return Err(format!(
+            "resolves to {} outside the input root {}",
+            joined.display(),
+            root.display()
+        ));
+    }
+    Ok(joined)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Removes `.` and resolves `..` without touching the file system; `..` above the root stays
+/// at the root so that the containment check sees the real target.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_uri_base64_and_plain() {
+        let d = parse_data_uri("data:application/octet-stream;base64,AAEC")
+            .and_then(Result::ok)
+            .map(|d| (d.mime_type, d.bytes));
+        assert_eq!(
+            d,
+            Some((Some("application/octet-stream".into()), vec![0, 1, 2]))
+        );
+        assert!(parse_data_uri("foo.bin").is_none());
+        assert!(matches!(parse_data_uri("data:;base64,@@"), Some(Err(_))));
+    }
+
+    #[test]
+    fn normalize_resolves_parent_components() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(normalize(Path::new("/a/../../x")), PathBuf::from("/x"));
+    }
+}

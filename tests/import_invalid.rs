@@ -1,0 +1,144 @@
+//! The Khronos glTF-Validator's bad inputs: each either imports or fails with a message
+//! naming the file; none may panic or hang.
+
+use assetc::import::{import_gltf, ImportOptions};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("ASSETC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let invalid = dir.join("invalid");
+    if invalid.is_dir() {
+        Some(invalid)
+    } else {
+        eprintln!("skipped: corpus not found");
+        None
+    }
+}
+
+fn num_errors(file: &Path) -> Option<u64> {
+    let mut report = file.as_os_str().to_owned();
+    report.push(".report.json");
+    let text = std::fs::read_to_string(report).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.get("issues")?.get("numErrors")?.as_u64()
+}
+
+enum Outcome {
+    Ok { sane: Result<(), String> },
+    Err(String),
+    Panicked(String),
+}
+
+/// What "sane" means for data produced from a file the validator rejects: everything the
+/// stages index with is in range and every float is finite.
+fn sanity(scene: &assetc::scene::Scene) -> Result<(), String> {
+    for prim in scene.meshes.iter().flat_map(|m| &m.primitives) {
+        let n = prim.vertex_count();
+        if prim.indices.len() % 3 != 0 || prim.indices.iter().any(|&i| i as usize >= n) {
+            return Err(format!("{}: bad indices", prim.gltf_path));
+        }
+        if prim.positions.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(format!("{}: non-finite position", prim.gltf_path));
+        }
+        if prim.material.is_some_and(|m| m >= scene.materials.len()) {
+            return Err(format!("{}: bad material", prim.gltf_path));
+        }
+    }
+    for node in &scene.nodes {
+        if node.children.iter().any(|&c| c >= scene.nodes.len()) {
+            return Err("node child out of range".into());
+        }
+        if node.mesh.is_some_and(|m| m >= scene.meshes.len()) {
+            return Err("node mesh out of range".into());
+        }
+    }
+    for ch in scene.animations.iter().flat_map(|a| &a.channels) {
+        if ch.node >= scene.nodes.len() || ch.times.iter().any(|t| !t.is_finite()) {
+            return Err(format!("{}: bad channel", ch.gltf_path));
+        }
+    }
+    Ok(())
+}
+
+fn run(file: PathBuf, root: PathBuf) -> Outcome {
+    let result = std::panic::catch_unwind(|| {
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .to_string();
+        import_gltf(&file, &rel, &ImportOptions::new(&root))
+    });
+    match result {
+        Ok(Ok(scene)) => Outcome::Ok {
+            sane: sanity(&scene),
+        },
+        Ok(Err(e)) => Outcome::Err(e.to_string()),
+        Err(payload) => Outcome::Panicked(
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+#[test]
+fn invalid_inputs_never_panic_or_hang() {
+    let Some(root) = corpus() else { return };
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
+        .collect();
+    files.sort();
+    assert!(files.len() > 100, "only {} files found", files.len());
+
+    // Panics are expected to be caught; keep their default messages out of the output.
+    std::panic::set_hook(Box::new(|_| {}));
+    let (mut ok, mut errors, mut ok_despite_errors) = (0, 0, 0);
+    let mut problems = Vec::new();
+    let started = Instant::now();
+    for file in files {
+        let name = file.display().to_string();
+        let validator_errors = num_errors(&file);
+        let (tx, rx) = mpsc::channel();
+        let (f, r) = (file.clone(), root.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(run(f, r));
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Outcome::Ok { sane }) => {
+                ok += 1;
+                if validator_errors.unwrap_or(0) > 0 {
+                    ok_despite_errors += 1;
+                }
+                if let Err(why) = sane {
+                    problems.push(format!("{name}: imported insane data: {why}"));
+                }
+            }
+            Ok(Outcome::Err(message)) => {
+                errors += 1;
+                let file_name = file.file_name().map(|n| n.to_string_lossy().to_string());
+                if !file_name.is_some_and(|n| message.contains(&n)) {
+                    problems.push(format!("{name}: error does not name the file: {message}"));
+                }
+            }
+            Ok(Outcome::Panicked(msg)) => problems.push(format!("{name}: PANIC {msg}")),
+            Err(_) => problems.push(format!("{name}: did not finish within 10 s")),
+        }
+    }
+    let _ = std::panic::take_hook();
+    eprintln!(
+        "invalid corpus: {ok} imported ({ok_despite_errors} of them despite validator errors), \
+         {errors} refused, in {:.1} s",
+        started.elapsed().as_secs_f32()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
