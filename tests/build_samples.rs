@@ -139,7 +139,7 @@ fn incremental_rebuild_skips_unchanged_and_removes_deleted_sources() {
     assert!(!out.path().join("hierarchy.hmesh").exists());
     let manifest = hman::read(&std::fs::read(out.path().join("assets.hman")).unwrap()).unwrap();
     assert!(manifest
-        .entries
+        .entries()
         .iter()
         .all(|e| !e.path.starts_with("hierarchy")));
 

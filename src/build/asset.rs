@@ -146,6 +146,21 @@ pub fn compile_asset(
     let mut inputs = vec![source.abs_path.clone()];
     inputs.extend(scene.dependencies.iter().cloned());
 
+    if scene.primitive_instances().is_empty() {
+        // Material libraries, animation-only files and empty scenes are valid glTF; the
+        // runtime formats need at least one submesh, so such a source writes nothing.
+        warnings.push(format!(
+            "{display}: the scene has no triangle geometry; nothing is written for it"
+        ));
+        return Ok(CompiledAsset {
+            files: Vec::new(),
+            textures: Vec::new(),
+            warnings,
+            stats: AssetStats::default(),
+            times: StageTimes::default(),
+            inputs,
+        });
+    }
     let skeleton = build_skeleton(&scene).map_err(|source| AssetError::Skin {
         path: display.clone(),
         source,

@@ -346,7 +346,9 @@ impl Builder {
                 warnings: asset_report.warnings.clone(),
                 error: asset_report.error.clone(),
                 time_ms,
-                stages_ms: if asset_report.status == AssetStatus::Built {
+                stages_ms: if asset_report.status == AssetStatus::Built
+                    && !asset_report.outputs.is_empty()
+                {
                     asset_report
                         .times
                         .entries()

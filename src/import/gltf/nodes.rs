@@ -137,23 +137,49 @@ pub fn scene_roots(ctx: &Ctx, nodes: &[Node], warnings: &mut Vec<String>) -> Res
     if root.scenes.is_empty() && !nodes.is_empty() {
         warnings.push("scenes: the file has no scene, so no node is exported".into());
     }
-    let mut roots = Vec::new();
+    let mut listed = Vec::new();
     for s in scenes {
         for (k, n) in root.scenes[s].nodes.iter().enumerate() {
             let n = n.value();
-            let path = format!("scenes[{s}].nodes[{k}]");
-            let Some(node) = nodes.get(n) else {
-                return bad(path, format!("node {n} does not exist"));
-            };
-            if let Some(p) = node.parent {
+            if nodes.get(n).is_none() {
                 return bad(
-                    path,
-                    format!("nodes[{n}] is not a root (child of nodes[{p}])"),
+                    format!("scenes[{s}].nodes[{k}]"),
+                    format!("node {n} does not exist"),
                 );
             }
-            if !roots.contains(&n) {
-                roots.push(n);
+            if !listed.iter().any(|&(m, _)| m == n) {
+                listed.push((n, format!("scenes[{s}].nodes[{k}]")));
             }
+        }
+    }
+    // Exporters (Kenney's kits among them) list nodes that have a parent as scene roots.
+    // One whose ancestor is also listed is reached through that ancestor and dropped here,
+    // so its geometry is exported once; one whose ancestors are all outside the scene is
+    // kept as a root (its world transform still includes those ancestors).
+    let mut roots = Vec::new();
+    for (n, path) in &listed {
+        let mut ancestor = nodes[*n].parent;
+        let mut steps = 0;
+        let mut covered = None;
+        while let Some(a) = ancestor.filter(|_| steps <= nodes.len()) {
+            if listed.iter().any(|&(m, _)| m == a) {
+                covered = Some(a);
+                break;
+            }
+            ancestor = nodes.get(a).and_then(|node| node.parent);
+            steps += 1;
+        }
+        match (covered, nodes[*n].parent) {
+            (Some(a), _) => warnings.push(format!(
+                "{path}: nodes[{n}] is listed as a root but descends from nodes[{a}], also listed; it is exported once"
+            )),
+            (None, Some(p)) => {
+                warnings.push(format!(
+                    "{path}: nodes[{n}] is a child of nodes[{p}], which is not in the scene; it is exported as a root"
+                ));
+                roots.push(*n);
+            }
+            (None, None) => roots.push(*n),
         }
     }
     Ok(roots)
