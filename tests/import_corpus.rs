@@ -197,7 +197,7 @@ fn pirate_meshopt_positions_fill_the_accessor_bounds() {
     let world = scene.nodes[0].world_matrix;
     let top = world.transform_point3(glam::Vec3::new(0.0, 16383.0, 0.0));
     let bottom = world.transform_point3(glam::Vec3::ZERO);
-    assert!(((top - bottom).length() - 16383.0 * 0.000116282179).abs() < 1e-3);
+    assert!(((top - bottom).length() - 16383.0 * 0.000_116_282_18).abs() < 1e-3);
 }
 
 #[test]

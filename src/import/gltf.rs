@@ -180,11 +180,16 @@ pub fn import_gltf(
     } else {
         (&data[..], None)
     };
-    let root: json::Root =
-        json::deserialize::from_slice(json_bytes).map_err(|e| ImportError::Json {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(json_bytes).map_err(|e| ImportError::Json {
             file: file.clone(),
             reason: e.to_string(),
         })?;
+    let mut warnings = drop_untargeted_channels(&mut value);
+    let root: json::Root = json::deserialize::from_value(value).map_err(|e| ImportError::Json {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
     for ext in &root.extensions_required {
         if !SUPPORTED_REQUIRED.contains(&ext.as_str()) {
             return Err(ImportError::UnsupportedExtension {
@@ -205,7 +210,7 @@ pub fn import_gltf(
         input_root,
         limits: opts.limits,
     };
-    build_scene(&ctx, blob, source_ref).map_err(|b| b.with_file(&file))
+    build_scene(&ctx, blob, source_ref, &mut warnings).map_err(|b| b.with_file(&file))
 }
 
 /// What the submodules share while importing one file.
@@ -216,15 +221,20 @@ pub(crate) struct Ctx<'a> {
     pub limits: ImportLimits,
 }
 
-fn build_scene(ctx: &Ctx, blob: Option<&[u8]>, source_ref: &str) -> Res<Scene> {
-    let mut warnings = Vec::new();
+fn build_scene(
+    ctx: &Ctx,
+    blob: Option<&[u8]>,
+    source_ref: &str,
+    warnings: &mut Vec<String>,
+) -> Res<Scene> {
+    let mut warnings = std::mem::take(warnings);
     let data = buffers::BufferData::load(ctx, blob)?;
     let mut reader = accessor::Reader::new(ctx, &data);
     let mut node_list = nodes::import_nodes(ctx, &mut warnings)?;
-    let roots = nodes::scene_roots(ctx, &node_list, &mut warnings)?;
+    let roots = nodes::scene_roots(ctx, &mut node_list, &mut warnings)?;
     nodes::finish_transforms(&mut node_list, &roots);
     let images = material::import_images(ctx, &data)?;
-    let mut materials = material::import_materials(ctx)?;
+    let mut materials = material::import_materials(ctx, &mut warnings)?;
     let meshes = mesh::import_meshes(ctx, &mut reader, &mut materials, &mut warnings)?;
     let skins = skin::import_skins(ctx, &mut reader, &mut warnings)?;
     let animations = animation::import_animations(ctx, &mut reader, &mut warnings)?;
@@ -241,6 +251,33 @@ fn build_scene(ctx: &Ctx, blob: Option<&[u8]>, source_ref: &str) -> Res<Scene> {
         warnings,
         dependencies,
     })
+}
+
+/// glTF allows a channel target without `node` (extensions such as KHR_animation_pointer
+/// supply it) but the `gltf` crate's types require one, which would reject the whole file;
+/// such channels animate nothing we export, so they are removed before typed parsing.
+fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let Some(animations) = value.get_mut("animations").and_then(|a| a.as_array_mut()) else {
+        return warnings;
+    };
+    for (ai, anim) in animations.iter_mut().enumerate() {
+        let Some(channels) = anim.get_mut("channels").and_then(|c| c.as_array_mut()) else {
+            continue;
+        };
+        let mut ci = 0;
+        channels.retain(|ch| {
+            let keep = ch.get("target").is_none_or(|t| t.get("node").is_some());
+            if !keep {
+                warnings.push(format!(
+                    "animations[{ai}].channels[{ci}]: target has no node; channel skipped"
+                ));
+            }
+            ci += 1;
+            keep
+        });
+    }
+    warnings
 }
 
 /// External buffer and image files the source refers to: what an incremental build must

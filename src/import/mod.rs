@@ -2,4 +2,4 @@
 
 pub mod gltf;
 
-pub use self::gltf::{import_gltf, ImportError, ImportOptions};
+pub use self::gltf::{import_gltf, ImportError, ImportLimits, ImportOptions};

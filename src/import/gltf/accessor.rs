@@ -173,7 +173,7 @@ impl<'a> Reader<'a> {
             return bad(path, "accessor does not exist");
         };
         let comps = layout.components();
-        let total = layout.count.checked_mul(comps).unwrap_or(usize::MAX);
+        let total = layout.count.saturating_mul(comps);
         self.charge(&path, (total as u64).saturating_mul(4))?;
         let (offsets, element_size) = component_offsets(&layout);
         // Bounds are checked before allocating so that a small file cannot claim a huge count.

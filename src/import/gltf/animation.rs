@@ -53,7 +53,9 @@ pub fn import_animations(
                     format!("weights channel but nodes[{node}] has no morph targets"),
                 );
             }
-            let times = read_times(reader, sampler.input.value(), &spath)?;
+            let Some(times) = read_times(reader, sampler.input.value(), &spath, warnings)? else {
+                continue;
+            };
             let out_index = sampler.output.value();
             let opath = format!("{spath}.output (accessors[{out_index}])");
             let layout = reader.layout(out_index)?;
@@ -117,7 +119,14 @@ fn morph_target_count(ctx: &Ctx, node: usize) -> usize {
         .map_or(0, Vec::len)
 }
 
-fn read_times(reader: &mut Reader, input: usize, spath: &str) -> Res<Vec<f32>> {
+/// Key times, or `None` (with a warning) when they cannot be played: the channel is
+/// dropped rather than failing the whole import over one animation.
+fn read_times(
+    reader: &mut Reader,
+    input: usize,
+    spath: &str,
+    warnings: &mut Vec<String>,
+) -> Res<Option<Vec<f32>>> {
     let ipath = format!("{spath}.input (accessors[{input}])");
     let layout = reader.layout(input)?;
     if layout.ty != Type::Scalar || !layout.is_float() {
@@ -127,23 +136,22 @@ fn read_times(reader: &mut Reader, input: usize, spath: &str) -> Res<Vec<f32>> {
     if times.is_empty() {
         return bad(ipath, "no key times");
     }
-    for (k, pair) in times.windows(2).enumerate() {
-        if !(pair[1] > pair[0]) {
-            return bad(
-                ipath,
-                format!(
-                    "key times are not increasing at {} ({} then {})",
-                    k + 1,
-                    pair[0],
-                    pair[1]
-                ),
-            );
-        }
-    }
     if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
-        return bad(ipath, "key times must be finite and not negative");
+        warnings.push(format!(
+            "{ipath}: key times must be finite and not negative; channel skipped"
+        ));
+        return Ok(None);
     }
-    Ok(times)
+    if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
+        warnings.push(format!(
+            "{ipath}: key times are not increasing at {} ({} then {}); channel skipped",
+            k + 1,
+            times[k],
+            times[k + 1]
+        ));
+        return Ok(None);
+    }
+    Ok(Some(times))
 }
 
 /// Linear and step rotations are used as unit quaternions by every runtime; files with

@@ -49,7 +49,7 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
 /// Material extensions whose content ends up in [`Material`].
 const FOLDED: &[&str] = &["KHR_materials_emissive_strength", "KHR_materials_unlit"];
 
-pub fn import_materials(ctx: &Ctx) -> Res<Vec<Material>> {
+pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Material>> {
     let mut out = Vec::with_capacity(ctx.root.materials.len());
     for (i, m) in ctx.root.materials.iter().enumerate() {
         let path = format!("materials[{i}]");
@@ -66,6 +66,7 @@ pub fn import_materials(ctx: &Ctx) -> Res<Vec<Material>> {
                 info,
                 extra,
                 &mut unsupported,
+                warnings,
             )
         };
         let pbr = &m.pbr_metallic_roughness;
@@ -164,6 +165,7 @@ fn texture_ref(
     info: &json::texture::Info,
     normal_or_occlusion_ext: Option<&serde_json::Map<String, serde_json::Value>>,
     unsupported: &mut Vec<String>,
+    warnings: &mut Vec<String>,
 ) -> Res<Option<TextureRef>> {
     let t = info.index.value();
     let Some(texture) = ctx.root.textures.get(t) else {
@@ -203,6 +205,13 @@ fn texture_ref(
                 }
             }
         }
+    }
+    if image == u32::MAX as usize {
+        // `source` is optional; the gltf crate marks its absence with u32::MAX.
+        warnings.push(format!(
+            "{path}: textures[{t}] has no image source; slot left empty"
+        ));
+        return Ok(None);
     }
     if image >= ctx.root.images.len() {
         return bad(

@@ -133,13 +133,13 @@ pub fn decode(ext: &MeshoptView, src: &[u8], path: &str) -> Res<Vec<u8>> {
     match filter {
         "NONE" => {}
         "OCTAHEDRAL" if stride == 4 => {
-            filter_in_place::<[i8; 4]>(&mut bytes, |d| ::meshopt::encoding::decode_filter_oct(d))
+            filter_in_place::<[i8; 4]>(&mut bytes, ::meshopt::encoding::decode_filter_oct)
         }
         "OCTAHEDRAL" if stride == 8 => {
-            filter_in_place::<[i16; 4]>(&mut bytes, |d| ::meshopt::encoding::decode_filter_oct(d))
+            filter_in_place::<[i16; 4]>(&mut bytes, ::meshopt::encoding::decode_filter_oct)
         }
         "QUATERNION" if stride == 8 => {
-            filter_in_place::<[i16; 4]>(&mut bytes, |d| ::meshopt::encoding::decode_filter_quat(d))
+            filter_in_place::<[i16; 4]>(&mut bytes, ::meshopt::encoding::decode_filter_quat)
         }
         "EXPONENTIAL" => filter_in_place::<u32>(&mut bytes, |d| {
             // The exp filter works on each 32-bit value independently, so a single-lane view

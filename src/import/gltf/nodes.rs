@@ -122,7 +122,10 @@ fn link_parents(nodes: &mut [Node]) -> Res<()> {
     Ok(())
 }
 
-pub fn scene_roots(ctx: &Ctx, nodes: &[Node], warnings: &mut Vec<String>) -> Res<Vec<usize>> {
+/// The exported roots. Some exporters list a child node as a scene root (Kenney's kits keep
+/// an unused `tmpParent` above it); such a node is detached from its parent so that the
+/// roots really are roots and world matrices start at them, as the scene says.
+pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<String>) -> Res<Vec<usize>> {
     let root = ctx.root;
     let scenes: Vec<usize> = match root.scene {
         Some(s) if s.value() < root.scenes.len() => vec![s.value()],
@@ -137,49 +140,23 @@ pub fn scene_roots(ctx: &Ctx, nodes: &[Node], warnings: &mut Vec<String>) -> Res
     if root.scenes.is_empty() && !nodes.is_empty() {
         warnings.push("scenes: the file has no scene, so no node is exported".into());
     }
-    let mut listed = Vec::new();
+    let mut roots = Vec::new();
     for s in scenes {
         for (k, n) in root.scenes[s].nodes.iter().enumerate() {
             let n = n.value();
-            if nodes.get(n).is_none() {
-                return bad(
-                    format!("scenes[{s}].nodes[{k}]"),
-                    format!("node {n} does not exist"),
-                );
-            }
-            if !listed.iter().any(|&(m, _)| m == n) {
-                listed.push((n, format!("scenes[{s}].nodes[{k}]")));
-            }
-        }
-    }
-    // Exporters (Kenney's kits among them) list nodes that have a parent as scene roots.
-    // One whose ancestor is also listed is reached through that ancestor and dropped here,
-    // so its geometry is exported once; one whose ancestors are all outside the scene is
-    // kept as a root (its world transform still includes those ancestors).
-    let mut roots = Vec::new();
-    for (n, path) in &listed {
-        let mut ancestor = nodes[*n].parent;
-        let mut steps = 0;
-        let mut covered = None;
-        while let Some(a) = ancestor.filter(|_| steps <= nodes.len()) {
-            if listed.iter().any(|&(m, _)| m == a) {
-                covered = Some(a);
-                break;
-            }
-            ancestor = nodes.get(a).and_then(|node| node.parent);
-            steps += 1;
-        }
-        match (covered, nodes[*n].parent) {
-            (Some(a), _) => warnings.push(format!(
-                "{path}: nodes[{n}] is listed as a root but descends from nodes[{a}], also listed; it is exported once"
-            )),
-            (None, Some(p)) => {
+            let path = format!("scenes[{s}].nodes[{k}]");
+            let Some(node) = nodes.get_mut(n) else {
+                return bad(path, format!("node {n} does not exist"));
+            };
+            if let Some(p) = node.parent.take() {
+                nodes[p].children.retain(|&c| c != n);
                 warnings.push(format!(
-                    "{path}: nodes[{n}] is a child of nodes[{p}], which is not in the scene; it is exported as a root"
+                    "{path}: nodes[{n}] is a child of nodes[{p}]; detached to be a root"
                 ));
-                roots.push(*n);
             }
-            (None, None) => roots.push(*n),
+            if !roots.contains(&n) {
+                roots.push(n);
+            }
         }
     }
     Ok(roots)
