@@ -192,7 +192,7 @@ pub fn hierarchy(dir: &Path) -> std::io::Result<()> {
             "scenes": [{"nodes": [0]}],
             "nodes": [
                 {"name": "Root", "children": [1, 2], "translation": [0.0, 1.0, 0.0]},
-                {"name": "Turned", "mesh": 0, "translation": [2.0, 0.0, 0.0], "rotation": [0.0, 0.7071068, 0.0, 0.7071068]},
+                {"name": "Turned", "mesh": 0, "translation": [2.0, 0.0, 0.0], "rotation": [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2]},
                 {"name": "Mirrored", "mesh": 0, "matrix": [-1.0,0.0,0.0,0.0, 0.0,1.0,0.0,0.0, 0.0,0.0,1.0,0.0, -2.0,0.0,0.0,1.0]}
             ],
             "meshes": [{"name": "Tetrahedron", "primitives": [{"attributes": {"POSITION": pos}, "indices": idx}]}]

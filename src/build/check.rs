@@ -65,9 +65,9 @@ pub fn check_tree(root: &Path) -> Vec<String> {
                 .and_then(|h| u64::from_str_radix(h, 16).ok()),
             _ => Some(hman::id_for_path(&rel)),
         };
-        if !listed
+        if listed
             .and_then(|h| by_hash.get(&h))
-            .is_some_and(|e| e.path == rel)
+            .is_none_or(|e| e.path != rel)
         {
             problems.push(format!("{}: not listed in {MANIFEST_NAME}", path.display()));
         }

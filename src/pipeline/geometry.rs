@@ -50,9 +50,8 @@ impl Geometry {
         let mut per_vertex: Vec<Option<T>> = vec![None; self.positions.len()];
         // Duplicates made for a vertex, so corners with an already-seen value share one copy.
         let mut copies: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
-        for corner in 0..self.indices.len() {
+        for (corner, &value) in corner_values.iter().enumerate() {
             let v = self.indices[corner];
-            let value = corner_values[corner];
             match per_vertex[v as usize] {
                 None => per_vertex[v as usize] = Some(value),
                 Some(existing) if existing == value => {}
