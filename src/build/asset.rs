@@ -3,12 +3,14 @@
 
 use super::discover::Source;
 use crate::formats::hman::EntryKind;
-use crate::formats::{hmat, hmesh};
+use crate::formats::{hanim, hmat, hmesh};
 use crate::import::{import_gltf, ImportError, ImportOptions};
-use crate::pipeline::animation::{build_clips, AnimError, AnimationSettings};
+use crate::pipeline::animation::{
+    build_hanim, warn_without_skeleton, AnimError, AnimationSettings,
+};
 use crate::pipeline::materials::build_material_table;
 use crate::pipeline::skinning::{build_skeleton, SkinError};
-use crate::pipeline::textures::{load_image_bytes, TextureError, TextureMode, TextureSettings};
+use crate::pipeline::textures::{TextureError, TextureMode, TextureSettings};
 use crate::pipeline::{build_hmesh, MeshError, MeshSettings, StageTimes};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -192,7 +194,12 @@ pub fn compile_asset(
         .iter()
         .map(|&m| Some(m))
         .collect();
-    let table = build_material_table(&scene, &slots, &settings.texture);
+    let table = build_material_table(&scene, &slots, &settings.texture).map_err(|source| {
+        AssetError::Texture {
+            path: display.clone(),
+            source,
+        }
+    })?;
     warnings.extend(table.warnings.iter().map(|w| format!("{display}: {w}")));
     let hmat_bytes = hmat::write(&hmat::HMat {
         materials: table.rows.clone(),
@@ -204,37 +211,38 @@ pub fn compile_asset(
     });
 
     let mut textures = Vec::with_capacity(table.textures.len());
-    for job in &table.textures {
-        let image = &scene.images[job.image];
-        let bytes = load_image_bytes(&scene, job.image).map_err(|source| AssetError::Texture {
-            path: display.clone(),
-            source,
-        })?;
-        if let crate::scene::ImageSource::File(p) = &image.source {
+    for job in table.textures {
+        if let Some(crate::scene::ImageSource::File(p)) =
+            scene.images.get(job.image).map(|i| &i.source)
+        {
             inputs.push(p.clone());
         }
         textures.push(TextureRequest {
             id: job.id,
-            image_bytes: bytes,
-            mime_type: image.mime_type.clone(),
+            image_bytes: job.bytes,
+            mime_type: job.mime_type,
             mode: job.mode,
             alpha_cutoff: job.alpha_cutoff,
-            image_label: image.gltf_path.clone(),
+            image_label: job.label,
             settings: settings.texture.clone(),
         });
     }
 
     let mut clips = 0;
-    if let (Some(skeleton), true) = (&skeleton, settings.animation.import) {
-        if !scene.animations.is_empty() {
-            let (bytes, clip_warnings) = build_clips(&scene, skeleton, &settings.animation)
+    match &skeleton {
+        Some(skeleton) if settings.animation.import && !scene.animations.is_empty() => {
+            let (anim, clip_warnings) = build_hanim(&scene, skeleton, &settings.animation)
                 .map_err(|source| AssetError::Animation {
                     path: display.clone(),
                     source,
                 })?;
             warnings.extend(clip_warnings.into_iter().map(|w| format!("{display}: {w}")));
-            clips = scene.animations.len();
-            if !bytes.is_empty() {
+            clips = anim.clips.len();
+            if clips > 0 {
+                let bytes = hanim::write(&anim).map_err(|e| AssetError::Encode {
+                    path: display.clone(),
+                    message: e.to_string(),
+                })?;
                 files.push(OutputFile {
                     rel_path: source.output_rel("hanim"),
                     bytes,
@@ -242,6 +250,14 @@ pub fn compile_asset(
                 });
             }
         }
+        None if settings.animation.import => {
+            warnings.extend(
+                warn_without_skeleton(&scene)
+                    .into_iter()
+                    .map(|w| format!("{display}: {w}")),
+            );
+        }
+        _ => {}
     }
     inputs.sort();
     inputs.dedup();

@@ -453,7 +453,7 @@ fn encode_textures(
                 &req.settings,
             )
             .map(Some)
-            .map_err(|e| e.to_string());
+            .map_err(|e| e.named(&req.image_label).to_string());
             (*id, result)
         })
         .collect()

@@ -78,6 +78,8 @@ pub struct MeshBuild {
     pub times: StageTimes,
     /// Triangles of LOD0 (equals the source's triangles over all primitive instances).
     pub triangle_count: usize,
+    /// Repairs and dropped primitives, each naming its glTF path.
+    pub warnings: Vec<String>,
 }
 
 struct ProcessedSubmesh {
@@ -88,6 +90,7 @@ struct ProcessedSubmesh {
     meshlets: MeshletSet,
     lods: Vec<Vec<u32>>,
     times: StageTimes,
+    material: Option<usize>,
 }
 
 /// Builds the `.hmesh` of every primitive instance of `scene`. With a skeleton, every
@@ -102,33 +105,51 @@ pub fn build_hmesh(
     if instances.is_empty() {
         return Err(MeshError::Empty);
     }
-    let processed: Vec<ProcessedSubmesh> = instances
+    let results: Vec<(Option<ProcessedSubmesh>, Vec<String>)> = instances
         .par_iter()
         .map(|&inst| {
             let mut times = StageTimes::default();
+            let mut warnings = Vec::new();
             let start = Instant::now();
             let mut geometry = geometry_of(scene.primitive(inst));
             match skeleton {
-                Some(skeleton) => {
-                    let skinned = skin_primitive(scene, inst, skeleton)?;
-                    geometry.skin = Some(skinned.vertices);
-                    bake_transform(&mut geometry, skinned.position_transform);
-                }
+                Some(skeleton) => match skin_primitive(scene, inst, skeleton) {
+                    Ok(skinned) => {
+                        warnings.extend(skinned.warnings);
+                        geometry.skin = Some(skinned.vertices);
+                        bake_transform(&mut geometry, skinned.position_transform);
+                    }
+                    // A primitive bound to a second skin that cannot be expressed with the
+                    // exported joints is dropped alone rather than failing the asset.
+                    Err(e @ SkinError::ForeignSkin { .. }) => {
+                        warnings.push(format!("{}: dropped: {e}", geometry.gltf_path));
+                        return Ok((None, warnings));
+                    }
+                    Err(e) => return Err(MeshError::Skin(e)),
+                },
                 None if settings.bake_transforms => {
                     bake_transform(&mut geometry, scene.nodes[inst.node].world_matrix)
                 }
                 None => {}
             }
             times.bake = start.elapsed();
-            Ok(process_submesh(geometry, settings, times))
+            Ok((Some(process_submesh(geometry, settings, times)), warnings))
         })
         .collect::<Result<_, MeshError>>()?;
-    let material_of: Vec<Option<usize>> = instances
-        .iter()
-        .map(|&i| scene.primitive(i).material)
-        .collect();
+    let mut warnings = Vec::new();
+    let mut processed = Vec::with_capacity(results.len());
+    for (p, w) in results {
+        warnings.extend(w);
+        processed.extend(p);
+    }
+    if processed.is_empty() {
+        return Err(MeshError::Empty);
+    }
+    let material_of: Vec<Option<usize>> = processed.iter().map(|p| p.material).collect();
     let slots = assign_material_slots(&scene.source_ref, &scene.materials, &material_of);
-    assemble(processed, slots, settings, skeleton)
+    let mut build = assemble(processed, slots, settings, skeleton)?;
+    build.warnings = warnings;
+    Ok(build)
 }
 
 fn geometry_of(p: &Primitive) -> Geometry {
@@ -214,6 +235,7 @@ fn process_submesh(
         meshlets,
         lods,
         times,
+        material: g.material,
     }
 }
 
@@ -302,5 +324,6 @@ fn assemble(
         slots,
         times,
         triangle_count,
+        warnings: Vec::new(),
     })
 }

@@ -1,14 +1,51 @@
-//! Texture stage (being written; this is the agreed interface).
-use crate::scene::Scene;
-use std::sync::Arc;
+//! The texture stage: one glTF image in one mode becomes one complete `.ktx2` file.
+//!
+//! decode (`load`) -> downscale + mip chain (`mips`) -> block encode (`encode_*`) ->
+//! KTX2 container (`formats::ktx2`). One texture is encoded on the calling thread only:
+//! the build driver runs textures in parallel on its one pool, so the codecs must not
+//! start threads of their own.
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+mod encode_bc;
+mod encode_rgba8;
+mod encode_uastc;
+mod id;
+mod load;
+mod mips;
+
+pub use encode_uastc::decode_uastc_rgba;
+pub use id::texture_id;
+pub use load::{decode_image, load_image_bytes, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE};
+pub use mips::{build_levels, RgbaLevel};
+
+use crate::formats::ktx2::{self, Ktx2Image, PixelFormat};
+use thiserror::Error;
+
+/// How a texture's texels are interpreted, chosen by the material slot that uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TextureMode {
+    /// baseColor, emissive: sRGB, filtered in linear light.
     Color,
+    /// metallicRoughness, occlusion: linear, all channels kept.
     Linear,
+    /// Tangent-space normal map: linear, renormalised per mip level.
     Normal,
 }
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+
+impl TextureMode {
+    /// The name formats.md hashes into the texture id.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Color => "color",
+            Self::Linear => "linear",
+            Self::Normal => "normal",
+        }
+    }
+    pub fn is_srgb(self) -> bool {
+        self == Self::Color
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TextureFormat {
     Uastc,
     Bc7,
@@ -16,13 +53,58 @@ pub enum TextureFormat {
     Bc3,
     Rgba8,
 }
-#[derive(Debug, Clone, PartialEq)]
+
+impl TextureFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uastc => "uastc",
+            Self::Bc7 => "bc7",
+            Self::Bc1 => "bc1",
+            Self::Bc3 => "bc3",
+            Self::Rgba8 => "rgba8",
+        }
+    }
+    pub fn pixel_format(self) -> PixelFormat {
+        match self {
+            Self::Uastc => PixelFormat::Uastc,
+            Self::Bc7 => PixelFormat::Bc7,
+            Self::Bc1 => PixelFormat::Bc1,
+            Self::Bc3 => PixelFormat::Bc3,
+            Self::Rgba8 => PixelFormat::Rgba8,
+        }
+    }
+}
+
+impl std::str::FromStr for TextureFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "uastc" => Self::Uastc,
+            "bc7" => Self::Bc7,
+            "bc1" => Self::Bc1,
+            "bc3" => Self::Bc3,
+            "rgba8" => Self::Rgba8,
+            _ => {
+                return Err(format!(
+                    "unknown texture format {s:?} (uastc, bc7, bc1, bc3, rgba8)"
+                ))
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextureSettings {
     pub format: TextureFormat,
+    /// Longest side after downscaling; larger images are scaled down keeping their aspect.
     pub max_size: u32,
     pub mipmaps: bool,
+    /// 0..1: UASTC pack level and RDO strength, BC7 encoder effort. Unused by the others.
     pub quality: f32,
+    /// zstd supercompression for BC1/BC3/BC7 (UASTC and RGBA8 always use it).
+    pub bc_zstd: bool,
 }
+
 impl Default for TextureSettings {
     fn default() -> Self {
         Self {
@@ -30,26 +112,91 @@ impl Default for TextureSettings {
             max_size: 4096,
             mipmaps: true,
             quality: 0.8,
+            bc_zstd: false,
         }
     }
 }
-#[derive(Debug, thiserror::Error)]
+
+impl TextureSettings {
+    pub(crate) fn quality(&self) -> f32 {
+        if self.quality.is_finite() {
+            self.quality.clamp(0.0, 1.0)
+        } else {
+            0.8
+        }
+    }
+}
+
+/// zstd level for supercompressed levels: high enough to profit from UASTC RDO, cheap next
+/// to the block encoders.
+pub const ZSTD_LEVEL: i32 = 15;
+
+#[derive(Debug, Error)]
 pub enum TextureError {
-    #[error("{0}")]
-    Other(String),
+    #[error("{image}: {reason}")]
+    Image { image: String, reason: String },
 }
-pub fn texture_id(_image_bytes: &[u8], _mode: TextureMode, _settings: &TextureSettings) -> u64 {
-    0
+
+impl TextureError {
+    /// An error about the image named `image` (`images[2] (wood.png)`).
+    pub fn new(image: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::Image {
+            image: image.into(),
+            reason: reason.into(),
+        }
+    }
+    /// The same error, naming the image (the encoder does not know the image's name).
+    pub fn named(self, image: &str) -> Self {
+        match self {
+            Self::Image { reason, .. } => Self::new(image, reason),
+        }
+    }
 }
-pub fn load_image_bytes(scene: &Scene, image: usize) -> Result<Arc<Vec<u8>>, TextureError> {
-    Ok(scene.images[image].bytes.clone())
-}
+
+/// Encodes one image into a complete `.ktx2` file. KTX2 sources are checked with our
+/// reader and returned as they are. `alpha_cutoff` (MASK materials) keeps each mip's alpha
+/// coverage equal to level 0's. Errors name the image as "image"; the caller renames them
+/// with [`TextureError::named`].
 pub fn encode_texture(
-    _bytes: &[u8],
-    _mime: Option<&str>,
-    _mode: TextureMode,
-    _alpha_cutoff: Option<f32>,
-    _settings: &TextureSettings,
+    bytes: &[u8],
+    mime: Option<&str>,
+    mode: TextureMode,
+    alpha_cutoff: Option<f32>,
+    settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
-    Err(TextureError::Other("textures not yet supported".into()))
+    if mime == Some("image/ktx2") || bytes.starts_with(&ktx2::IDENTIFIER) {
+        ktx2::read(bytes)
+            .map_err(|e| TextureError::new("image", format!("invalid KTX2 source: {e}")))?;
+        return Ok(bytes.to_vec());
+    }
+    let source = decode_image(bytes, mime).map_err(|r| TextureError::new("image", r))?;
+    let levels = build_levels(source, mode, alpha_cutoff, settings);
+    let Some(first) = levels.first() else {
+        return Err(TextureError::new("image", "no levels"));
+    };
+    let has_alpha = levels
+        .iter()
+        .any(|l| l.pixels.chunks_exact(4).any(|p| p[3] != 255));
+    let format = settings.format;
+    let (data, zstd) = match format {
+        TextureFormat::Uastc => (encode_uastc::encode(&levels, mode, settings)?, true),
+        TextureFormat::Rgba8 => (encode_rgba8::encode(&levels), true),
+        TextureFormat::Bc7 | TextureFormat::Bc1 | TextureFormat::Bc3 => (
+            encode_bc::encode(&levels, format, has_alpha, settings.quality()),
+            settings.bc_zstd,
+        ),
+    };
+    ktx2::write(&Ktx2Image {
+        format: format.pixel_format(),
+        srgb: mode.is_srgb(),
+        has_alpha,
+        width: first.width,
+        height: first.height,
+        levels: data,
+        zstd_level: zstd.then_some(ZSTD_LEVEL),
+    })
+    .map_err(|e| TextureError::new("image", e.to_string()))
 }
+
+#[cfg(test)]
+mod tests;

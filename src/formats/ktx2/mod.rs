@@ -1,0 +1,219 @@
+//! KTX 2.0 textures: writer, reader and validator for the subset assetc writes (UASTC,
+//! BC1/BC3/BC7 and RGBA8, 2D, optionally zstd supercompressed), with a reader general
+//! enough to check the KTX2 files glTF sources bring in (`KHR_texture_basisu`).
+//!
+//! Written by hand because the Rust KTX2 crates only read the container; the layout
+//! follows the KTX 2.0 specification (Khronos), section numbers in comments.
+
+mod dfd;
+mod read;
+mod validate;
+mod write;
+
+pub use dfd::{Dfd, Sample};
+pub use read::{read, Ktx2, Level};
+pub use validate::validate;
+pub use write::{write, Ktx2Image};
+
+pub use dfd::{
+    CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_BC1A, MODEL_BC3, MODEL_BC7, MODEL_RGBSDA,
+    MODEL_UASTC, TRANSFER_LINEAR, TRANSFER_SRGB,
+};
+
+use crate::formats::bytes::OutOfBounds;
+use thiserror::Error;
+
+/// «KTX 20»\r\n\x1A\n
+pub const IDENTIFIER: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+/// Identifier, header and the index up to (not including) the level index.
+pub const HEADER_SIZE: usize = 80;
+pub const LEVEL_INDEX_ENTRY_SIZE: usize = 24;
+
+pub const SUPERCOMPRESSION_NONE: u32 = 0;
+pub const SUPERCOMPRESSION_BASISLZ: u32 = 1;
+pub const SUPERCOMPRESSION_ZSTD: u32 = 2;
+pub const SUPERCOMPRESSION_ZLIB: u32 = 3;
+
+pub const VK_FORMAT_UNDEFINED: u32 = 0;
+pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
+pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
+pub const VK_FORMAT_BC1_RGB_UNORM_BLOCK: u32 = 131;
+pub const VK_FORMAT_BC1_RGB_SRGB_BLOCK: u32 = 132;
+pub const VK_FORMAT_BC3_UNORM_BLOCK: u32 = 137;
+pub const VK_FORMAT_BC3_SRGB_BLOCK: u32 = 138;
+pub const VK_FORMAT_BC7_UNORM_BLOCK: u32 = 145;
+pub const VK_FORMAT_BC7_SRGB_BLOCK: u32 = 146;
+
+pub const KEY_ORIENTATION: &str = "KTXorientation";
+pub const KEY_WRITER: &str = "KTXwriter";
+
+/// Largest single level the reader inflates or accepts (a 16384² RGBA8 level is 1 GiB).
+pub const MAX_LEVEL_BYTES: u64 = 1 << 30;
+/// Largest total of all levels the reader inflates.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
+
+/// The pixel formats assetc writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PixelFormat {
+    /// Basis Universal UASTC 4x4 (vkFormat 0, DFD colour model UASTC).
+    Uastc,
+    Bc1,
+    Bc3,
+    Bc7,
+    Rgba8,
+}
+
+impl PixelFormat {
+    pub fn vk_format(self, srgb: bool) -> u32 {
+        match (self, srgb) {
+            (Self::Uastc, _) => VK_FORMAT_UNDEFINED,
+            (Self::Bc1, false) => VK_FORMAT_BC1_RGB_UNORM_BLOCK,
+            (Self::Bc1, true) => VK_FORMAT_BC1_RGB_SRGB_BLOCK,
+            (Self::Bc3, false) => VK_FORMAT_BC3_UNORM_BLOCK,
+            (Self::Bc3, true) => VK_FORMAT_BC3_SRGB_BLOCK,
+            (Self::Bc7, false) => VK_FORMAT_BC7_UNORM_BLOCK,
+            (Self::Bc7, true) => VK_FORMAT_BC7_SRGB_BLOCK,
+            (Self::Rgba8, false) => VK_FORMAT_R8G8B8A8_UNORM,
+            (Self::Rgba8, true) => VK_FORMAT_R8G8B8A8_SRGB,
+        }
+    }
+
+    /// The format and whether it is sRGB, for a vkFormat (and, for vkFormat 0, the DFD
+    /// colour model), when it is one assetc writes.
+    pub fn from_vk_format(vk_format: u32, color_model: u8) -> Option<(Self, bool)> {
+        Some(match vk_format {
+            VK_FORMAT_UNDEFINED if color_model == MODEL_UASTC => (Self::Uastc, false),
+            VK_FORMAT_BC1_RGB_UNORM_BLOCK => (Self::Bc1, false),
+            VK_FORMAT_BC1_RGB_SRGB_BLOCK => (Self::Bc1, true),
+            VK_FORMAT_BC3_UNORM_BLOCK => (Self::Bc3, false),
+            VK_FORMAT_BC3_SRGB_BLOCK => (Self::Bc3, true),
+            VK_FORMAT_BC7_UNORM_BLOCK => (Self::Bc7, false),
+            VK_FORMAT_BC7_SRGB_BLOCK => (Self::Bc7, true),
+            VK_FORMAT_R8G8B8A8_UNORM => (Self::Rgba8, false),
+            VK_FORMAT_R8G8B8A8_SRGB => (Self::Rgba8, true),
+            _ => return None,
+        })
+    }
+
+    pub fn block(self) -> BlockInfo {
+        match self {
+            Self::Rgba8 => BlockInfo {
+                width: 1,
+                height: 1,
+                bytes: 4,
+            },
+            Self::Bc1 => BlockInfo {
+                width: 4,
+                height: 4,
+                bytes: 8,
+            },
+            Self::Bc3 | Self::Bc7 | Self::Uastc => BlockInfo {
+                width: 4,
+                height: 4,
+                bytes: 16,
+            },
+        }
+    }
+}
+
+/// Texel block footprint and size in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockInfo {
+    pub width: u32,
+    pub height: u32,
+    pub bytes: u32,
+}
+
+impl BlockInfo {
+    /// Block footprint of any vkFormat the reader can size: the formats assetc writes,
+    /// the other BCn formats, and otherwise the DFD's texel block and `bytesPlane0`.
+    pub fn for_vk_format(vk_format: u32, dfd: &Dfd) -> Option<Self> {
+        if let Some((f, _)) = PixelFormat::from_vk_format(vk_format, dfd.color_model) {
+            return Some(f.block());
+        }
+        let bc = |bytes| BlockInfo {
+            width: 4,
+            height: 4,
+            bytes,
+        };
+        match vk_format {
+            133 | 134 | 139 | 140 => Some(bc(8)),
+            135 | 136 | 141..=144 => Some(bc(16)),
+            // BasisLZ (ETC1S) levels have no fixed size.
+            VK_FORMAT_UNDEFINED => None,
+            _ if dfd.bytes_planes[0] != 0 => Some(BlockInfo {
+                width: u32::from(dfd.texel_block_dimensions[0]) + 1,
+                height: u32::from(dfd.texel_block_dimensions[1]) + 1,
+                bytes: u32::from(dfd.bytes_planes[0]),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one level of a 2D image (`images` = layers x faces x depth slices), or
+    /// None when it overflows.
+    pub fn level_bytes(self, width: u32, height: u32, level: u32, images: u64) -> Option<u64> {
+        let w = u64::from((width >> level.min(31)).max(1));
+        let h = u64::from((height >> level.min(31)).max(1));
+        let bw = w.div_ceil(u64::from(self.width));
+        let bh = h.div_ceil(u64::from(self.height));
+        bw.checked_mul(bh)?
+            .checked_mul(u64::from(self.bytes))?
+            .checked_mul(images)
+    }
+
+    /// Level alignment without supercompression: lcm(texel block size, 4) (spec 3.9.7).
+    pub fn alignment(self) -> u64 {
+        let b = u64::from(self.bytes.max(1));
+        b * 4 / gcd(b, 4)
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Number of levels in a full mip chain down to 1x1.
+pub fn full_mip_count(width: u32, height: u32) -> u32 {
+    32 - width.max(height).max(1).leading_zeros()
+}
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Ktx2Error {
+    #[error("truncated: {0}")]
+    Truncated(#[from] OutOfBounds),
+    #[error("not a KTX 2.0 file (bad identifier)")]
+    BadIdentifier,
+    #[error("at byte {offset}: {message}")]
+    Invalid { offset: usize, message: String },
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    #[error("level {level}: {message}")]
+    Level { level: usize, message: String },
+    #[error("cannot write: {0}")]
+    Write(String),
+}
+
+impl Ktx2Error {
+    pub(crate) fn invalid(offset: usize, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            offset,
+            message: message.into(),
+        }
+    }
+    pub(crate) fn level(level: usize, message: impl Into<String>) -> Self {
+        Self::Level {
+            level,
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

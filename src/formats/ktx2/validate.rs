@@ -1,0 +1,141 @@
+//! The KTX2 validator: everything the reader refuses, plus the layout rules a reader can
+//! live without (level order and alignment, section placement, DFD agreement, metadata).
+
+use super::{
+    read, BlockInfo, Dfd, Ktx2, PixelFormat, CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, HEADER_SIZE,
+    KEY_ORIENTATION, KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE, SUPERCOMPRESSION_NONE,
+};
+use crate::formats::Problem;
+
+/// Checks a `.ktx2` file; an empty list means it is valid.
+pub fn validate(bytes: &[u8]) -> Vec<Problem> {
+    match read(bytes) {
+        Ok(ktx) => check(&ktx),
+        Err(e) => vec![Problem::new(e.to_string())],
+    }
+}
+
+fn check(ktx: &Ktx2) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let level_index_end = HEADER_SIZE + LEVEL_INDEX_ENTRY_SIZE * ktx.levels.len();
+    if ktx.dfd_offset as usize != level_index_end {
+        problems.push(Problem::at(
+            u64::from(ktx.dfd_offset),
+            format!("the DFD must follow the level index at byte {level_index_end}"),
+        ));
+    }
+    if ktx.kvd_offset % 4 != 0 {
+        problems.push(Problem::at(
+            u64::from(ktx.kvd_offset),
+            "key/value data is not 4-byte aligned",
+        ));
+    }
+    if ktx.sgd_offset % 8 != 0 {
+        problems.push(Problem::at(
+            ktx.sgd_offset,
+            "supercompression global data is not 8-byte aligned",
+        ));
+    }
+
+    // Levels are stored smallest first (spec 3.9.7): level i+1 lies before level i.
+    for (i, pair) in ktx.levels.windows(2).enumerate() {
+        if pair[1].byte_offset + pair[1].byte_length > pair[0].byte_offset {
+            problems.push(Problem::at(
+                pair[1].byte_offset,
+                format!(
+                    "level {} is not stored before level {i} (levels go smallest first)",
+                    i + 1
+                ),
+            ));
+        }
+    }
+    if ktx.supercompression == SUPERCOMPRESSION_NONE {
+        if let Some(block) = BlockInfo::for_vk_format(ktx.vk_format, &ktx.dfd) {
+            let align = block.alignment();
+            for (i, l) in ktx.levels.iter().enumerate() {
+                if l.byte_offset % align != 0 {
+                    problems.push(Problem::at(
+                        l.byte_offset,
+                        format!("level {i} is not aligned to {align} bytes"),
+                    ));
+                }
+            }
+        }
+    }
+
+    let keys: Vec<&str> = ktx.key_values.iter().map(|(k, _)| k.as_str()).collect();
+    if keys.windows(2).any(|w| w[0].as_bytes() >= w[1].as_bytes()) {
+        problems.push(Problem::at(
+            u64::from(ktx.kvd_offset),
+            "keys are not sorted and unique",
+        ));
+    }
+    match ktx.key_value_str(KEY_ORIENTATION) {
+        Some(o) if o.starts_with("rd") => {}
+        other => problems.push(Problem::new(format!(
+            "{KEY_ORIENTATION} is {other:?}, not \"rd\""
+        ))),
+    }
+    if ktx.key_value_str(KEY_WRITER).is_none_or(str::is_empty) {
+        problems.push(Problem::new(format!("{KEY_WRITER} is missing")));
+    }
+
+    if let Some((format, srgb)) = ktx.pixel_format() {
+        check_dfd(
+            &ktx.dfd,
+            format,
+            srgb,
+            u64::from(ktx.dfd_offset),
+            &mut problems,
+        );
+    }
+    problems
+}
+
+/// The DFD must be the one the format implies (UASTC may say RGB or RGBA).
+fn check_dfd(dfd: &Dfd, format: PixelFormat, srgb: bool, at: u64, problems: &mut Vec<Problem>) {
+    let has_alpha = dfd.samples.first().is_some_and(|s| {
+        format == PixelFormat::Uastc && s.channel_type & 0x0f == CHANNEL_UASTC_RGBA
+    });
+    let expected = Dfd::for_format(format, srgb, has_alpha);
+    if dfd.color_model != expected.color_model {
+        problems.push(Problem::at(
+            at,
+            format!(
+                "DFD colour model {} does not match the format's {}",
+                dfd.color_model, expected.color_model
+            ),
+        ));
+    }
+    if dfd.transfer_function != expected.transfer_function {
+        problems.push(Problem::at(
+            at,
+            format!(
+                "DFD transfer function {} does not match the format's {}",
+                dfd.transfer_function, expected.transfer_function
+            ),
+        ));
+    }
+    if dfd.texel_block_dimensions != expected.texel_block_dimensions
+        || dfd.bytes_planes[0] != expected.bytes_planes[0]
+    {
+        problems.push(Problem::at(
+            at,
+            "DFD texel block or bytesPlane0 does not match the format",
+        ));
+    }
+    let channel_ok = |a: u8, b: u8| {
+        a == b
+            || (format == PixelFormat::Uastc
+                && [CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA].contains(&(a & 0x0f)))
+    };
+    if dfd.samples.len() != expected.samples.len()
+        || dfd.samples.iter().zip(&expected.samples).any(|(a, b)| {
+            a.bit_offset != b.bit_offset
+                || a.bit_length != b.bit_length
+                || !channel_ok(a.channel_type, b.channel_type)
+        })
+    {
+        problems.push(Problem::at(at, "DFD samples do not match the format"));
+    }
+}

@@ -1,0 +1,132 @@
+//! The KTX2 writer. Layout: identifier, header, level index, DFD, key/value data, then the
+//! levels smallest first (spec 3.1), each aligned as spec 3.9.7 asks.
+
+use super::{
+    full_mip_count, Dfd, Ktx2Error, PixelFormat, HEADER_SIZE, IDENTIFIER, KEY_ORIENTATION,
+    KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, SUPERCOMPRESSION_NONE,
+    SUPERCOMPRESSION_ZSTD,
+};
+use crate::formats::bytes::WriteLe;
+
+/// A texture ready to be written: its levels' raw (not supercompressed) bytes, level 0
+/// first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ktx2Image {
+    pub format: PixelFormat,
+    /// sRGB transfer (colour textures) or linear.
+    pub srgb: bool,
+    /// Whether the blocks carry meaningful alpha (UASTC's DFD channel id says so).
+    pub has_alpha: bool,
+    pub width: u32,
+    pub height: u32,
+    pub levels: Vec<Vec<u8>>,
+    /// zstd level for supercompression (scheme 2), or None to store levels as they are.
+    pub zstd_level: Option<i32>,
+}
+
+/// Writes a complete `.ktx2` file. Deterministic: the same image gives the same bytes.
+pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
+    let block = image.format.block();
+    if image.width == 0 || image.height == 0 {
+        return Err(Ktx2Error::Write("zero width or height".into()));
+    }
+    let level_count = image.levels.len();
+    if level_count == 0 || level_count as u32 > full_mip_count(image.width, image.height) {
+        return Err(Ktx2Error::Write(format!(
+            "{level_count} levels for a {}x{} image",
+            image.width, image.height
+        )));
+    }
+    for (i, data) in image.levels.iter().enumerate() {
+        let expected = block.level_bytes(image.width, image.height, i as u32, 1);
+        if expected != Some(data.len() as u64) || data.len() as u64 > MAX_LEVEL_BYTES {
+            return Err(Ktx2Error::Write(format!(
+                "level {i} holds {} bytes, its size needs {expected:?}",
+                data.len()
+            )));
+        }
+    }
+
+    let stored: Vec<Vec<u8>> = match image.zstd_level {
+        Some(zl) => image
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                zstd::bulk::compress(l, zl)
+                    .map_err(|e| Ktx2Error::Write(format!("zstd on level {i}: {e}")))
+            })
+            .collect::<Result<_, _>>()?,
+        None => image.levels.clone(),
+    };
+    let (scheme, alignment) = match image.zstd_level {
+        Some(_) => (SUPERCOMPRESSION_ZSTD, 1),
+        None => (SUPERCOMPRESSION_NONE, block.alignment() as usize),
+    };
+
+    let dfd = Dfd::for_format(image.format, image.srgb, image.has_alpha).to_bytes();
+    let kvd = key_value_data(&[
+        (KEY_ORIENTATION, b"rd\0".as_slice()),
+        (
+            KEY_WRITER,
+            concat!("assetc ", env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
+        ),
+    ]);
+    let dfd_offset = HEADER_SIZE + LEVEL_INDEX_ENTRY_SIZE * level_count;
+    let kvd_offset = dfd_offset + dfd.len();
+
+    // Place the levels smallest first, each at the next aligned offset.
+    let mut offsets = vec![0usize; level_count];
+    let mut cursor = kvd_offset + kvd.len();
+    for i in (0..level_count).rev() {
+        cursor = cursor.next_multiple_of(alignment);
+        offsets[i] = cursor;
+        cursor += stored[i].len();
+    }
+
+    let mut out = Vec::with_capacity(cursor);
+    out.extend_from_slice(&IDENTIFIER);
+    out.put_u32(image.format.vk_format(image.srgb));
+    out.put_u32(1); // typeSize: 1 for block-compressed and 8-bit formats
+    out.put_u32(image.width);
+    out.put_u32(image.height);
+    out.put_u32(0); // pixelDepth: 2D
+    out.put_u32(0); // layerCount: not an array
+    out.put_u32(1); // faceCount
+    out.put_u32(level_count as u32);
+    out.put_u32(scheme);
+    out.put_u32(dfd_offset as u32);
+    out.put_u32(dfd.len() as u32);
+    out.put_u32(kvd_offset as u32);
+    out.put_u32(kvd.len() as u32);
+    out.put_u64(0); // sgdByteOffset: no global data for zstd
+    out.put_u64(0);
+    for i in 0..level_count {
+        out.put_u64(offsets[i] as u64);
+        out.put_u64(stored[i].len() as u64);
+        out.put_u64(image.levels[i].len() as u64);
+    }
+    out.extend_from_slice(&dfd);
+    out.extend_from_slice(&kvd);
+    for i in (0..level_count).rev() {
+        out.resize(offsets[i], 0);
+        out.extend_from_slice(&stored[i]);
+    }
+    Ok(out)
+}
+
+/// Key/value data (spec 3.11): entries sorted by key, each `length | key NUL value`,
+/// padded to 4 bytes.
+fn key_value_data(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut sorted = entries.to_vec();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut out = Vec::new();
+    for (key, value) in sorted {
+        out.put_u32((key.len() + 1 + value.len()) as u32);
+        out.extend_from_slice(key.as_bytes());
+        out.push(0);
+        out.extend_from_slice(value);
+        out.pad_to(4);
+    }
+    out
+}

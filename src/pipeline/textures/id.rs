@@ -1,0 +1,44 @@
+//! Content ids of textures (formats.md, "Texture refs").
+
+use super::{TextureFormat, TextureMode, TextureSettings};
+use crate::formats::hash::{fnv1a64_raw, fnv1a64_raw_continue};
+use crate::formats::ktx2;
+
+/// FNV-1a 64 (no case mapping) over the image bytes, then the mode name, then the settings
+/// that change the output: format, max size, mipmaps, quality where the encoder uses it,
+/// zstd for BC, and the alpha cutoff when coverage is preserved. KTX2 sources are passed
+/// through, so only their bytes and the mode count.
+pub fn texture_id(
+    image_bytes: &[u8],
+    mode: TextureMode,
+    alpha_cutoff: Option<f32>,
+    settings: &TextureSettings,
+) -> u64 {
+    let mut h = fnv1a64_raw(image_bytes);
+    h = fnv1a64_raw_continue(h, mode.name().as_bytes());
+    if image_bytes.starts_with(&ktx2::IDENTIFIER) {
+        return h;
+    }
+    let mut tail = format!(
+        "|{}|max{}|mips{}",
+        settings.format.name(),
+        settings.max_size,
+        u8::from(settings.mipmaps)
+    );
+    match settings.format {
+        TextureFormat::Uastc | TextureFormat::Bc7 => {
+            tail += &format!("|q{:.3}", settings.quality());
+        }
+        TextureFormat::Bc1 | TextureFormat::Bc3 | TextureFormat::Rgba8 => {}
+    }
+    if matches!(
+        settings.format,
+        TextureFormat::Bc1 | TextureFormat::Bc3 | TextureFormat::Bc7
+    ) {
+        tail += if settings.bc_zstd { "|zstd" } else { "" };
+    }
+    if let Some(c) = alpha_cutoff.filter(|_| settings.mipmaps) {
+        tail += &format!("|cutoff{c:.4}");
+    }
+    fnv1a64_raw_continue(h, tail.as_bytes())
+}

@@ -1,0 +1,224 @@
+//! Downscaling and the mip chain. Filtering happens in f32: colour in linear light,
+//! normals as vectors renormalised per level, linear data as it is. Alpha-tested
+//! textures keep level 0's alpha coverage on every level.
+
+use super::load::DecodedImage;
+use super::{TextureMode, TextureSettings};
+use image::imageops::{self, FilterType};
+use image::{ImageBuffer, Rgba};
+
+/// One level of RGBA8 texels, rows top to bottom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaLevel {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+type FloatImage = ImageBuffer<Rgba<f32>, Vec<f32>>;
+
+fn srgb_to_linear_table() -> [f32; 256] {
+    std::array::from_fn(|i| {
+        let c = i as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    })
+}
+
+fn linear_to_srgb(c: f32) -> f32 {
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn to_u8(v: f32) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+/// RGBA8 to filterable floats: colour to linear light, normals to [-1, 1] vectors.
+fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
+    let table = srgb_to_linear_table();
+    let data = level
+        .pixels
+        .chunks_exact(4)
+        .flat_map(|p| {
+            let a = f32::from(p[3]) / 255.0;
+            match mode {
+                TextureMode::Color => [
+                    table[usize::from(p[0])],
+                    table[usize::from(p[1])],
+                    table[usize::from(p[2])],
+                    a,
+                ],
+                TextureMode::Linear => [
+                    f32::from(p[0]) / 255.0,
+                    f32::from(p[1]) / 255.0,
+                    f32::from(p[2]) / 255.0,
+                    a,
+                ],
+                TextureMode::Normal => [
+                    f32::from(p[0]) / 127.5 - 1.0,
+                    f32::from(p[1]) / 127.5 - 1.0,
+                    f32::from(p[2]) / 127.5 - 1.0,
+                    a,
+                ],
+            }
+        })
+        .collect();
+    // The buffer length is width * height * 4 by construction.
+    FloatImage::from_raw(level.width, level.height, data).unwrap_or_else(|| FloatImage::new(1, 1))
+}
+
+fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
+    let pixels = img
+        .pixels()
+        .flat_map(|p| {
+            let [r, g, b, a] = p.0;
+            match mode {
+                TextureMode::Color => [
+                    to_u8(linear_to_srgb(r)),
+                    to_u8(linear_to_srgb(g)),
+                    to_u8(linear_to_srgb(b)),
+                    to_u8(a),
+                ],
+                TextureMode::Linear => [to_u8(r), to_u8(g), to_u8(b), to_u8(a)],
+                TextureMode::Normal => {
+                    let len = (r * r + g * g + b * b).sqrt();
+                    // A vector averaged to nothing (opposite normals) points straight out.
+                    let (x, y, z) = if len > 1e-6 {
+                        (r / len, g / len, b / len)
+                    } else {
+                        (0.0, 0.0, 1.0)
+                    };
+                    [
+                        to_u8(x * 0.5 + 0.5),
+                        to_u8(y * 0.5 + 0.5),
+                        to_u8(z * 0.5 + 0.5),
+                        to_u8(a),
+                    ]
+                }
+            }
+        })
+        .collect();
+    RgbaLevel {
+        width: img.width(),
+        height: img.height(),
+        pixels,
+    }
+}
+
+/// Size after fitting the longest side into `max_size`, keeping the aspect ratio.
+pub fn fitted_size(width: u32, height: u32, max_size: u32) -> (u32, u32) {
+    let max_size = max_size.max(1);
+    let longest = width.max(height);
+    if longest <= max_size {
+        return (width, height);
+    }
+    let scale = f64::from(max_size) / f64::from(longest);
+    let fit = |v: u32| ((f64::from(v) * scale).round() as u32).clamp(1, max_size);
+    (fit(width), fit(height))
+}
+
+fn coverage(alpha: impl Iterator<Item = u8>, cutoff: f32, count: usize) -> f32 {
+    let above = alpha.filter(|&a| f32::from(a) / 255.0 > cutoff).count();
+    above as f32 / count.max(1) as f32
+}
+
+/// Scales `level`'s alpha so the fraction of texels above `cutoff` matches `target`
+/// (alpha-to-coverage preservation: a bisection on the scale, as in Castaño's method).
+fn preserve_coverage(level: &mut RgbaLevel, cutoff: f32, target: f32) {
+    let texels = level.pixels.len() / 4;
+    let original: Vec<u8> = level.pixels.iter().skip(3).step_by(4).copied().collect();
+    let scaled = |s: f32| {
+        original
+            .iter()
+            .map(move |&a| to_u8(f32::from(a) / 255.0 * s))
+    };
+    let (mut lo, mut hi) = (0.0f32, 4.0f32);
+    let mut best = 1.0f32;
+    let mut best_err = (coverage(scaled(1.0), cutoff, texels) - target).abs();
+    for _ in 0..12 {
+        let mid = 0.5 * (lo + hi);
+        let c = coverage(scaled(mid), cutoff, texels);
+        let err = (c - target).abs();
+        if err < best_err {
+            best = mid;
+            best_err = err;
+        }
+        if c < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    for (p, a) in level.pixels.chunks_exact_mut(4).zip(scaled(best)) {
+        p[3] = a;
+    }
+}
+
+/// Level 0 (downscaled to `settings.max_size` when larger) and, when mipmaps are on, every
+/// level down to 1x1. Level 0 keeps the source texels exactly when no downscale is needed.
+pub fn build_levels(
+    source: DecodedImage,
+    mode: TextureMode,
+    alpha_cutoff: Option<f32>,
+    settings: &TextureSettings,
+) -> Vec<RgbaLevel> {
+    let mut level0 = RgbaLevel {
+        width: source.width,
+        height: source.height,
+        pixels: source.pixels,
+    };
+    let (w, h) = fitted_size(level0.width, level0.height, settings.max_size);
+    let mut current = None;
+    if (w, h) != (level0.width, level0.height) {
+        let f = imageops::resize(&to_float(&level0, mode), w, h, FilterType::Triangle);
+        level0 = from_float(&f, mode);
+        current = Some(f);
+    }
+    let target = alpha_cutoff.map(|c| {
+        (
+            c,
+            coverage(
+                level0.pixels.iter().skip(3).step_by(4).copied(),
+                c,
+                level0.pixels.len() / 4,
+            ),
+        )
+    });
+    let mut levels = vec![level0];
+    if !settings.mipmaps {
+        return levels;
+    }
+    let mut current = match current {
+        Some(c) => c,
+        None => to_float(&levels[0], mode),
+    };
+    while current.width() > 1 || current.height() > 1 {
+        let (nw, nh) = ((current.width() / 2).max(1), (current.height() / 2).max(1));
+        // A triangle filter at exactly half size is a 2x2 box for even sizes and weighs
+        // the odd row/column in for odd sizes.
+        let mut next = imageops::resize(&current, nw, nh, FilterType::Triangle);
+        if mode == TextureMode::Normal {
+            for p in next.pixels_mut() {
+                let [x, y, z, a] = p.0;
+                let len = (x * x + y * y + z * z).sqrt();
+                if len > 1e-6 {
+                    p.0 = [x / len, y / len, z / len, a];
+                }
+            }
+        }
+        let mut level = from_float(&next, mode);
+        if let Some((cutoff, target)) = target {
+            preserve_coverage(&mut level, cutoff, target);
+        }
+        levels.push(level);
+        current = next;
+    }
+    levels
+}

@@ -1,0 +1,302 @@
+use super::*;
+use crate::formats::ktx2;
+
+fn png(width: u32, height: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(width, height, |x, y| image::Rgba(f(x, y)));
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
+fn settings(format: TextureFormat) -> TextureSettings {
+    TextureSettings {
+        format,
+        ..TextureSettings::default()
+    }
+}
+
+#[test]
+fn rgba8_level0_is_pixel_exact_and_chain_complete() {
+    let src = png(9, 5, |x, y| [(x * 20) as u8, (y * 40) as u8, 7, 200]);
+    for mode in [TextureMode::Color, TextureMode::Linear] {
+        let ktx = encode_texture(
+            &src,
+            Some("image/png"),
+            mode,
+            None,
+            &settings(TextureFormat::Rgba8),
+        )
+        .unwrap();
+        assert_eq!(ktx2::validate(&ktx), vec![]);
+        let k = ktx2::read(&ktx).unwrap();
+        assert_eq!(k.levels.len(), 4); // 9x5, 4x2, 2x1, 1x1
+        let decoded = image::load_from_memory(&src).unwrap().to_rgba8().into_raw();
+        assert_eq!(k.levels[0].data, decoded);
+        assert_eq!(
+            k.pixel_format(),
+            Some((ktx2::PixelFormat::Rgba8, mode == TextureMode::Color))
+        );
+    }
+}
+
+#[test]
+fn colour_mips_filter_in_linear_light() {
+    // Alternating black and white columns: the 1x1 average in linear light is 0.5, which
+    // is sRGB 188, not the 128 a gamma-space average gives.
+    let src = png(2, 2, |x, _| {
+        if x == 0 {
+            [0, 0, 0, 255]
+        } else {
+            [255, 255, 255, 255]
+        }
+    });
+    let k = ktx2::read(
+        &encode_texture(
+            &src,
+            None,
+            TextureMode::Color,
+            None,
+            &settings(TextureFormat::Rgba8),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(&k.levels[1].data[..3], &[188, 188, 188]);
+    let k = ktx2::read(
+        &encode_texture(
+            &src,
+            None,
+            TextureMode::Linear,
+            None,
+            &settings(TextureFormat::Rgba8),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(&k.levels[1].data[..3], &[128, 128, 128]);
+}
+
+#[test]
+fn normal_mips_are_renormalised() {
+    // Two normals tilted 45 degrees in opposite x directions average to +z, length 1.
+    let src = png(2, 1, |x, _| {
+        if x == 0 {
+            [37, 128, 218, 255]
+        } else {
+            [218, 128, 218, 255]
+        }
+    });
+    let k = ktx2::read(
+        &encode_texture(
+            &src,
+            None,
+            TextureMode::Normal,
+            None,
+            &settings(TextureFormat::Rgba8),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let p = &k.levels[1].data;
+    let v: Vec<f32> = p[..3].iter().map(|&c| f32::from(c) / 127.5 - 1.0).collect();
+    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    assert!((len - 1.0).abs() < 0.02, "{v:?}");
+    assert_eq!(p[2], 255);
+}
+
+#[test]
+fn alpha_coverage_is_preserved() {
+    // Scattered opaque texels (about one in three): box-filtered mips average them to
+    // alpha near 0.33, so without correction almost nothing stays above a 0.5 cutoff.
+    let hash = |x: u32, y: u32| {
+        (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)).wrapping_mul(2_654_435_761) >> 16
+    };
+    let src = png(32, 32, |x, y| {
+        [255, 255, 255, if hash(x, y) % 3 == 0 { 255 } else { 0 }]
+    });
+    let cov = |d: &[u8]| {
+        d.chunks(4)
+            .filter(|p| f32::from(p[3]) / 255.0 > 0.5)
+            .count() as f32
+            / (d.len() / 4) as f32
+    };
+    let s = settings(TextureFormat::Rgba8);
+    let plain =
+        ktx2::read(&encode_texture(&src, None, TextureMode::Color, None, &s).unwrap()).unwrap();
+    let kept = ktx2::read(&encode_texture(&src, None, TextureMode::Color, Some(0.5), &s).unwrap())
+        .unwrap();
+    let target = cov(&kept.levels[0].data);
+    assert!(target > 0.2 && target < 0.5, "{target}");
+    for level in 1..3 {
+        let (p, k) = (
+            cov(&plain.levels[level].data),
+            cov(&kept.levels[level].data),
+        );
+        assert!(
+            (k - target).abs() <= 0.1,
+            "level {level}: kept {k}, target {target}"
+        );
+        assert!(
+            (p - target).abs() > (k - target).abs(),
+            "level {level}: plain {p}, kept {k}"
+        );
+    }
+}
+
+#[test]
+fn grey_and_16_bit_pngs_convert() {
+    let grey = image::ImageBuffer::<image::LumaA<u16>, _>::from_fn(4, 4, |x, _| {
+        image::LumaA([x as u16 * 20000, 65535])
+    });
+    let mut bytes = Vec::new();
+    grey.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap();
+    let d = decode_image(&bytes, None).unwrap();
+    // 16-bit 20000 -> 8-bit round(20000 / 257) = 78, replicated into RGB.
+    assert_eq!(&d.pixels[4..8], &[78, 78, 78, 255]);
+}
+
+#[test]
+fn downscale_keeps_aspect() {
+    let src = png(64, 16, |_, _| [1, 2, 3, 255]);
+    let s = TextureSettings {
+        max_size: 32,
+        ..settings(TextureFormat::Rgba8)
+    };
+    let k =
+        ktx2::read(&encode_texture(&src, None, TextureMode::Linear, None, &s).unwrap()).unwrap();
+    assert_eq!((k.width, k.height, k.levels.len()), (32, 8, 6));
+    assert_eq!(mips::fitted_size(4000, 3, 1000), (1000, 1));
+}
+
+#[test]
+fn bad_images_are_errors() {
+    assert!(encode_texture(
+        b"not an image",
+        None,
+        TextureMode::Color,
+        None,
+        &TextureSettings::default()
+    )
+    .is_err());
+    let src = png(8, 8, |_, _| [0; 4]);
+    assert!(encode_texture(
+        &src[..src.len() / 2],
+        None,
+        TextureMode::Color,
+        None,
+        &TextureSettings::default()
+    )
+    .is_err());
+    // A PNG header declaring 100000 x 100000 is refused from the header.
+    let mut huge = png(1, 1, |_, _| [0; 4]);
+    huge[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    huge[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let err = decode_image(&huge, None).unwrap_err();
+    assert!(
+        err.contains("100000") || err.contains("limit") || err.contains("header"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_format_encodes_and_validates_deterministically() {
+    let src = png(21, 10, |x, y| {
+        [(x * 12) as u8, (y * 25) as u8, ((x * y) % 256) as u8, 255]
+    });
+    for format in [
+        TextureFormat::Uastc,
+        TextureFormat::Bc7,
+        TextureFormat::Bc1,
+        TextureFormat::Bc3,
+        TextureFormat::Rgba8,
+    ] {
+        let s = settings(format);
+        let a = encode_texture(&src, None, TextureMode::Color, None, &s).unwrap();
+        assert_eq!(ktx2::validate(&a), vec![], "{format:?}");
+        assert_eq!(ktx2::read(&a).unwrap().levels.len(), 5);
+        assert_eq!(
+            encode_texture(&src, None, TextureMode::Color, None, &s).unwrap(),
+            a,
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn ktx2_sources_pass_through() {
+    let src = png(4, 4, |_, _| [9; 4]);
+    let ktx = encode_texture(
+        &src,
+        None,
+        TextureMode::Color,
+        None,
+        &settings(TextureFormat::Rgba8),
+    )
+    .unwrap();
+    assert_eq!(
+        encode_texture(
+            &ktx,
+            Some("image/ktx2"),
+            TextureMode::Linear,
+            None,
+            &TextureSettings::default()
+        )
+        .unwrap(),
+        ktx
+    );
+    assert!(encode_texture(
+        &ktx[..ktx.len() - 1],
+        Some("image/ktx2"),
+        TextureMode::Color,
+        None,
+        &TextureSettings::default()
+    )
+    .is_err());
+}
+
+#[test]
+fn ids_change_with_what_changes_the_output() {
+    let s = TextureSettings::default();
+    let base = texture_id(b"abc", TextureMode::Color, None, &s);
+    assert_ne!(base, texture_id(b"abd", TextureMode::Color, None, &s));
+    assert_ne!(base, texture_id(b"abc", TextureMode::Linear, None, &s));
+    assert_ne!(base, texture_id(b"abc", TextureMode::Color, Some(0.5), &s));
+    assert_ne!(
+        base,
+        texture_id(
+            b"abc",
+            TextureMode::Color,
+            None,
+            &settings(TextureFormat::Bc7)
+        )
+    );
+    assert_ne!(
+        base,
+        texture_id(
+            b"abc",
+            TextureMode::Color,
+            None,
+            &TextureSettings { quality: 0.5, ..s }
+        )
+    );
+    // Quality does not change RGBA8 output, so it does not change its id.
+    let r = settings(TextureFormat::Rgba8);
+    assert_eq!(
+        texture_id(b"abc", TextureMode::Color, None, &r),
+        texture_id(
+            b"abc",
+            TextureMode::Color,
+            None,
+            &TextureSettings { quality: 0.1, ..r }
+        )
+    );
+    // The id starts as FNV-1a of the bytes followed by the mode name.
+    let ktx = [&ktx2::IDENTIFIER[..], b"x"].concat();
+    let expected = crate::formats::hash::fnv1a64_raw(&[&ktx[..], b"color"].concat());
+    assert_eq!(texture_id(&ktx, TextureMode::Color, None, &s), expected);
+}

@@ -1,0 +1,391 @@
+//! Every texture format and mode, encoded from corpus images, read back by our reader and
+//! by the ktx-parse npm package, with the decoded level 0 compared to the encoder's input.
+//!
+//! Needs the corpus (ASSETC_CORPUS, default ../shared/corpus) and, for the peer half, node
+//! with ktx-parse (ASSETC_PEERS, default /opt/assetc-peers); each half skips with a message
+//! when its inputs are missing. `cargo test --test ktx2_peers -- --ignored` also runs the
+//! full-size quality and throughput measurement.
+
+use assetc::formats::ktx2::{self, PixelFormat};
+use assetc::pipeline::textures::{
+    build_levels, decode_image, decode_uastc_rgba, encode_texture, RgbaLevel, TextureFormat,
+    TextureMode, TextureSettings,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const FORMATS: [TextureFormat; 5] = [
+    TextureFormat::Uastc,
+    TextureFormat::Bc7,
+    TextureFormat::Bc1,
+    TextureFormat::Bc3,
+    TextureFormat::Rgba8,
+];
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("ASSETC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    dir.is_dir().then_some(dir)
+}
+
+/// Loose corpus images with the mode their file name implies.
+fn samples(corpus: &Path) -> Vec<(PathBuf, TextureMode)> {
+    [
+        (
+            "gltf/FlightHelmet/FlightHelmet_Materials_LeatherPartsMat_BaseColor.png",
+            TextureMode::Color,
+        ),
+        (
+            "gltf/FlightHelmet/FlightHelmet_Materials_RubberWoodMat_BaseColor.png",
+            TextureMode::Color,
+        ),
+        (
+            "gltf/MixedLightingExample/SheenChairBaseColor.jpg",
+            TextureMode::Color,
+        ),
+        (
+            "gltf/FlightHelmet/FlightHelmet_Materials_LeatherPartsMat_Normal.png",
+            TextureMode::Normal,
+        ),
+        (
+            "gltf/FlightHelmet/FlightHelmet_Materials_MetalPartsMat_OcclusionRoughMetal.png",
+            TextureMode::Linear,
+        ),
+    ]
+    .into_iter()
+    .map(|(p, m)| (corpus.join(p), m))
+    .filter(|(p, _)| p.is_file())
+    .collect()
+}
+
+/// Level 0 decoded back to RGBA8.
+fn decode_level0(k: &ktx2::Ktx2) -> Vec<u8> {
+    let (w, h) = (k.width as usize, k.height as usize);
+    let data = &k.levels[0].data;
+    let (format, _) = k.pixel_format().expect("assetc format");
+    if format == PixelFormat::Rgba8 {
+        return data.clone();
+    }
+    if format == PixelFormat::Uastc {
+        let alpha = k.dfd.samples[0].channel_type & 0x0f == ktx2::CHANNEL_UASTC_RGBA;
+        return decode_uastc_rgba(data, k.width, k.height, alpha).expect("UASTC decodes");
+    }
+    let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
+    let block_bytes = format.block().bytes as usize;
+    let mut padded = vec![0u8; bw * 4 * bh * 4 * 4];
+    let pitch = bw * 4 * 4;
+    for by in 0..bh {
+        for bx in 0..bw {
+            let block = &data[(by * bw + bx) * block_bytes..][..block_bytes];
+            let out = &mut padded[by * 4 * pitch + bx * 16..];
+            match format {
+                PixelFormat::Bc1 => bcdec_rs::bc1(block, out, pitch),
+                PixelFormat::Bc3 => bcdec_rs::bc3(block, out, pitch),
+                _ => bcdec_rs::bc7(block, out, pitch),
+            }
+        }
+    }
+    (0..h)
+        .flat_map(|y| padded[y * pitch..][..w * 4].to_vec())
+        .collect()
+}
+
+/// PSNR over the RGB channels.
+fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let (mut sum, mut n) = (0f64, 0usize);
+    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for c in 0..3 {
+            let d = f64::from(pa[c]) - f64::from(pb[c]);
+            sum += d * d;
+            n += 1;
+        }
+    }
+    let mse = sum / n as f64;
+    if mse == 0.0 {
+        f64::INFINITY
+    } else {
+        10.0 * (255.0f64 * 255.0 / mse).log10()
+    }
+}
+
+fn level0_input(bytes: &[u8], mode: TextureMode, s: &TextureSettings) -> RgbaLevel {
+    let img = decode_image(bytes, None).expect("corpus image decodes");
+    build_levels(
+        img,
+        mode,
+        None,
+        &TextureSettings {
+            mipmaps: false,
+            ..*s
+        },
+    )
+    .remove(0)
+}
+
+/// Our reader's view, checked against what the settings imply.
+fn check_ours(name: &str, file: &[u8], format: TextureFormat, mode: TextureMode) -> ktx2::Ktx2 {
+    assert_eq!(ktx2::validate(file), vec![], "{name}");
+    let k = ktx2::read(file).expect("our reader reads what we write");
+    let srgb = mode == TextureMode::Color;
+    assert_eq!(
+        k.pixel_format(),
+        Some((format.pixel_format(), srgb)),
+        "{name}"
+    );
+    assert_eq!(
+        k.levels.len() as u32,
+        ktx2::full_mip_count(k.width, k.height),
+        "{name}"
+    );
+    let block = format.pixel_format().block();
+    for (i, level) in k.levels.iter().enumerate() {
+        let expected = block.level_bytes(k.width, k.height, i as u32, 1).unwrap();
+        assert_eq!(level.uncompressed_byte_length, expected, "{name} level {i}");
+        assert_eq!(level.data.len() as u64, expected, "{name} level {i}");
+        if k.supercompression == ktx2::SUPERCOMPRESSION_ZSTD {
+            // Independently of our reader: the stored bytes inflate to exactly that size.
+            let stored = &file[level.byte_offset as usize..][..level.byte_length as usize];
+            let inflated = zstd::stream::decode_all(stored).expect("zstd level");
+            assert_eq!(inflated.len() as u64, expected, "{name} level {i}");
+        }
+    }
+    k
+}
+
+struct Expect {
+    name: String,
+    vk_format: u32,
+    color_model: u8,
+    transfer: u8,
+    scheme: u32,
+    levels: Vec<(u64, u64)>,
+}
+
+fn check_peer(dir: &Path, files: &[(PathBuf, Expect)]) {
+    let peers = std::env::var_os("ASSETC_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
+    let module = peers.join("node_modules/ktx-parse/dist/index.mjs");
+    if !module.is_file() || Command::new("node").arg("--version").output().is_err() {
+        eprintln!("skipped: node or ktx-parse not found (ktx-parse half of the test)");
+        return;
+    }
+    let script = dir.join("peer.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            r#"import {{ read }} from {module:?};
+import {{ readFileSync }} from 'node:fs';
+for (const f of process.argv.slice(2)) {{
+  const k = read(new Uint8Array(readFileSync(f)));
+  const d = k.dataFormatDescriptor[0];
+  const kv = k.keyValue;
+  console.log(JSON.stringify({{ vkFormat: k.vkFormat, scheme: k.supercompressionScheme,
+    colorModel: d.colorModel, transfer: d.transferFunction,
+    orientation: kv.KTXorientation, writer: kv.KTXwriter,
+    levels: k.levels.map(l => [l.levelData.byteLength, l.uncompressedByteLength]) }}));
+}}
+"#,
+            module = format!("file://{}", module.display())
+        ),
+    )
+    .unwrap();
+    let out = Command::new("node")
+        .arg(&script)
+        .args(files.iter().map(|(p, _)| p))
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "ktx-parse failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), files.len());
+    for (line, (_, e)) in lines.iter().zip(files) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["vkFormat"], e.vk_format, "{}", e.name);
+        assert_eq!(v["scheme"], e.scheme, "{}", e.name);
+        assert_eq!(v["colorModel"], e.color_model, "{}", e.name);
+        assert_eq!(v["transfer"], e.transfer, "{}", e.name);
+        assert_eq!(v["orientation"], "rd", "{}", e.name);
+        assert!(
+            v["writer"].as_str().unwrap_or("").starts_with("assetc "),
+            "{}",
+            e.name
+        );
+        let levels: Vec<(u64, u64)> = v["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l[0].as_u64().unwrap(), l[1].as_u64().unwrap()))
+            .collect();
+        assert_eq!(levels, e.levels, "{}", e.name);
+    }
+}
+
+#[test]
+fn corpus_textures_read_back_by_us_and_ktx_parse() {
+    let Some(corpus) = corpus() else {
+        eprintln!("skipped: corpus not found");
+        return;
+    };
+    let samples = samples(&corpus);
+    if samples.is_empty() {
+        eprintln!("skipped: corpus images not found");
+        return;
+    }
+    // Small enough to keep the test quick; the ignored test below measures full size.
+    let base = TextureSettings {
+        max_size: 256,
+        ..TextureSettings::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut written = Vec::new();
+    let mut psnr: Vec<(TextureFormat, TextureMode, f64)> = Vec::new();
+    for (path, natural_mode) in &samples {
+        let bytes = std::fs::read(path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        for format in FORMATS {
+            // The first sample goes through every mode, the others through their own.
+            let modes = if written.is_empty() {
+                vec![TextureMode::Color, TextureMode::Linear, TextureMode::Normal]
+            } else {
+                vec![*natural_mode]
+            };
+            for mode in modes {
+                let s = TextureSettings { format, ..base };
+                let name = format!("{stem}.{}.{}", format.name(), mode.name());
+                let file = encode_texture(&bytes, None, mode, None, &s).expect(&name);
+                let k = check_ours(&name, &file, format, mode);
+                let input = level0_input(&bytes, mode, &s);
+                let decoded = decode_level0(&k);
+                let p = psnr_rgb(&input.pixels, &decoded);
+                if format == TextureFormat::Rgba8 {
+                    assert_eq!(decoded, input.pixels, "{name}: rgba8 is pixel-exact");
+                }
+                psnr.push((format, mode, p));
+                let out = dir.path().join(format!("{name}.ktx2"));
+                std::fs::write(&out, &file).unwrap();
+                written.push((
+                    out,
+                    Expect {
+                        name,
+                        vk_format: k.vk_format,
+                        color_model: format_model(format),
+                        transfer: if mode == TextureMode::Color { 2 } else { 1 },
+                        scheme: k.supercompression,
+                        levels: k
+                            .levels
+                            .iter()
+                            .map(|l| (l.byte_length, l.uncompressed_byte_length))
+                            .collect(),
+                    },
+                ));
+            }
+        }
+    }
+    let average = |f: TextureFormat| {
+        let v: Vec<f64> = psnr
+            .iter()
+            .filter(|(pf, m, _)| *pf == f && *m == TextureMode::Color)
+            .map(|p| p.2)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    for f in FORMATS {
+        eprintln!(
+            "{:>6}: average colour PSNR {:.2} dB (256 px test images)",
+            f.name(),
+            average(f)
+        );
+    }
+    assert!(
+        average(TextureFormat::Bc7) >= 42.0,
+        "bc7 {:.2} dB",
+        average(TextureFormat::Bc7)
+    );
+    assert!(
+        average(TextureFormat::Uastc) >= 40.0,
+        "uastc {:.2} dB",
+        average(TextureFormat::Uastc)
+    );
+    check_peer(dir.path(), &written);
+}
+
+fn format_model(f: TextureFormat) -> u8 {
+    match f {
+        TextureFormat::Uastc => ktx2::MODEL_UASTC,
+        TextureFormat::Bc7 => ktx2::MODEL_BC7,
+        TextureFormat::Bc1 => ktx2::MODEL_BC1A,
+        TextureFormat::Bc3 => ktx2::MODEL_BC3,
+        TextureFormat::Rgba8 => ktx2::MODEL_RGBSDA,
+    }
+}
+
+/// Full-size quality and throughput per format over the colour corpus images (up to
+/// `ASSETC_BENCH_MAX` px, default 1024), on one thread. Prints a table for
+/// docs/performance.md.
+#[test]
+#[ignore]
+fn measure_quality_and_throughput() {
+    let Some(corpus) = corpus() else {
+        eprintln!("skipped: corpus not found");
+        return;
+    };
+    let max_size = std::env::var("ASSETC_BENCH_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let samples = samples(&corpus);
+    println!(
+        "| format | mode | images | level-0 RGB PSNR (avg dB) | Mpx/s (with mips, 1 thread) |"
+    );
+    println!("|---|---|---:|---:|---:|");
+    for format in FORMATS {
+        for mode in [TextureMode::Color, TextureMode::Normal, TextureMode::Linear] {
+            let s = TextureSettings {
+                format,
+                max_size,
+                ..TextureSettings::default()
+            };
+            let (mut psnrs, mut pixels, mut secs) = (Vec::new(), 0u64, 0f64);
+            for (path, m) in &samples {
+                if *m != mode {
+                    continue;
+                }
+                let bytes = std::fs::read(path).unwrap();
+                let t = Instant::now();
+                let file = encode_texture(&bytes, None, mode, None, &s).unwrap();
+                secs += t.elapsed().as_secs_f64();
+                let k = ktx2::read(&file).unwrap();
+                pixels += (0..k.levels.len())
+                    .map(|i| {
+                        let (w, h) = k.level_size(i);
+                        u64::from(w) * u64::from(h)
+                    })
+                    .sum::<u64>();
+                psnrs.push(psnr_rgb(
+                    &level0_input(&bytes, mode, &s).pixels,
+                    &decode_level0(&k),
+                ));
+            }
+            if psnrs.is_empty() {
+                continue;
+            }
+            let avg = psnrs.iter().sum::<f64>() / psnrs.len() as f64;
+            println!(
+                "| {} | {} | {} | {:.2} | {:.2} |",
+                format.name(),
+                mode.name(),
+                psnrs.len(),
+                avg,
+                pixels as f64 / 1e6 / secs
+            );
+        }
+    }
+}
