@@ -72,6 +72,10 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
                 path: item.path().to_owned(),
             });
         }
+        // The build cache is bookkeeping of the output folder, not content to ship.
+        if item.file_name() == crate::build::cache::CACHE_NAME {
+            continue;
+        }
         let archive_path = archive_path(dir, item.path())?;
         let data = fs::read(item.path()).map_err(io_err(item.path()))?;
         if let Some((first, _)) = files.get(&archive_path) {

@@ -58,6 +58,8 @@ pub struct BuildOptions {
     pub fail_fast: bool,
     /// Skip sources whose inputs and settings are unchanged since the last build.
     pub use_cache: bool,
+    /// After a successful build, bundle the output folder into `<output>.spk`.
+    pub pack_spk: bool,
     pub settings: AssetSettings,
     pub rules: Vec<SettingsRule>,
 }
@@ -71,6 +73,7 @@ impl BuildOptions {
             verify: false,
             fail_fast: false,
             use_cache: true,
+            pack_spk: false,
             settings: AssetSettings::default(),
             rules: Vec::new(),
         }
@@ -108,6 +111,8 @@ pub struct BuildReport {
     pub removed: usize,
     /// Problems `--verify` found in written files.
     pub verify_problems: Vec<String>,
+    /// The archive written with `pack_spk`.
+    pub archive: Option<PathBuf>,
 }
 
 impl BuildReport {
@@ -181,6 +186,8 @@ pub enum BuildError {
     Pool(String),
     #[error("manifest: {0}")]
     Manifest(String),
+    #[error("packing the output: {0}")]
+    Pack(String),
 }
 
 /// Runs builds; see the module example.
@@ -384,6 +391,25 @@ impl Builder {
             })?;
         if opts.verify {
             report.verify_problems = verify::verify_tree(&opts.output);
+        }
+        if opts.pack_spk && report.success() {
+            let archive = spk_path(&opts.output);
+            let bytes = crate::pack::pack_dir(&opts.output, None)
+                .map_err(|e| BuildError::Pack(e.to_string()))?;
+            output::write_atomic(&archive, &bytes).map_err(|source| BuildError::Write {
+                path: archive.clone(),
+                source,
+            })?;
+            if opts.verify {
+                let problems =
+                    crate::formats::spk::validate(&std::fs::read(&archive).unwrap_or_default());
+                report.verify_problems.extend(
+                    problems
+                        .into_iter()
+                        .map(|p| format!("{}: {p}", archive.display())),
+                );
+            }
+            report.archive = Some(archive);
         }
         reporter.event(&Event::BuildFinished {
             success: report.success(),
@@ -602,4 +628,14 @@ fn remove_orphans(old: &Cache, new: &Cache, output: &Path) -> usize {
         }
     }
     removed
+}
+
+/// `<output>.spk` beside the output folder (`runtime/` -> `runtime.spk`).
+pub fn spk_path(output: &Path) -> PathBuf {
+    let mut name = output
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "output".into());
+    name.push(".spk");
+    output.with_file_name(name)
 }

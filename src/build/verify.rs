@@ -1,6 +1,6 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
-use crate::formats::{hanim, hman, hmat, hmesh, FormatKind, Problem};
+use crate::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind, Problem};
 use std::path::Path;
 
 /// Validates one file by its extension. `None` when the extension is not one of ours.
@@ -20,7 +20,10 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::HMat => hmat::validate(bytes),
         FormatKind::HMan => hman::validate(bytes),
         FormatKind::HAnim => hanim::validate(bytes, None),
-        _ => Vec::new(),
+        FormatKind::Ktx2 => ktx2::validate(bytes),
+        FormatKind::QtMesh => qtmesh::validate(bytes),
+        FormatKind::Bmd1 => bmd1::validate(bytes),
+        FormatKind::Spk => spk::validate(bytes),
     }
 }
 

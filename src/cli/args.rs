@@ -55,6 +55,47 @@ pub enum Command {
     Clean(TreeArgs),
     /// Write a starter build.toml and an assets/ folder with a sample model.
     Init(InitArgs),
+    /// Bundle a folder into a SparkPak `.spk` archive, or list, extract or check archives.
+    Pack(PackArgs),
+    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk) readably.
+    Inspect(InspectArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PackArgs {
+    #[command(subcommand)]
+    pub command: Option<PackCommand>,
+    /// Folder to pack (every file below it, paths lower-cased).
+    pub dir: Option<PathBuf>,
+    /// Archive to write [default: DIR.spk].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Write a patch: only files that are new or differ from this archive.
+    #[arg(long, value_name = "BASE.spk")]
+    pub base: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PackCommand {
+    /// List the entries of archives mounted in the given order; the last archive wins.
+    List {
+        #[arg(required = true)]
+        archives: Vec<PathBuf>,
+    },
+    /// Extract an archive into a folder (never writing outside it).
+    Extract {
+        archive: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Validate an archive and every entry in it.
+    Check { archive: PathBuf },
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -86,6 +127,9 @@ pub struct BuildArgs {
     /// Keep running and rebuild whenever a source changes.
     #[arg(long)]
     pub watch: bool,
+    /// After the build, bundle the output folder into `<OUTPUT>.spk` (`spk` is the only format).
+    #[arg(long, value_name = "FORMAT", value_parser = ["spk"])]
+    pub pack: Option<String>,
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
     pub emit_deps: Option<PathBuf>,

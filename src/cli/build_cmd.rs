@@ -47,6 +47,9 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;
     options.use_cache = !args.no_cache;
+    if args.pack.is_some() {
+        options.pack_spk = true;
+    }
     Ok(options)
 }
 
@@ -75,6 +78,9 @@ fn build_once(
         .with_context(|| format!("building {}", options.input.display()))?;
     for problem in &report.verify_problems {
         eprintln!("verify: {problem}");
+    }
+    if let Some(archive) = &report.archive {
+        eprintln!("packed {}", archive.display());
     }
     if let Some(depfile) = &args.emit_deps {
         assetc::build::output::write_atomic(depfile, report.depfile(&options.output).as_bytes())

@@ -5,6 +5,8 @@ mod build_cmd;
 mod check_cmd;
 mod clean_cmd;
 mod init_cmd;
+mod inspect_cmd;
+mod pack_cmd;
 mod progress;
 mod watch;
 
@@ -23,6 +25,8 @@ pub fn run() -> ExitCode {
         Command::Info(args) => check_cmd::run_info(args, cli.global),
         Command::Clean(args) => clean_cmd::run(args, cli.global),
         Command::Init(args) => init_cmd::run(args, cli.global),
+        Command::Pack(args) => pack_cmd::run(args, cli.global),
+        Command::Inspect(args) => inspect_cmd::run(args, cli.global),
     };
     match result {
         Ok(code) => code,
