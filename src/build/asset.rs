@@ -20,21 +20,27 @@ use std::sync::Arc;
 pub enum Target {
     /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).
     HMesh,
+    /// BGBTech3 `<source>.bmd`.
+    Bmd1,
 }
 
 impl Target {
+    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1"];
+
     pub fn name(self) -> &'static str {
         match self {
             Target::HMesh => "hmesh",
+            Target::Bmd1 => "bmd1",
         }
     }
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "hmesh" => Some(Target::HMesh),
+            "bmd1" => Some(Target::Bmd1),
             _ => None,
         }
     }
-    pub const ALL: &'static [&'static str] = &["hmesh"];
 }
 
 /// The settings one source is built with (defaults, then matching rules, then CLI flags).
@@ -43,6 +49,7 @@ pub struct AssetSettings {
     pub mesh: MeshSettings,
     pub texture: TextureSettings,
     pub animation: AnimationSettings,
+    pub bmd1: crate::targets::bmd1::Bmd1Settings,
     pub targets: Vec<Target>,
 }
 
@@ -52,6 +59,7 @@ impl Default for AssetSettings {
             mesh: MeshSettings::default(),
             texture: TextureSettings::default(),
             animation: AnimationSettings::default(),
+            bmd1: Default::default(),
             targets: vec![Target::HMesh],
         }
     }
@@ -163,7 +171,45 @@ pub fn compile_asset(
             inputs,
         });
     }
-    let skeleton = build_skeleton(&scene).map_err(|source| AssetError::Skin {
+    let mut compiled = CompiledAsset {
+        files: Vec::new(),
+        textures: Vec::new(),
+        warnings,
+        stats: AssetStats::default(),
+        times: StageTimes::default(),
+        inputs,
+    };
+    if settings.targets.contains(&Target::HMesh) {
+        compile_hmesh_set(&scene, source, settings, &display, &mut compiled)?;
+    }
+    if settings.targets.contains(&Target::Bmd1) {
+        let out = crate::targets::bmd1::build_bmd1(&scene, &settings.bmd1, &settings.mesh)
+            .map_err(|e| AssetError::Encode { path: display.clone(), message: e.to_string() })?;
+        add_target_output(&mut compiled, out, &display);
+    }
+    compiled.inputs.sort();
+    compiled.inputs.dedup();
+    Ok(compiled)
+}
+
+/// Files of another target, listed in the manifest as raw files.
+fn add_target_output(compiled: &mut CompiledAsset, out: crate::targets::TargetOutput, display: &str) {
+    compiled.warnings.extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
+    compiled.files.extend(out.files.into_iter().map(|f| OutputFile { rel_path: f.rel_path, bytes: f.bytes, kind: EntryKind::RawFile }));
+}
+
+/// The default target: `.hmesh`, `.hmat`, texture requests and `.hanim`.
+fn compile_hmesh_set(
+    scene: &crate::scene::Scene,
+    source: &Source,
+    settings: &AssetSettings,
+    display: &str,
+    compiled: &mut CompiledAsset,
+) -> Result<(), AssetError> {
+    let display = display.to_string();
+    let warnings = &mut compiled.warnings;
+    let inputs = &mut compiled.inputs;
+    let skeleton = build_skeleton(scene).map_err(|source| AssetError::Skin {
         path: display.clone(),
         source,
     })?;
@@ -171,13 +217,13 @@ pub fn compile_asset(
         warnings.extend(skin_warnings.into_iter().map(|w| format!("{display}: {w}")));
         skeleton
     });
-    let mesh_build = build_hmesh(&scene, &settings.mesh, skeleton.as_ref()).map_err(|source| {
+    let mesh_build = build_hmesh(scene, &settings.mesh, skeleton.as_ref()).map_err(|source| {
         AssetError::Mesh {
             path: display.clone(),
             source,
         }
     })?;
-    let mut files = Vec::new();
+    let files = &mut compiled.files;
     let hmesh_bytes = hmesh::write(&mesh_build.mesh).map_err(|e| AssetError::Encode {
         path: display.clone(),
         message: e.to_string(),
@@ -194,7 +240,7 @@ pub fn compile_asset(
         .iter()
         .map(|&m| Some(m))
         .collect();
-    let table = build_material_table(&scene, &slots, &settings.texture).map_err(|source| {
+    let table = build_material_table(scene, &slots, &settings.texture).map_err(|source| {
         AssetError::Texture {
             path: display.clone(),
             source,
@@ -210,7 +256,7 @@ pub fn compile_asset(
         kind: EntryKind::MaterialTable,
     });
 
-    let mut textures = Vec::with_capacity(table.textures.len());
+    let textures = &mut compiled.textures;
     for job in table.textures {
         if let Some(crate::scene::ImageSource::File(p)) =
             scene.images.get(job.image).map(|i| &i.source)
@@ -231,7 +277,7 @@ pub fn compile_asset(
     let mut clips = 0;
     match &skeleton {
         Some(skeleton) if settings.animation.import && !scene.animations.is_empty() => {
-            let (anim, clip_warnings) = build_hanim(&scene, skeleton, &settings.animation)
+            let (anim, clip_warnings) = build_hanim(scene, skeleton, &settings.animation)
                 .map_err(|source| AssetError::Animation {
                     path: display.clone(),
                     source,
@@ -252,17 +298,15 @@ pub fn compile_asset(
         }
         None if settings.animation.import => {
             warnings.extend(
-                warn_without_skeleton(&scene)
+                warn_without_skeleton(scene)
                     .into_iter()
                     .map(|w| format!("{display}: {w}")),
             );
         }
         _ => {}
     }
-    inputs.sort();
-    inputs.dedup();
     let mesh = &mesh_build.mesh;
-    let stats = AssetStats {
+    compiled.stats = AssetStats {
         vertices: mesh.vertices.len(),
         triangles: mesh_build.triangle_count,
         meshlets: mesh.meshlets.len(),
@@ -270,12 +314,6 @@ pub fn compile_asset(
         materials: mesh.materials.len(),
         clips,
     };
-    Ok(CompiledAsset {
-        files,
-        textures,
-        warnings,
-        stats,
-        times: mesh_build.times,
-        inputs,
-    })
+    compiled.times = mesh_build.times;
+    Ok(())
 }

@@ -1,1 +1,0 @@
-//! BMD1 target (being written).
