@@ -184,7 +184,10 @@ pub fn compile_asset(
     }
     if settings.targets.contains(&Target::Bmd1) {
         let out = crate::targets::bmd1::build_bmd1(&scene, &settings.bmd1, &settings.mesh)
-            .map_err(|e| AssetError::Encode { path: display.clone(), message: e.to_string() })?;
+            .map_err(|e| AssetError::Encode {
+                path: display.clone(),
+                message: e.to_string(),
+            })?;
         add_target_output(&mut compiled, out, &display);
     }
     compiled.inputs.sort();
@@ -193,9 +196,21 @@ pub fn compile_asset(
 }
 
 /// Files of another target, listed in the manifest as raw files.
-fn add_target_output(compiled: &mut CompiledAsset, out: crate::targets::TargetOutput, display: &str) {
-    compiled.warnings.extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
-    compiled.files.extend(out.files.into_iter().map(|f| OutputFile { rel_path: f.rel_path, bytes: f.bytes, kind: EntryKind::RawFile }));
+fn add_target_output(
+    compiled: &mut CompiledAsset,
+    out: crate::targets::TargetOutput,
+    display: &str,
+) {
+    compiled
+        .warnings
+        .extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
+    compiled
+        .files
+        .extend(out.files.into_iter().map(|f| OutputFile {
+            rel_path: f.rel_path,
+            bytes: f.bytes,
+            kind: EntryKind::RawFile,
+        }));
 }
 
 /// The default target: `.hmesh`, `.hmat`, texture requests and `.hanim`.
@@ -277,10 +292,12 @@ fn compile_hmesh_set(
     let mut clips = 0;
     match &skeleton {
         Some(skeleton) if settings.animation.import && !scene.animations.is_empty() => {
-            let (anim, clip_warnings) = build_hanim(scene, skeleton, &settings.animation)
-                .map_err(|source| AssetError::Animation {
-                    path: display.clone(),
-                    source,
+            let (anim, clip_warnings) =
+                build_hanim(scene, skeleton, &settings.animation).map_err(|source| {
+                    AssetError::Animation {
+                        path: display.clone(),
+                        source,
+                    }
                 })?;
             warnings.extend(clip_warnings.into_iter().map(|w| format!("{display}: {w}")));
             clips = anim.clips.len();

@@ -9,6 +9,7 @@ mod suggest;
 use crate::build::asset::{AssetSettings, Target};
 use crate::build::{BuildOptions, SettingsRule};
 use crate::pipeline::textures::TextureFormat;
+use crate::targets::bmd1::Bmd1VertexEncoding;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,6 +74,39 @@ pub struct AnimationSection {
     pub tolerance: Option<f32>,
 }
 
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub enum Bmd1EncodingName {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "64")]
+    Bits64,
+    #[serde(rename = "96")]
+    Bits96,
+    #[serde(rename = "128")]
+    Bits128,
+}
+
+impl From<Bmd1EncodingName> for Bmd1VertexEncoding {
+    fn from(n: Bmd1EncodingName) -> Self {
+        match n {
+            Bmd1EncodingName::Auto => Bmd1VertexEncoding::Auto,
+            Bmd1EncodingName::Bits64 => Bmd1VertexEncoding::Bits64,
+            Bmd1EncodingName::Bits96 => Bmd1VertexEncoding::Bits96,
+            Bmd1EncodingName::Bits128 => Bmd1VertexEncoding::Bits128,
+        }
+    }
+}
+
+/// `[bmd1]`: the BGBTech3 target.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Bmd1Section {
+    pub vertex_encoding: Option<Bmd1EncodingName>,
+    pub sample_rate_hz: Option<f32>,
+    pub position_error: Option<f32>,
+    pub uv_error: Option<f32>,
+}
+
 /// Settings tables shared by the top level, presets and rules.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -97,6 +131,8 @@ pub struct Rule {
     pub texture: TextureSection,
     #[serde(default)]
     pub animation: AnimationSection,
+    #[serde(default)]
+    pub bmd1: Bmd1Section,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -110,6 +146,8 @@ pub struct Preset {
     pub texture: TextureSection,
     #[serde(default)]
     pub animation: AnimationSection,
+    #[serde(default)]
+    pub bmd1: Bmd1Section,
 }
 
 /// The whole `build.toml`.
@@ -127,6 +165,8 @@ pub struct Config {
     pub texture: TextureSection,
     #[serde(default)]
     pub animation: AnimationSection,
+    #[serde(default)]
+    pub bmd1: Bmd1Section,
     #[serde(default)]
     pub rules: Vec<Rule>,
     #[serde(default)]
@@ -217,30 +257,40 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
         })?;
     }
     // Check every settings table against the pipeline's own ranges.
-    let mut probe = AssetSettings::default();
-    let tables = std::iter::once(("", &config.mesh, &config.texture, &config.animation))
-        .chain(
-            config
-                .presets
-                .iter()
-                .map(|(n, p)| (n.as_str(), &p.mesh, &p.texture, &p.animation)),
+    let tables = std::iter::once((
+        "",
+        &config.mesh,
+        &config.texture,
+        &config.animation,
+        &config.bmd1,
+    ))
+    .chain(
+        config
+            .presets
+            .iter()
+            .map(|(n, p)| (n.as_str(), &p.mesh, &p.texture, &p.animation, &p.bmd1)),
+    )
+    .chain(config.rules.iter().map(|r| {
+        (
+            r.pattern.as_str(),
+            &r.mesh,
+            &r.texture,
+            &r.animation,
+            &r.bmd1,
         )
-        .chain(
-            config
-                .rules
-                .iter()
-                .map(|r| (r.pattern.as_str(), &r.mesh, &r.texture, &r.animation)),
-        );
-    for (name, mesh, texture, animation) in tables {
-        apply_sections(&mut probe, mesh, texture, animation);
-        probe.mesh.validate().map_err(|m| {
+    }));
+    for (name, mesh, texture, animation, bmd1) in tables {
+        let mut probe = AssetSettings::default();
+        apply_sections(&mut probe, mesh, texture, animation, bmd1);
+        let named = |m: String| {
             value_error(if name.is_empty() {
                 m
             } else {
                 format!("{name}: {m}")
             })
-        })?;
-        probe = AssetSettings::default();
+        };
+        probe.mesh.validate().map_err(named)?;
+        probe.bmd1.validate().map_err(named)?;
     }
     Ok(config)
 }
@@ -288,6 +338,7 @@ fn apply_sections(
     mesh: &MeshSection,
     texture: &TextureSection,
     animation: &AnimationSection,
+    bmd1: &Bmd1Section,
 ) {
     let m = &mut s.mesh;
     macro_rules! set {
@@ -317,6 +368,11 @@ fn apply_sections(
     set!(a.import, animation.import);
     set!(a.keyframe_reduction, animation.keyframe_reduction);
     set!(a.tolerance, animation.tolerance);
+    let b = &mut s.bmd1;
+    set!(b.vertex_encoding, bmd1.vertex_encoding);
+    set!(b.sample_rate_hz, bmd1.sample_rate_hz);
+    set!(b.position_error, bmd1.position_error);
+    set!(b.uv_error, bmd1.uv_error);
 }
 
 impl Config {
@@ -369,20 +425,28 @@ impl Config {
             &self.mesh,
             &self.texture,
             &self.animation,
+            &self.bmd1,
         );
         if let Some(p) = preset {
-            apply_sections(&mut options.settings, &p.mesh, &p.texture, &p.animation);
+            apply_sections(
+                &mut options.settings,
+                &p.mesh,
+                &p.texture,
+                &p.animation,
+                &p.bmd1,
+            );
         }
         for rule in &self.rules {
             let glob = globset::Glob::new(&rule.pattern).map_err(|e| e.to_string())?;
-            let (mesh, texture, animation) = (
+            let (mesh, texture, animation, bmd1) = (
                 rule.mesh.clone(),
                 rule.texture.clone(),
                 rule.animation.clone(),
+                rule.bmd1.clone(),
             );
             options.rules.push(SettingsRule {
                 matcher: glob.compile_matcher(),
-                apply: Arc::new(move |s| apply_sections(s, &mesh, &texture, &animation)),
+                apply: Arc::new(move |s| apply_sections(s, &mesh, &texture, &animation, &bmd1)),
             });
         }
         Ok(())
