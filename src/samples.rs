@@ -231,6 +231,56 @@ pub fn strip(dir: &Path) -> std::io::Result<()> {
     write_json(&dir.join("strip.gltf"), &doc)
 }
 
+/// A cube as a non-indexed triangle soup with per-face normals, as many exporters write
+/// it: 36 corners of which welding keeps 24.
+pub fn triangle_soup(dir: &Path) -> std::io::Result<()> {
+    let mut b = BufferBuilder::default();
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    for axis in 0..3 {
+        for sign in [-1.0f32, 1.0] {
+            let mut n = [0.0; 3];
+            n[axis] = sign;
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let corner = |a: f32, c: f32| {
+                let mut p = [0.0; 3];
+                p[axis] = 0.5 * sign;
+                p[u] = 0.5 * a;
+                p[v] = 0.5 * c * sign;
+                p
+            };
+            for (a, c) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+                (-1.0, -1.0),
+                (1.0, 1.0),
+                (-1.0, 1.0),
+            ] {
+                positions.push(corner(a, c));
+                normals.push(n);
+            }
+        }
+    }
+    let pos = b.vec3(&positions);
+    let nrm = b.vec3(&normals);
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&b.data)
+    );
+    let doc = gltf_doc(
+        &b,
+        Some(uri),
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "Soup", "mesh": 0}],
+            "meshes": [{"name": "Soup", "primitives": [{"attributes": {"POSITION": pos, "NORMAL": nrm}}]}]
+        }),
+    );
+    write_json(&dir.join("soup.gltf"), &doc)
+}
+
 /// A 257 x 256 height field (65,792 vertices, above the u16 index range) in a GLB.
 pub fn big_terrain(dir: &Path) -> std::io::Result<()> {
     height_field_glb(&dir.join("terrain/big_terrain.glb"), 257, 256)
@@ -304,5 +354,6 @@ pub fn write_all(dir: &Path) -> std::io::Result<()> {
     multi_material_box(dir)?;
     hierarchy(dir)?;
     strip(dir)?;
+    triangle_soup(dir)?;
     big_terrain(dir)
 }

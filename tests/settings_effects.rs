@@ -1,0 +1,241 @@
+//! Every `build.toml` setting changes the output the way its name says.
+
+mod common;
+
+use assetc::formats::{hmesh, ktx2, octahedral};
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// Builds `source` (a file or folder) with `config` as build.toml; returns the output dir.
+fn build_with(source: &Path, config: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("build.toml");
+    std::fs::write(&cfg, config).unwrap();
+    let out = dir.path().join("out");
+    let o = assetc(&[
+        "build",
+        source.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        cfg.to_str().unwrap(),
+        "-q",
+        "--verify",
+    ]);
+    assert!(
+        o.status.success(),
+        "config {config:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (dir, out)
+}
+
+fn mesh(out: &Path, rel: &str) -> hmesh::HMesh {
+    hmesh::read(&std::fs::read(out.join(rel)).unwrap()).unwrap()
+}
+
+fn sample(name: &str) -> PathBuf {
+    samples().join(name)
+}
+
+#[test]
+fn normals_tangents_and_smoothing() {
+    let (_d, out) = build_with(&sample("strip.gltf"), "[mesh]\ngenerate_normals = false\n");
+    let m = mesh(&out, "strip.hmesh");
+    assert!(
+        m.vertices
+            .iter()
+            .all(|v| octahedral::decode(v.normal)[2] > 0.9999),
+        "missing normals are +Z when not generated"
+    );
+    let (_d, out) = build_with(&sample("strip.gltf"), "");
+    assert!(
+        mesh(&out, "strip.hmesh")
+            .vertices
+            .iter()
+            .any(|v| octahedral::decode(v.normal)[2] < 0.99),
+        "generated normals follow the wavy ribbon"
+    );
+
+    let (_d, on) = build_with(&sample("box/box.gltf"), "");
+    let (_d, off) = build_with(
+        &sample("box/box.gltf"),
+        "[mesh]\ngenerate_tangents = false\n",
+    );
+    assert!(mesh(&on, "box.hmesh").has_tangents);
+    assert!(!mesh(&off, "box.hmesh").has_tangents);
+
+    // Tetrahedron faces meet at ~109.5 degrees between normals: split at 60, smooth at 180.
+    let (_d, sharp) = build_with(
+        &sample("hierarchy.gltf"),
+        "[mesh]\nnormal_smoothing_angle = 60.0\n",
+    );
+    let (_d, smooth) = build_with(
+        &sample("hierarchy.gltf"),
+        "[mesh]\nnormal_smoothing_angle = 180.0\n",
+    );
+    assert_eq!(mesh(&sharp, "hierarchy.hmesh").vertices.len(), 24);
+    assert_eq!(mesh(&smooth, "hierarchy.hmesh").vertices.len(), 8);
+}
+
+#[test]
+fn welding_threshold_and_optimisation() {
+    // The triangle-soup cube repeats each face corner: welding merges 36 corners to 24.
+    let (_d, welded) = build_with(&sample("soup.gltf"), "");
+    let (_d, raw) = build_with(&sample("soup.gltf"), "[mesh]\nweld_vertices = false\n");
+    assert_eq!(mesh(&welded, "soup.hmesh").vertices.len(), 24);
+    assert_eq!(mesh(&raw, "soup.hmesh").vertices.len(), 36);
+
+    // Positions in one cell of the threshold grid merge when nothing else differs: the
+    // ribbon without normals has only positions, 0.5 apart along x.
+    let (_d, exact) = build_with(
+        &sample("strip.gltf"),
+        "[mesh]\ngenerate_normals = false\nweld_threshold = 0.0\n",
+    );
+    let (_d, coarse) = build_with(
+        &sample("strip.gltf"),
+        "[mesh]\ngenerate_normals = false\nweld_threshold = 2.0\n",
+    );
+    let (e, c) = (mesh(&exact, "strip.hmesh"), mesh(&coarse, "strip.hmesh"));
+    assert_eq!(e.vertices.len(), 12);
+    assert!(c.vertices.len() < 12, "{}", c.vertices.len());
+    assert_eq!(
+        c.indices.len(),
+        e.indices.len(),
+        "welding never removes triangles"
+    );
+
+    let terrain = sample("terrain/big_terrain.glb");
+    let (_d, optimized) = build_with(&terrain, "[mesh]\nlod_ratios = []\n");
+    let e = mesh(&optimized, "big_terrain.hmesh");
+    let (_d, plain) = build_with(&terrain, "[mesh]\noptimize = false\nlod_ratios = []\n");
+    let p = mesh(&plain, "big_terrain.hmesh");
+    assert_eq!(p.indices.len(), e.indices.len());
+    assert_ne!(
+        p.indices, e.indices,
+        "optimize reorders triangles and vertices"
+    );
+    // Without optimisation the grid keeps its source triangle order: the first triangle is
+    // the source's (0, W, 1), at x/z = (0, 0), (0, 1/16), (1/16, 0).
+    let xz = |i: u32| {
+        let v = p.vertices[i as usize].position;
+        (v[0], v[2])
+    };
+    assert_eq!(
+        [xz(p.indices[0]), xz(p.indices[1]), xz(p.indices[2])],
+        [(0.0, 0.0), (0.0, 0.0625), (0.0625, 0.0)]
+    );
+}
+
+#[test]
+fn meshlets_lods_and_baking() {
+    let terrain = sample("terrain/big_terrain.glb");
+    let (_d, small) = build_with(
+        &terrain,
+        "[mesh]\nmeshlet_max_vertices = 32\nmeshlet_max_triangles = 40\nlod_ratios = [0.5]\n",
+    );
+    let (_d, default) = build_with(&terrain, "");
+    let (s, d) = (
+        mesh(&small, "big_terrain.hmesh"),
+        mesh(&default, "big_terrain.hmesh"),
+    );
+    assert!(s
+        .meshlets
+        .iter()
+        .all(|m| m.vertex_count <= 32 && m.triangle_count <= 40));
+    assert!(s.meshlets.len() > d.meshlets.len());
+    assert_eq!((s.meshlet_max_verts, s.meshlet_max_tris), (32, 40));
+    assert_eq!(s.lods.as_ref().unwrap().lod_count, 1);
+    assert_eq!(d.lods.as_ref().unwrap().lod_count, 2);
+    let (_d, none) = build_with(&terrain, "[mesh]\nlod_ratios = []\n");
+    assert!(mesh(&none, "big_terrain.hmesh").lods.is_none());
+
+    // A zero error budget lets the simplifier remove only what changes nothing: on the
+    // curved terrain that is far less than with the default budget.
+    let (_d, strict) = build_with(
+        &terrain,
+        "[mesh]\nlod_target_error = 0.0\nlod_ratios = [0.5]\n",
+    );
+    let strict_len = mesh(&strict, "big_terrain.hmesh").lods.unwrap().ranges[0].index_count;
+    let default_len = d.lods.as_ref().unwrap().ranges[0].index_count;
+    assert!(
+        strict_len == 0 || strict_len > default_len,
+        "{strict_len} vs {default_len}"
+    );
+
+    // The hierarchy's "Turned" node sits at x = 2: baked positions reach past x = 1.5,
+    // mesh-space positions stay inside the unit tetrahedron.
+    let (_d, baked) = build_with(&sample("hierarchy.gltf"), "");
+    let (_d, local) = build_with(
+        &sample("hierarchy.gltf"),
+        "[mesh]\nbake_transforms = false\n",
+    );
+    assert!(mesh(&baked, "hierarchy.hmesh").bounds.aabb_max[0] > 1.5);
+    assert!(mesh(&local, "hierarchy.hmesh").bounds.aabb_max[0] <= 1.0);
+}
+
+fn only_texture(out: &Path) -> ktx2::Ktx2 {
+    let tex: Vec<_> = std::fs::read_dir(out.join("tex"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(tex.len(), 1);
+    ktx2::read(&std::fs::read(tex[0].path()).unwrap()).unwrap()
+}
+
+#[test]
+fn texture_settings() {
+    let box_ = sample("box");
+    let (_d, rgba) = build_with(&box_, "[texture]\nformat = \"rgba8\"\n");
+    let k = only_texture(&rgba);
+    assert_eq!(k.vk_format, 43, "R8G8B8A8_SRGB for a colour texture");
+    assert_eq!(k.levels.len(), 7, "64x64 down to 1x1");
+    let (_d, bc7) = build_with(&box_, "[texture]\nformat = \"bc7\"\n");
+    assert_eq!(only_texture(&bc7).vk_format, 146, "BC7_SRGB_BLOCK");
+    let (_d, small) = build_with(
+        &box_,
+        "[texture]\nformat = \"rgba8\"\nmax_size = 16\nmipmaps = false\n",
+    );
+    let k = only_texture(&small);
+    assert_eq!((k.width, k.height, k.levels.len()), (16, 16, 1));
+    // Quality changes the UASTC encoding and so the texture's id.
+    let (_d, q1) = build_with(&box_, "[texture]\nquality = 1.0\n");
+    let (_d, q2) = build_with(&box_, "[texture]\nquality = 0.2\n");
+    let name = |out: &Path| {
+        std::fs::read_dir(out.join("tex"))
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .file_name()
+    };
+    assert_ne!(name(&q1), name(&q2));
+}
+
+#[test]
+fn animation_settings() {
+    let Some(corpus) = corpus("animation_settings") else {
+        return;
+    };
+    let fox = corpus.join("gltf/animated/Fox.glb");
+    let (_d, on) = build_with(&fox, "");
+    let (_d, off) = build_with(&fox, "[animation]\nimport = false\n");
+    assert!(on.join("fox.hanim").is_file());
+    assert!(!off.join("fox.hanim").exists());
+    let keys = |out: &Path| -> usize {
+        let a =
+            assetc::formats::hanim::read(&std::fs::read(out.join("fox.hanim")).unwrap()).unwrap();
+        a.clips
+            .iter()
+            .flat_map(|c| &c.channels)
+            .map(|ch| ch.keys.len())
+            .sum()
+    };
+    let (_d, all) = build_with(&fox, "[animation]\nkeyframe_reduction = false\n");
+    let (_d, loose) = build_with(&fox, "[animation]\ntolerance = 0.01\n");
+    assert!(keys(&on) <= keys(&all));
+    assert!(
+        keys(&loose) < keys(&on),
+        "a tolerance drops keys that change the curve only slightly"
+    );
+}
