@@ -17,22 +17,23 @@ pub fn build_lods(
     let Ok(adapter) = meshopt::VertexDataAdapter::new(bytes, 12, 0) else {
         return vec![Vec::new(); ratios.len()];
     };
+    // Every level simplifies LOD0 itself (no error accumulates from level to level), so
+    // the levels are independent and run in parallel.
+    use rayon::prelude::*;
+    let simplified: Vec<Vec<u32>> = ratios
+        .par_iter()
+        .map(|&ratio| {
+            let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
+            meshopt::simplify(indices, &adapter, target, target_error, meshopt::SimplifyOptions::empty(), None)
+        })
+        .collect();
     let mut previous_len = indices.len();
-    for &ratio in ratios {
-        let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
-        let simplified = meshopt::simplify(
-            indices,
-            &adapter,
-            target,
-            target_error,
-            meshopt::SimplifyOptions::empty(),
-            None,
-        );
-        if simplified.is_empty() || simplified.len() >= previous_len {
+    for level in simplified {
+        if level.is_empty() || level.len() >= previous_len {
             levels.push(Vec::new());
         } else {
-            previous_len = simplified.len();
-            levels.push(simplified);
+            previous_len = level.len();
+            levels.push(level);
         }
     }
     levels

@@ -1,7 +1,6 @@
 //! Weld duplicate vertices of one submesh.
 
 use super::geometry::Geometry;
-use std::collections::HashMap;
 
 /// Merges vertices whose attributes are equal and whose positions fall in the same cell of
 /// a `threshold`-sized grid (exactly equal positions when `threshold` is 0). The first
@@ -9,25 +8,29 @@ use std::collections::HashMap;
 /// removed, even when welding makes one degenerate: triangle counts stay the source's.
 pub fn weld_vertices(geometry: &mut Geometry, threshold: f32) {
     let n = geometry.vertex_count();
+    if n == 0 {
+        return;
+    }
+    // Fixed-size keys let meshoptimizer's hash-based remap do the grouping (it compares
+    // whole keys bytewise); a key holds every attribute, positions snapped to the grid.
+    let keys: Vec<VertexKey> = (0..n).map(|v| vertex_key(geometry, v, threshold)).collect();
+    let (_, first_of_group) = meshopt::generate_vertex_remap(&keys, None);
+    // meshoptimizer numbers groups in vertex order; renumber them in order of first use
+    // by the triangles (then unreferenced vertices) so the result does not depend on it.
     let mut remap = vec![u32::MAX; n];
-    let mut first_of_key: HashMap<Vec<u32>, u32> = HashMap::with_capacity(n);
+    let mut group_target = vec![u32::MAX; n];
     let mut kept: Vec<u32> = Vec::with_capacity(n);
-    let mut key = Vec::with_capacity(24);
-    // Visiting in index order (then unreferenced vertices) makes the result independent of
-    // hash-map iteration order.
-    let order = geometry.indices.iter().copied().chain(0..n as u32);
-    for v in order {
+    for v in geometry.indices.iter().copied().chain(0..n as u32) {
         let v = v as usize;
         if remap[v] != u32::MAX {
             continue;
         }
-        vertex_key(geometry, v, threshold, &mut key);
-        let next = kept.len() as u32;
-        let target = *first_of_key.entry(key.clone()).or_insert_with(|| next);
-        if target == next {
+        let group = first_of_group[v] as usize;
+        if group_target[group] == u32::MAX {
+            group_target[group] = kept.len() as u32;
             kept.push(v as u32);
         }
-        remap[v] = target;
+        remap[v] = group_target[group];
     }
     for i in &mut geometry.indices {
         *i = remap[*i as usize];
@@ -37,41 +40,40 @@ pub fn weld_vertices(geometry: &mut Geometry, threshold: f32) {
             *a = kept.iter().map(|&v| a[v as usize]).collect();
         }
     }
-    geometry.positions = kept
-        .iter()
-        .map(|&v| geometry.positions[v as usize])
-        .collect();
+    geometry.positions = kept.iter().map(|&v| geometry.positions[v as usize]).collect();
     gather(&mut geometry.normals, &kept);
     gather(&mut geometry.tangents, &kept);
     gather(&mut geometry.uvs, &kept);
     gather(&mut geometry.skin, &kept);
 }
 
-/// Bit patterns of every attribute; -0.0 and 0.0 are the same value.
-fn vertex_key(g: &Geometry, v: usize, threshold: f32, key: &mut Vec<u32>) {
+/// Position (3), normal (3), tangent (4), UV (2), joints (2, packed u16 pairs), weights (4).
+type VertexKey = [u32; 18];
+
+/// Bit patterns of every attribute the vertex has (absent ones stay 0); -0.0 and 0.0 are
+/// the same value.
+fn vertex_key(g: &Geometry, v: usize, threshold: f32) -> VertexKey {
     let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
-    key.clear();
-    for c in g.positions[v] {
-        if threshold > 0.0 {
-            key.push((c / threshold).floor() as i32 as u32);
-        } else {
-            key.push(bits(c));
-        }
+    let mut key = [0u32; 18];
+    for (k, c) in g.positions[v].into_iter().enumerate() {
+        key[k] = if threshold > 0.0 { (c / threshold).floor() as i32 as u32 } else { bits(c) };
     }
     if let Some(n) = &g.normals {
-        key.extend(n[v].map(bits));
+        key[3..6].copy_from_slice(&n[v].map(bits));
     }
     if let Some(t) = &g.tangents {
-        key.extend(t[v].map(bits));
+        key[6..10].copy_from_slice(&t[v].map(bits));
     }
     if let Some(uv) = &g.uvs {
-        key.extend(uv[v].map(bits));
+        key[10..12].copy_from_slice(&uv[v].map(bits));
     }
     if let Some(s) = &g.skin {
-        let s = s[v];
-        key.extend(s.joints.map(u32::from));
-        key.extend(s.weights.map(bits));
+        let j = s[v].joints.map(u32::from);
+        key[12] = j[0] | (j[1] << 16);
+        key[13] = j[2] | (j[3] << 16);
+        key[14..18].copy_from_slice(&s[v].weights.map(bits));
     }
+    key
 }
 
 #[cfg(test)]
