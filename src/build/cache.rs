@@ -131,7 +131,7 @@ impl Cache {
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
         let mut cache = self.clone();
         cache.encoder = ENCODER_VERSION.to_string();
-        let text = serde_json::to_string_pretty(&cache).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string(&cache).map_err(std::io::Error::other)?;
         super::output::write_atomic(&output.join(CACHE_NAME), text.as_bytes()).map(|_| ())
     }
 

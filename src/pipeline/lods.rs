@@ -24,7 +24,14 @@ pub fn build_lods(
         .par_iter()
         .map(|&ratio| {
             let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
-            meshopt::simplify(indices, &adapter, target, target_error, meshopt::SimplifyOptions::empty(), None)
+            meshopt::simplify(
+                indices,
+                &adapter,
+                target,
+                target_error,
+                meshopt::SimplifyOptions::empty(),
+                None,
+            )
         })
         .collect();
     let mut previous_len = indices.len();

@@ -40,7 +40,10 @@ pub fn weld_vertices(geometry: &mut Geometry, threshold: f32) {
             *a = kept.iter().map(|&v| a[v as usize]).collect();
         }
     }
-    geometry.positions = kept.iter().map(|&v| geometry.positions[v as usize]).collect();
+    geometry.positions = kept
+        .iter()
+        .map(|&v| geometry.positions[v as usize])
+        .collect();
     gather(&mut geometry.normals, &kept);
     gather(&mut geometry.tangents, &kept);
     gather(&mut geometry.uvs, &kept);
@@ -56,7 +59,11 @@ fn vertex_key(g: &Geometry, v: usize, threshold: f32) -> VertexKey {
     let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
     let mut key = [0u32; 18];
     for (k, c) in g.positions[v].into_iter().enumerate() {
-        key[k] = if threshold > 0.0 { (c / threshold).floor() as i32 as u32 } else { bits(c) };
+        key[k] = if threshold > 0.0 {
+            (c / threshold).floor() as i32 as u32
+        } else {
+            bits(c)
+        };
     }
     if let Some(n) = &g.normals {
         key[3..6].copy_from_slice(&n[v].map(bits));
