@@ -3,8 +3,8 @@
 //!
 //! Needs the corpus (ASSETC_CORPUS, default ../shared/corpus) and, for the peer half, node
 //! with ktx-parse (ASSETC_PEERS, default /opt/assetc-peers); each half skips with a message
-//! when its inputs are missing. `cargo test --test ktx2_peers -- --ignored` also runs the
-//! full-size quality and throughput measurement.
+//! when its inputs are missing. Full-size quality and throughput figures come from
+//! `cargo bench --bench textures` (docs/textures.md).
 
 use assetc::formats::ktx2::{self, PixelFormat};
 use assetc::pipeline::textures::{
@@ -13,7 +13,6 @@ use assetc::pipeline::textures::{
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 const FORMATS: [TextureFormat; 5] = [
     TextureFormat::Uastc,
@@ -324,68 +323,5 @@ fn format_model(f: TextureFormat) -> u8 {
         TextureFormat::Bc1 => ktx2::MODEL_BC1A,
         TextureFormat::Bc3 => ktx2::MODEL_BC3,
         TextureFormat::Rgba8 => ktx2::MODEL_RGBSDA,
-    }
-}
-
-/// Full-size quality and throughput per format over the colour corpus images (up to
-/// `ASSETC_BENCH_MAX` px, default 1024), on one thread. Prints a table for
-/// docs/performance.md.
-#[test]
-#[ignore]
-fn measure_quality_and_throughput() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: corpus not found");
-        return;
-    };
-    let max_size = std::env::var("ASSETC_BENCH_MAX")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1024);
-    let samples = samples(&corpus);
-    println!(
-        "| format | mode | images | level-0 RGB PSNR (avg dB) | Mpx/s (with mips, 1 thread) |"
-    );
-    println!("|---|---|---:|---:|---:|");
-    for format in FORMATS {
-        for mode in [TextureMode::Color, TextureMode::Normal, TextureMode::Linear] {
-            let s = TextureSettings {
-                format,
-                max_size,
-                ..TextureSettings::default()
-            };
-            let (mut psnrs, mut pixels, mut secs) = (Vec::new(), 0u64, 0f64);
-            for (path, m) in &samples {
-                if *m != mode {
-                    continue;
-                }
-                let bytes = std::fs::read(path).unwrap();
-                let t = Instant::now();
-                let file = encode_texture(&bytes, None, mode, None, &s).unwrap();
-                secs += t.elapsed().as_secs_f64();
-                let k = ktx2::read(&file).unwrap();
-                pixels += (0..k.levels.len())
-                    .map(|i| {
-                        let (w, h) = k.level_size(i);
-                        u64::from(w) * u64::from(h)
-                    })
-                    .sum::<u64>();
-                psnrs.push(psnr_rgb(
-                    &level0_input(&bytes, mode, &s).pixels,
-                    &decode_level0(&k),
-                ));
-            }
-            if psnrs.is_empty() {
-                continue;
-            }
-            let avg = psnrs.iter().sum::<f64>() / psnrs.len() as f64;
-            println!(
-                "| {} | {} | {} | {:.2} | {:.2} |",
-                format.name(),
-                mode.name(),
-                psnrs.len(),
-                avg,
-                pixels as f64 / 1e6 / secs
-            );
-        }
     }
 }

@@ -21,16 +21,49 @@ fn padded(level: &RgbaLevel) -> (u32, u32, Vec<u8>) {
     (pw as u32, ph as u32, out)
 }
 
-fn bc7_settings(quality: f32, has_alpha: bool) -> bc7::EncodeSettings {
-    match (quality, has_alpha) {
-        (q, false) if q >= 0.9 => bc7::opaque_slow_settings(),
-        (q, false) if q >= 0.6 => bc7::opaque_basic_settings(),
-        (q, false) if q >= 0.3 => bc7::opaque_fast_settings(),
-        (_, false) => bc7::opaque_very_fast_settings(),
-        (q, true) if q >= 0.9 => bc7::alpha_slow_settings(),
-        (q, true) if q >= 0.6 => bc7::alpha_basic_settings(),
-        (q, true) if q >= 0.3 => bc7::alpha_fast_settings(),
-        (_, true) => bc7::alpha_very_fast_settings(),
+/// intel_tex_2's BC7 presets, fastest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bc7Preset {
+    UltraFast,
+    VeryFast,
+    Fast,
+    Basic,
+    Slow,
+}
+
+impl Bc7Preset {
+    pub const ALL: [Self; 5] = [
+        Self::UltraFast,
+        Self::VeryFast,
+        Self::Fast,
+        Self::Basic,
+        Self::Slow,
+    ];
+
+    /// The preset for a 0..1 quality; see [`super::TextureSettings::quality`] for the table.
+    pub fn for_quality(quality: f32) -> Self {
+        match quality {
+            q if q >= 0.95 => Self::Slow,
+            q if q >= 0.85 => Self::Basic,
+            q if q >= 0.7 => Self::Fast,
+            q if q >= 0.25 => Self::VeryFast,
+            _ => Self::UltraFast,
+        }
+    }
+
+    fn settings(self, has_alpha: bool) -> bc7::EncodeSettings {
+        match (self, has_alpha) {
+            (Self::UltraFast, false) => bc7::opaque_ultra_fast_settings(),
+            (Self::VeryFast, false) => bc7::opaque_very_fast_settings(),
+            (Self::Fast, false) => bc7::opaque_fast_settings(),
+            (Self::Basic, false) => bc7::opaque_basic_settings(),
+            (Self::Slow, false) => bc7::opaque_slow_settings(),
+            (Self::UltraFast, true) => bc7::alpha_ultra_fast_settings(),
+            (Self::VeryFast, true) => bc7::alpha_very_fast_settings(),
+            (Self::Fast, true) => bc7::alpha_fast_settings(),
+            (Self::Basic, true) => bc7::alpha_basic_settings(),
+            (Self::Slow, true) => bc7::alpha_slow_settings(),
+        }
     }
 }
 
@@ -38,9 +71,9 @@ pub fn encode(
     levels: &[RgbaLevel],
     format: TextureFormat,
     has_alpha: bool,
-    quality: f32,
+    preset: Bc7Preset,
 ) -> Vec<Vec<u8>> {
-    let settings = bc7_settings(quality, has_alpha);
+    let settings = preset.settings(has_alpha);
     levels
         .iter()
         .map(|level| {

@@ -3,34 +3,52 @@
 //! UASTC blocks of each level are copied out of it (a UASTC `.basis` slice holds the
 //! blocks as they are) into our KTX2 container.
 
-use super::{RgbaLevel, TextureError, TextureMode, TextureSettings};
+use super::{RgbaLevel, TextureError, TextureMode};
 use basis_universal::{
     sys, transcoder_init, BasisTextureFormat, ColorSpace, Compressor, CompressorParams, Transcoder,
 };
 
 const UASTC_BLOCK_BYTES: usize = 16;
 
-/// UASTC pack level (0 fastest .. 4 very slow) and RDO lambda for a 0..1 quality:
-/// 0.95 and above is plain UASTC without RDO; below, lambda grows as quality drops
-/// (basisu's useful range is about 0.25..4).
-fn uastc_knobs(quality: f32) -> (u32, Option<f32>) {
-    let level = match quality {
-        q if q >= 0.9 => 3,
-        q if q >= 0.5 => 2,
-        q if q >= 0.25 => 1,
-        _ => 0,
-    };
-    let rdo = (quality < 0.95).then_some(0.25 + (0.95 - quality) * 3.0);
-    (level, rdo)
+/// The Basis Universal UASTC encoder's two knobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UastcKnobs {
+    /// Pack level, 0 (fastest) ..= 4 (very slow).
+    pub pack_level: u32,
+    /// RDO lambda: trades quality for zstd-compressibility; `None` is plain UASTC.
+    pub rdo_lambda: Option<f32>,
+}
+
+impl UastcKnobs {
+    /// The knobs for a 0..1 quality; see [`super::TextureSettings::quality`] for the table.
+    pub fn for_quality(quality: f32) -> Self {
+        let (pack_level, rdo_lambda) = match quality {
+            q if q >= 0.95 => (3, None),
+            q if q >= 0.85 => (2, None),
+            q if q >= 0.7 => (1, None),
+            q if q >= 0.5 => (0, None),
+            // Below the default, RDO makes zstd output smaller at a cost in quality: lambda
+            // goes from 0.5 just below quality 0.5 to 3 at quality 0 (basisu's useful range
+            // is about 0.25..4).
+            q => (0, Some(0.5 + (0.5 - q) * 5.0)),
+        };
+        Self {
+            pack_level,
+            rdo_lambda,
+        }
+    }
 }
 
 pub fn encode(
     levels: &[RgbaLevel],
     mode: TextureMode,
-    settings: &TextureSettings,
+    knobs: UastcKnobs,
 ) -> Result<Vec<Vec<u8>>, TextureError> {
     let fail = |m: String| TextureError::new("image", format!("UASTC encoder: {m}"));
-    let (pack_level, rdo) = uastc_knobs(settings.quality());
+    let UastcKnobs {
+        pack_level,
+        rdo_lambda: rdo,
+    } = knobs;
     let mut params = CompressorParams::new();
     params.set_basis_format(BasisTextureFormat::UASTC4x4);
     // SAFETY: params.0 is the live parameter object this CompressorParams owns; the pack

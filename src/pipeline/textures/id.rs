@@ -6,8 +6,13 @@ use crate::formats::ktx2;
 
 /// FNV-1a 64 (no case mapping) over the image bytes, then the mode name, then the settings
 /// that change the output: format, max size, mipmaps, quality where the encoder uses it,
-/// zstd for BC, and the alpha cutoff when coverage is preserved. KTX2 sources are passed
-/// through, so only their bytes and the mode count.
+/// zstd for BC, the alpha cutoff when coverage is preserved, and [`ENCODER_REVISION`].
+/// KTX2 sources are passed through, so only their bytes and the mode count.
+/// Bumped whenever the same settings start producing different bytes (a new quality
+/// mapping, zstd level or codec version), so that content-addressed outputs of an older
+/// assetc are not taken for current ones. 2: quality mapping and zstd levels of issue 3.
+pub const ENCODER_REVISION: u32 = 2;
+
 pub fn texture_id(
     image_bytes: &[u8],
     mode: TextureMode,
@@ -20,7 +25,7 @@ pub fn texture_id(
         return h;
     }
     let mut tail = format!(
-        "|{}|max{}|mips{}",
+        "|r{ENCODER_REVISION}|{}|max{}|mips{}",
         settings.format.name(),
         settings.max_size,
         u8::from(settings.mipmaps)

@@ -12,7 +12,8 @@ mod id;
 mod load;
 mod mips;
 
-pub use encode_uastc::decode_uastc_rgba;
+pub use encode_bc::Bc7Preset;
+pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
 pub use load::{decode_image, load_image_bytes, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE};
 pub use mips::{build_levels, RgbaLevel};
@@ -99,7 +100,20 @@ pub struct TextureSettings {
     /// Longest side after downscaling; larger images are scaled down keeping their aspect.
     pub max_size: u32,
     pub mipmaps: bool,
-    /// 0..1: UASTC pack level and RDO strength, BC7 encoder effort. Unused by the others.
+    /// 0..1, higher is better and slower (default 0.5, the fastest setting that meets the
+    /// quality aims). UASTC pack level / RDO and BC7 preset; RGBA8, BC1 and BC3 ignore it.
+    ///
+    /// | quality     | UASTC                                   | BC7        |
+    /// |-------------|-----------------------------------------|------------|
+    /// | 0 ..< 0.25  | level 0 + RDO, lambda 3 ..= 1.75        | ultra fast |
+    /// | 0.25 ..< 0.5| level 0 + RDO, lambda 1.75 ..= 0.5      | very fast  |
+    /// | 0.5 ..< 0.7 | level 0 (fastest), no RDO               | very fast  |
+    /// | 0.7 ..< 0.85| level 1 (faster)                        | fast       |
+    /// | 0.85 ..< 0.95| level 2 (basisu's default)             | basic      |
+    /// | 0.95 ..= 1  | level 3 (slower)                        | slow       |
+    ///
+    /// RDO (lambda = 0.5 + (0.5 - quality) * 5) trades PSNR for smaller zstd output and
+    /// costs about ten times the encoding time of plain level 0.
     pub quality: f32,
     /// zstd supercompression for BC1/BC3/BC7 (UASTC and RGBA8 always use it).
     pub bc_zstd: bool,
@@ -111,7 +125,7 @@ impl Default for TextureSettings {
             format: TextureFormat::Uastc,
             max_size: 4096,
             mipmaps: true,
-            quality: 0.8,
+            quality: DEFAULT_QUALITY,
             bc_zstd: false,
         }
     }
@@ -122,14 +136,44 @@ impl TextureSettings {
         if self.quality.is_finite() {
             self.quality.clamp(0.0, 1.0)
         } else {
-            0.8
+            DEFAULT_QUALITY
+        }
+    }
+
+    /// UASTC pack level and RDO lambda for this quality.
+    pub fn uastc_knobs(&self) -> UastcKnobs {
+        UastcKnobs::for_quality(self.quality())
+    }
+
+    /// intel_tex_2 BC7 preset for this quality.
+    pub fn bc7_preset(&self) -> Bc7Preset {
+        Bc7Preset::for_quality(self.quality())
+    }
+
+    /// zstd level of supercompressed levels (UASTC, RGBA8, BC with `bc_zstd`), chosen by
+    /// measurement (docs/textures.md): past these levels zstd gets slower than the block
+    /// encoder for less than 2 % of size.
+    pub fn zstd_level(&self) -> i32 {
+        match self.format {
+            // RDO spends its effort making blocks repeat, and is slow enough that even
+            // zstd's deepest search costs little next to it.
+            TextureFormat::Uastc if self.uastc_knobs().rdo_lambda.is_some() => ZSTD_LEVEL_RDO,
+            TextureFormat::Rgba8 => ZSTD_LEVEL_RGBA8,
+            _ => ZSTD_LEVEL_BLOCKS,
         }
     }
 }
 
-/// zstd level for supercompressed levels: high enough to profit from UASTC RDO, cheap next
-/// to the block encoders.
-pub const ZSTD_LEVEL: i32 = 15;
+/// The default quality: the fastest settings that still meet the quality aims (UASTC
+/// pack level 0 without RDO, BC7 very fast).
+pub const DEFAULT_QUALITY: f32 = 0.5;
+
+/// zstd level for UASTC without RDO and for BC1/BC3/BC7.
+pub const ZSTD_LEVEL_BLOCKS: i32 = 9;
+/// zstd level for RGBA8: level 9 halves the speed for 0.3 % of size, 15 is ten times slower.
+pub const ZSTD_LEVEL_RGBA8: i32 = 6;
+/// zstd level for RDO UASTC.
+pub const ZSTD_LEVEL_RDO: i32 = 19;
 
 #[derive(Debug, Error)]
 pub enum TextureError {
@@ -179,10 +223,13 @@ pub fn encode_texture(
         .any(|l| l.pixels.chunks_exact(4).any(|p| p[3] != 255));
     let format = settings.format;
     let (data, zstd) = match format {
-        TextureFormat::Uastc => (encode_uastc::encode(&levels, mode, settings)?, true),
+        TextureFormat::Uastc => (
+            encode_uastc::encode(&levels, mode, settings.uastc_knobs())?,
+            true,
+        ),
         TextureFormat::Rgba8 => (encode_rgba8::encode(&levels), true),
         TextureFormat::Bc7 | TextureFormat::Bc1 | TextureFormat::Bc3 => (
-            encode_bc::encode(&levels, format, has_alpha, settings.quality()),
+            encode_bc::encode(&levels, format, has_alpha, settings.bc7_preset()),
             settings.bc_zstd,
         ),
     };
@@ -193,10 +240,12 @@ pub fn encode_texture(
         width: first.width,
         height: first.height,
         levels: data,
-        zstd_level: zstd.then_some(ZSTD_LEVEL),
+        zstd_level: zstd.then(|| settings.zstd_level()),
     })
     .map_err(|e| TextureError::new("image", e.to_string()))
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tuning;

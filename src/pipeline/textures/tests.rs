@@ -281,7 +281,7 @@ fn ids_change_with_what_changes_the_output() {
             b"abc",
             TextureMode::Color,
             None,
-            &TextureSettings { quality: 0.5, ..s }
+            &TextureSettings { quality: 0.25, ..s }
         )
     );
     // Quality does not change RGBA8 output, so it does not change its id.
@@ -299,4 +299,75 @@ fn ids_change_with_what_changes_the_output() {
     let ktx = [&ktx2::IDENTIFIER[..], b"x"].concat();
     let expected = crate::formats::hash::fnv1a64_raw(&[&ktx[..], b"color"].concat());
     assert_eq!(texture_id(&ktx, TextureMode::Color, None, &s), expected);
+}
+
+#[test]
+fn quality_knob_is_monotonic_and_default_is_fast() {
+    let qualities: Vec<f32> = (0..=20).map(|i| i as f32 / 20.0).collect();
+    for pair in qualities.windows(2) {
+        let (lo, hi) = (
+            UastcKnobs::for_quality(pair[0]),
+            UastcKnobs::for_quality(pair[1]),
+        );
+        assert!(lo.pack_level <= hi.pack_level, "{pair:?}");
+        // More quality never means a stronger RDO (None is "no RDO", the weakest).
+        match (lo.rdo_lambda, hi.rdo_lambda) {
+            (Some(a), Some(b)) => assert!(a >= b, "{pair:?}"),
+            (None, Some(_)) => panic!("RDO switched on as quality rises: {pair:?}"),
+            _ => {}
+        }
+        let order = |p: Bc7Preset| Bc7Preset::ALL.iter().position(|&q| q == p);
+        assert!(
+            order(Bc7Preset::for_quality(pair[0])) <= order(Bc7Preset::for_quality(pair[1])),
+            "{pair:?}"
+        );
+    }
+    let default = TextureSettings::default();
+    assert_eq!(
+        default.uastc_knobs(),
+        UastcKnobs {
+            pack_level: 0,
+            rdo_lambda: None
+        }
+    );
+    assert_eq!(default.bc7_preset(), Bc7Preset::VeryFast);
+    // Out-of-range and NaN qualities fall back into 0..1 instead of reaching the codecs.
+    let nan = TextureSettings {
+        quality: f32::NAN,
+        ..default
+    };
+    assert_eq!(nan.uastc_knobs(), default.uastc_knobs());
+    let high = TextureSettings {
+        quality: 7.0,
+        ..default
+    };
+    assert_eq!(high.uastc_knobs(), UastcKnobs::for_quality(1.0));
+    // RDO output is zstd'd harder than plain blocks: that is where its gain is collected.
+    let rdo = TextureSettings {
+        quality: 0.1,
+        ..default
+    };
+    assert!(rdo.uastc_knobs().rdo_lambda.is_some());
+    assert!(rdo.zstd_level() > default.zstd_level());
+}
+
+#[test]
+fn lower_uastc_quality_gives_smaller_files() {
+    // Smooth gradients with mild texture: RDO can make neighbouring blocks share bit
+    // patterns that zstd then finds, which plain level 0 blocks do not.
+    let src = png(64, 64, |x, y| {
+        let n = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)) >> 28;
+        [(x * 3 + n) as u8, (y * 3) as u8, ((x + y) * 2) as u8, 255]
+    });
+    let size = |quality: f32| {
+        let s = TextureSettings {
+            quality,
+            ..TextureSettings::default()
+        };
+        let file = encode_texture(&src, None, TextureMode::Color, None, &s).unwrap();
+        assert_eq!(ktx2::validate(&file), vec![]);
+        file.len()
+    };
+    let (rdo, plain) = (size(0.0), size(DEFAULT_QUALITY));
+    assert!(rdo < plain, "RDO {rdo} bytes, plain {plain} bytes");
 }
