@@ -23,6 +23,9 @@ echo ' ' >> "$work/src/group3/model321.gltf"
 sed -i 's/"Root"/"Root2"/' "$work/src/group3/model321.gltf"
 one=$(secs target/release/assetc build "$work/src" -o "$work/out" --no-config -q)
 single=$(secs target/release/assetc build "$work/src/group3/model321.gltf" -o "$work/single" --no-config -q --no-cache)
+pack=$(secs target/release/assetc pack "$work/out" -o "$work/out.spk" -q)
+list=$(secs target/release/assetc pack list "$work/out.spk")
+files=$(find "$work/out" -type f ! -name .assetc-cache.json | wc -l)
 echo "| run (1,000 glTF files) | seconds |"
 echo "|---|---:|"
 echo "| clean build | $clean |"
@@ -30,3 +33,5 @@ echo "| no-op rebuild | $noop |"
 echo "| bare walk + stat of the same files (floor) | $floor |"
 echo "| rebuild after editing one file | $one |"
 echo "| that file's own compile (alone, no cache) | $single |"
+echo "| assetc pack of the output ($files files) | $pack |"
+echo "| assetc pack list of that archive | $list |"

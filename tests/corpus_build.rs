@@ -116,4 +116,43 @@ fn corpus_builds_validates_and_keeps_every_triangle() {
         compared += 1;
     }
     assert!(compared >= 15, "only {compared} corpus files compared");
+
+    // The whole build packs into a SparkPak archive that extracts to the same bytes.
+    let archive = out.path().with_extension("spk");
+    let o = assetc(&[
+        "pack",
+        out.path().to_str().unwrap(),
+        "-o",
+        archive.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "pack: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let extracted = tempfile::tempdir().unwrap();
+    let o = assetc(&[
+        "pack",
+        "extract",
+        archive.to_str().unwrap(),
+        "-o",
+        extracted.path().to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "extract: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let built: Vec<_> = tree(out.path())
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+        .collect();
+    assert_eq!(
+        tree(extracted.path()),
+        built,
+        "extracted archive differs from the build"
+    );
+    std::fs::remove_file(&archive).unwrap();
 }
