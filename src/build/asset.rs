@@ -22,15 +22,18 @@ pub enum Target {
     HMesh,
     /// BGBTech3 `<source>.bmd`.
     Bmd1,
+    /// Qt Quick 3D: `<source>.qt/` with a `.qml` scene, `meshes/*.mesh` and `maps/`.
+    QtMesh,
 }
 
 impl Target {
-    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1"];
+    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1", "qtmesh"];
 
     pub fn name(self) -> &'static str {
         match self {
             Target::HMesh => "hmesh",
             Target::Bmd1 => "bmd1",
+            Target::QtMesh => "qtmesh",
         }
     }
 
@@ -38,6 +41,7 @@ impl Target {
         match s {
             "hmesh" => Some(Target::HMesh),
             "bmd1" => Some(Target::Bmd1),
+            "qtmesh" => Some(Target::QtMesh),
             _ => None,
         }
     }
@@ -50,6 +54,7 @@ pub struct AssetSettings {
     pub texture: TextureSettings,
     pub animation: AnimationSettings,
     pub bmd1: crate::targets::bmd1::Bmd1Settings,
+    pub qtmesh: crate::targets::qtmesh::QtTargetSettings,
     pub targets: Vec<Target>,
 }
 
@@ -60,6 +65,7 @@ impl Default for AssetSettings {
             texture: TextureSettings::default(),
             animation: AnimationSettings::default(),
             bmd1: Default::default(),
+            qtmesh: Default::default(),
             targets: vec![Target::HMesh],
         }
     }
@@ -190,6 +196,24 @@ pub fn compile_asset(
             })?;
         add_target_output(&mut compiled, out, &display);
     }
+    if settings.targets.contains(&Target::QtMesh) {
+        // Balsam names the QML component after the source file's stem, case kept.
+        let mut qt = settings.qtmesh.clone();
+        if qt.component_name.is_none() {
+            qt.component_name = source
+                .abs_path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned());
+        }
+        let out =
+            crate::targets::qtmesh::build_qtmesh(&scene, &qt, &settings.mesh).map_err(|e| {
+                AssetError::Encode {
+                    path: display.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+        add_target_output(&mut compiled, out, &display);
+    }
     compiled.inputs.sort();
     compiled.inputs.dedup();
     Ok(compiled)
@@ -285,7 +309,7 @@ fn compile_hmesh_set(
             mode: job.mode,
             alpha_cutoff: job.alpha_cutoff,
             image_label: job.label,
-            settings: settings.texture.clone(),
+            settings: settings.texture,
         });
     }
 

@@ -142,9 +142,12 @@ pub struct BuildArgs {
     /// Use the settings of [presets.NAME] from build.toml.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
-    /// Runtime targets to write (repeatable); replaces build.toml's `targets`.
+    /// Runtime targets to write (repeatable): hmesh, bmd1, qtmesh; replaces build.toml's `targets`.
     #[arg(long = "target", value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Qt `.mesh` version for the qtmesh target: 7 (current Qt) or 5 (Qt 6.4 and older).
+    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u16).range(5..=7))]
+    pub qt_mesh_version: Option<u16>,
 }
 
 #[derive(Debug, Args)]

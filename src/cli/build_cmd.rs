@@ -43,6 +43,15 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
             .collect::<Result<_, _>>()
             .map_err(anyhow::Error::msg)?;
     }
+    if let Some(v) = args.qt_mesh_version {
+        if v != 5 && v != 7 {
+            anyhow::bail!("--qt-mesh-version must be 5 or 7, got {v}");
+        }
+        options.settings.qtmesh.mesh_version = v;
+        if v == 5 {
+            options.settings.qtmesh.naming = assetc::targets::qtmesh::QtNaming::Qt64;
+        }
+    }
     options.jobs = args.jobs;
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;

@@ -107,6 +107,23 @@ pub struct Bmd1Section {
     pub uv_error: Option<f32>,
 }
 
+/// `[qtmesh]`: the Qt Quick 3D target.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QtMeshSection {
+    /// 7 (current Qt) or 5 (Qt 6.4 and older).
+    pub mesh_version: Option<u16>,
+    /// `qt612` (`<mesh>_mesh.mesh`) or `qt64` (`<mesh>.mesh`).
+    pub naming: Option<QtNamingName>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QtNamingName {
+    Qt612,
+    Qt64,
+}
+
 /// Settings tables shared by the top level, presets and rules.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -167,6 +184,8 @@ pub struct Config {
     pub animation: AnimationSection,
     #[serde(default)]
     pub bmd1: Bmd1Section,
+    #[serde(default)]
+    pub qtmesh: QtMeshSection,
     #[serde(default)]
     pub rules: Vec<Rule>,
     #[serde(default)]
@@ -247,6 +266,11 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 "unknown pack format `{p}`; the only one is `spk`"
             )));
         }
+    }
+    if let Some(v) = config.qtmesh.mesh_version.filter(|v| *v != 5 && *v != 7) {
+        return Err(value_error(format!(
+            "qtmesh.mesh_version must be 5 or 7, got {v}"
+        )));
     }
     for (i, rule) in config.rules.iter().enumerate() {
         globset::Glob::new(&rule.pattern).map_err(|e| {

@@ -140,6 +140,9 @@ impl Row {
     }
 }
 
+/// Encodes one level in a mode: (blocks, blocks decoded to RGBA8, CPU seconds).
+type Encoder<'a> = dyn Fn(TextureMode, &RgbaLevel) -> (Vec<u8>, Vec<u8>, f64) + 'a;
+
 #[test]
 #[ignore]
 fn encoder_settings_sweep() {
@@ -176,7 +179,7 @@ fn encoder_settings_sweep() {
         "---:|".repeat(ZSTD_LEVELS.len())
     );
     let modes = [TextureMode::Color, TextureMode::Normal, TextureMode::Linear];
-    let run = |name: &str, encode: &dyn Fn(TextureMode, &RgbaLevel) -> (Vec<u8>, Vec<u8>, f64)| {
+    let run = |name: &str, encode: &Encoder<'_>| {
         if !only.is_empty() && !name.contains(only.as_str()) {
             return;
         }

@@ -1,1 +1,0 @@
-//! Qt Quick 3D target (being written).

@@ -1,0 +1,256 @@
+//! Qt Quick 3D target: what Balsam writes for a glTF file, so an application can swap
+//! Balsam for assetc.
+//!
+//! Output, under `<source_ref>.qt/`: `<Stem>.qml` (node hierarchy with transforms,
+//! `Model`s, `PrincipledMaterial`s, `Texture`s, `Skin`s, morph targets), `meshes/` with
+//! one `.mesh` per glTF mesh that a scene node uses (a mesh used by two nodes is written
+//! once; Balsam 6.12 names it `<mesh>_mesh.mesh`, 6.4 `<mesh>.mesh`), and `maps/` with
+//! the images the materials use, copied byte for byte. Geometry stays in each mesh's own
+//! space; node transforms go in the QML, as Balsam does.
+//!
+//! Where the output differs from Balsam on purpose:
+//! - Vertices equal in every attribute are welded per primitive and kept in first-use
+//!   order; Balsam (assimp) welds too, but orders vertices differently. Triangles and
+//!   positions are the source's exactly.
+//! - Indices are 16-bit when a mesh has at most 65,536 vertices (Balsam always writes
+//!   32-bit): half the index memory, and Qt reads both.
+//! - Missing normals are generated with assetc's normal stage (area-weighted, 60 degree
+//!   smoothing angle, flat for non-indexed sources, as glTF asks). Like Balsam, the
+//!   source's tangent frame (`attr_textan`, `attr_binormal` = cross(normal, tangent) *
+//!   w) is written only for meshes whose materials use a normal map, and none is
+//!   generated (Qt derives one in the shader).
+//! - Version 6+ meshes carry reduced levels of detail from assetc's simplifier
+//!   (`[mesh] lod_ratios`), which Balsam writes only with `--generateMeshLevelsOfDetail`.
+//! - Only `JOINTS_0`/`WEIGHTS_0` are written (Qt skins with 4 influences); animations
+//!   (Balsam's `Timeline` and `.qad` files) and lights/cameras are not written.
+//! - Names: a mesh is named after the glTF mesh (Balsam sometimes takes the node name),
+//!   and repeated names get `_2`, `_3` (Balsam appends other numbers).
+
+mod mesh;
+mod names;
+mod prim;
+mod qml;
+
+use super::{TargetError, TargetFile, TargetOutput};
+use crate::formats::qtmesh::{self, QtMeshFile};
+use crate::pipeline::MeshSettings;
+use crate::scene::{ImageSource, Scene};
+use names::{balsam_stem, component_name, file_name, Unique};
+
+/// How meshes are named in `meshes/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QtNaming {
+    /// `<mesh>_mesh.mesh`, as Balsam 6.12 writes.
+    #[default]
+    Qt612,
+    /// `<mesh>.mesh`, as Balsam 6.4 writes.
+    Qt64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QtTargetSettings {
+    /// 7 (current Qt) or 5 (Qt 6.4 and older, no levels of detail).
+    pub mesh_version: u16,
+    pub naming: QtNaming,
+    /// Name of the QML component (file stem), normally the source file's stem with its
+    /// original case; `None` derives it from the (lower-cased) source ref.
+    pub component_name: Option<String>,
+}
+
+impl Default for QtTargetSettings {
+    fn default() -> Self {
+        Self {
+            mesh_version: 7,
+            naming: QtNaming::Qt612,
+            component_name: None,
+        }
+    }
+}
+
+fn invalid(path: impl Into<String>, message: impl Into<String>) -> TargetError {
+    TargetError::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// Builds the Qt Quick 3D files for `scene`, rel paths under `<source_ref>.qt/`.
+pub fn build_qtmesh(
+    scene: &Scene,
+    settings: &QtTargetSettings,
+    mesh: &MeshSettings,
+) -> Result<TargetOutput, TargetError> {
+    if settings.mesh_version != 5 && settings.mesh_version != 7 {
+        return Err(invalid(
+            &scene.source_ref,
+            format!(
+                "Qt mesh version {} cannot be written (5 or 7)",
+                settings.mesh_version
+            ),
+        ));
+    }
+    let root = format!("{}.qt", scene.source_ref);
+    let mut out = TargetOutput::default();
+
+    // Meshes that a scene node draws, each once.
+    let mut used = vec![false; scene.meshes.len()];
+    for n in scene.nodes.iter().filter(|n| n.in_scene) {
+        if let Some(u) = n.mesh.and_then(|m| used.get_mut(m)) {
+            *u = true;
+        }
+    }
+    let mut files = Unique::default();
+    let mut infos: Vec<Option<qml::MeshInfo>> = Vec::with_capacity(scene.meshes.len());
+    for (index, m) in scene.meshes.iter().enumerate() {
+        if !used[index] {
+            infos.push(None);
+            continue;
+        }
+        let name = match &m.name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => format!("meshes[{index}]"),
+        };
+        let suffix = match settings.naming {
+            QtNaming::Qt612 => "_mesh.mesh",
+            QtNaming::Qt64 => ".mesh",
+        };
+        let file = files.claim(&balsam_stem(&name), suffix);
+        let built = mesh::build_mesh(
+            scene,
+            index,
+            mesh,
+            settings.mesh_version >= 6,
+            &mut out.warnings,
+        )
+        .map_err(|e| invalid(format!("meshes[{index}]"), e))?;
+        let bytes = qtmesh::write(
+            &QtMeshFile {
+                meshes: vec![(1, built.mesh)],
+            },
+            settings.mesh_version,
+        )
+        .map_err(|e| invalid(format!("meshes[{index}]"), e.to_string()))?;
+        out.files.push(TargetFile {
+            rel_path: format!("{root}/meshes/{file}"),
+            bytes,
+        });
+        infos.push(Some(qml::MeshInfo {
+            source: format!("meshes/{file}"),
+            subset_materials: built.subset_materials,
+            target_count: built.target_count,
+            target_has_normals: built.target_has_normals,
+            target_has_tangents: built.target_has_tangents,
+        }));
+    }
+
+    let image_paths = copy_images(scene, &infos, &root, &mut out)?;
+    let (text, warnings) = qml::write_qml(&qml::QmlInput {
+        scene,
+        meshes: &infos,
+        image_paths: &image_paths,
+    });
+    out.warnings.extend(warnings);
+    let stem = settings.component_name.clone().unwrap_or_else(|| {
+        let leaf = scene.source_ref.rsplit('/').next().unwrap_or("");
+        leaf.to_string()
+    });
+    out.files.push(TargetFile {
+        rel_path: format!("{root}/{}.qml", component_name(&stem)),
+        bytes: text.into_bytes(),
+    });
+    Ok(out)
+}
+
+/// Copies every image a used material samples into `maps/`: a file keeps its name, an
+/// embedded image is named after the image (or its index) with the extension of its
+/// MIME type. Returns each image's path relative to the QML.
+fn copy_images(
+    scene: &Scene,
+    meshes: &[Option<qml::MeshInfo>],
+    root: &str,
+    out: &mut TargetOutput,
+) -> Result<Vec<Option<String>>, TargetError> {
+    let mut wanted = vec![false; scene.images.len()];
+    for info in meshes.iter().flatten() {
+        for m in info
+            .subset_materials
+            .iter()
+            .flatten()
+            .filter_map(|&m| scene.materials.get(m))
+        {
+            let slots = [
+                &m.base_color_texture,
+                &m.metallic_roughness_texture,
+                &m.normal_texture,
+                &m.occlusion_texture,
+                &m.emissive_texture,
+            ];
+            for t in slots.into_iter().flatten() {
+                if let Some(w) = wanted.get_mut(t.image) {
+                    *w = true;
+                }
+            }
+        }
+    }
+    let mut names = Unique::default();
+    let mut paths = vec![None; scene.images.len()];
+    for (i, img) in scene.images.iter().enumerate() {
+        if !wanted[i] {
+            continue;
+        }
+        let bytes = match crate::pipeline::textures::load_image_bytes(scene, i) {
+            Ok(b) => b,
+            Err(e) => {
+                out.warnings
+                    .push(format!("{}: not copied: {e}", img.gltf_path));
+                continue;
+            }
+        };
+        let (base, ext) = match (&img.source, &img.uri) {
+            (ImageSource::File(path), _) => {
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let name = file_name(&name);
+                match name.rsplit_once('.') {
+                    Some((b, e)) if !b.is_empty() => (b.to_string(), format!(".{e}")),
+                    _ => (name, String::new()),
+                }
+            }
+            _ => {
+                let ext = match img.mime_type.as_deref() {
+                    Some("image/jpeg") => ".jpg",
+                    Some("image/webp") => ".webp",
+                    Some("image/ktx2") => ".ktx2",
+                    _ => sniff_extension(&bytes),
+                };
+                let base = match &img.name {
+                    Some(n) if !n.is_empty() => file_name(n),
+                    _ => format!("image{i}"),
+                };
+                (base, ext.to_string())
+            }
+        };
+        let file = names.claim(&base, &ext);
+        out.files.push(TargetFile {
+            rel_path: format!("{root}/maps/{file}"),
+            bytes: bytes.as_ref().clone(),
+        });
+        paths[i] = Some(format!("maps/{file}"));
+    }
+    Ok(paths)
+}
+
+fn sniff_extension(bytes: &[u8]) -> &'static str {
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        ".jpg"
+    } else if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        ".webp"
+    } else {
+        ".png"
+    }
+}
+
+#[cfg(test)]
+mod tests;

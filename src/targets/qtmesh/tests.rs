@@ -1,0 +1,282 @@
+use super::*;
+use crate::formats::qtmesh::{attr, component};
+use crate::scene::{Material, Mesh, MorphTarget, Node, Primitive, TextureRef};
+use glam::{Mat4, Quat, Vec3};
+
+fn node(name: &str, mesh: Option<usize>, translation: Vec3) -> Node {
+    Node {
+        name: Some(name.into()),
+        parent: None,
+        children: Vec::new(),
+        translation,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+        local_matrix: Mat4::from_translation(translation),
+        world_matrix: Mat4::from_translation(translation),
+        mesh,
+        skin: None,
+        in_scene: true,
+    }
+}
+
+/// A quad given as six unindexed vertices (two of them repeated).
+fn quad_primitive(material: Option<usize>) -> Primitive {
+    let corners = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ];
+    let order = [0usize, 1, 2, 0, 2, 3];
+    Primitive {
+        gltf_path: "meshes[0].primitives[0]".into(),
+        positions: order.iter().map(|&i| corners[i]).collect(),
+        normals: Some(vec![[0.0, 0.0, 1.0]; 6]),
+        uv0: Some(
+            order
+                .iter()
+                .map(|&i| [corners[i][0], corners[i][1]])
+                .collect(),
+        ),
+        indices: (0..6).collect(),
+        indexed: false,
+        material,
+        ..Default::default()
+    }
+}
+
+/// Two nodes share mesh 0 ("Quad.001", two primitives); a third node is unnamed and uses
+/// mesh 1 (no name, a morph target); mesh 2 is used by no node.
+fn scene() -> Scene {
+    let mut with_target = quad_primitive(None);
+    with_target.targets = vec![MorphTarget {
+        positions: Some(vec![[0.0, 0.0, 0.5]; 6]),
+        ..Default::default()
+    }];
+    let mut second = quad_primitive(Some(1));
+    second.positions.iter_mut().for_each(|p| p[2] = 2.0);
+    let mut unnamed = node("", Some(1), Vec3::ZERO);
+    unnamed.name = None;
+    Scene {
+        source_ref: "models/quad".into(),
+        meshes: vec![
+            Mesh {
+                name: Some("Quad.001".into()),
+                primitives: vec![quad_primitive(Some(0)), second],
+            },
+            Mesh {
+                name: None,
+                primitives: vec![with_target],
+            },
+            Mesh {
+                name: Some("unused".into()),
+                primitives: vec![quad_primitive(None)],
+            },
+        ],
+        nodes: vec![
+            node("A", Some(0), Vec3::new(1.0, 2.0, 3.0)),
+            node("B", Some(0), Vec3::ZERO),
+            unnamed,
+        ],
+        roots: vec![0, 1, 2],
+        materials: vec![
+            Material {
+                name: Some("Red".into()),
+                base_color_factor: [1.0, 0.0, 0.0, 1.0],
+                ..Default::default()
+            },
+            Material {
+                name: Some("Textured".into()),
+                base_color_texture: Some(TextureRef {
+                    image: 0,
+                    tex_coord: 0,
+                    has_transform: false,
+                }),
+                ..Default::default()
+            },
+        ],
+        images: vec![crate::scene::Image {
+            gltf_path: "images[0]".into(),
+            name: Some("albedo".into()),
+            uri: None,
+            mime_type: Some("image/png".into()),
+            source: ImageSource::Embedded,
+            bytes: std::sync::Arc::new(b"\x89PNG fake".to_vec()),
+        }],
+        ..Default::default()
+    }
+}
+
+fn file<'a>(out: &'a TargetOutput, rel: &str) -> &'a [u8] {
+    &out.files
+        .iter()
+        .find(|f| f.rel_path == rel)
+        .unwrap_or_else(|| {
+            let names: Vec<_> = out.files.iter().map(|f| &f.rel_path).collect();
+            panic!("{rel} not in {names:?}")
+        })
+        .bytes
+}
+
+#[test]
+fn layout_names_and_mesh_contents() {
+    let out = build_qtmesh(
+        &scene(),
+        &QtTargetSettings::default(),
+        &MeshSettings::default(),
+    )
+    .unwrap();
+    let mut names: Vec<&str> = out.files.iter().map(|f| f.rel_path.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "models/quad.qt/Quad.qml",
+            "models/quad.qt/maps/albedo.png",
+            "models/quad.qt/meshes/meshes_1__mesh.mesh",
+            "models/quad.qt/meshes/quad_001_mesh.mesh",
+        ],
+        "one file per used mesh, the shared one once, the unused one not at all"
+    );
+    assert_eq!(
+        file(&out, "models/quad.qt/maps/albedo.png"),
+        b"\x89PNG fake"
+    );
+
+    let quad = qtmesh::read(file(&out, "models/quad.qt/meshes/quad_001_mesh.mesh")).unwrap();
+    let (_, m) = &quad.meshes[0];
+    assert_eq!(m.version, 7);
+    let attrs: Vec<&str> = m
+        .vertex_buffer
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(attrs, [attr::POSITION, attr::NORMAL, attr::UV0]);
+    // Welding turns each 6-vertex quad into 4 vertices.
+    assert_eq!(m.vertex_buffer.vertex_count(), 8);
+    assert_eq!(m.index_buffer.component_type, component::U16);
+    let subsets: Vec<(&str, u32, u32)> = m
+        .subsets
+        .iter()
+        .map(|s| (s.name.as_str(), s.offset, s.count))
+        .collect();
+    assert_eq!(subsets, [("Red", 0, 6), ("Textured", 6, 6)]);
+    assert_eq!(m.subsets[1].bounds_min, [0.0, 0.0, 2.0]);
+    assert_eq!(m.subsets[1].bounds_max, [1.0, 1.0, 2.0]);
+    assert!(m.target_buffer.is_none());
+
+    let morph = qtmesh::read(file(&out, "models/quad.qt/meshes/meshes_1__mesh.mesh")).unwrap();
+    let tb = morph.meshes[0].1.target_buffer.as_ref().expect("targets");
+    assert_eq!(tb.target_count, 1);
+    assert_eq!(tb.entries.len(), 1);
+    assert_eq!(tb.entries[0].name, attr::POSITION);
+    // First texel: the z delta of vertex 0 is 0.5.
+    assert_eq!(tb.data[8..12], 0.5f32.to_le_bytes());
+}
+
+#[test]
+fn qml_places_nodes_materials_and_maps() {
+    let out = build_qtmesh(
+        &scene(),
+        &QtTargetSettings::default(),
+        &MeshSettings::default(),
+    )
+    .unwrap();
+    let qml = String::from_utf8(file(&out, "models/quad.qt/Quad.qml").to_vec()).unwrap();
+    for needle in [
+        "position: Qt.vector3d(1, 2, 3)",
+        "source: \"meshes/quad_001_mesh.mesh\"",
+        "objectName: \"nodes[2]\"",
+        "baseColor: \"#ffff0000\"",
+        "source: \"maps/albedo.png\"",
+        "baseColorMap: albedo_png_texture",
+        "MorphTarget.Position",
+    ] {
+        assert!(qml.contains(needle), "{needle:?} missing from:\n{qml}");
+    }
+    assert_eq!(qml.matches("meshes/quad_001_mesh.mesh").count(), 2);
+    let ids: Vec<&str> = qml
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("id: "))
+        .collect();
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "QML ids must be unique: {ids:?}");
+    let opens = qml.matches('{').count();
+    assert_eq!(opens, qml.matches('}').count());
+}
+
+#[test]
+fn output_is_deterministic_and_versions_and_naming_apply() {
+    let s = scene();
+    let a = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).unwrap();
+    let b = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).unwrap();
+    assert_eq!(a.files, b.files);
+
+    let v5 = QtTargetSettings {
+        mesh_version: 5,
+        naming: QtNaming::Qt64,
+        component_name: Some("QuadScene".into()),
+    };
+    let out = build_qtmesh(&s, &v5, &MeshSettings::default()).unwrap();
+    let m = qtmesh::read(file(&out, "models/quad.qt/meshes/quad_001.mesh")).unwrap();
+    assert_eq!(m.meshes[0].1.version, 5);
+    assert!(m.meshes[0].1.subsets.iter().all(|s| s.lods.is_empty()));
+    file(&out, "models/quad.qt/QuadScene.qml");
+
+    let bad = QtTargetSettings {
+        mesh_version: 6,
+        ..Default::default()
+    };
+    assert!(build_qtmesh(&s, &bad, &MeshSettings::default()).is_err());
+}
+
+#[test]
+fn levels_of_detail_reduce_a_dense_grid() {
+    let n = 33u32;
+    let positions: Vec<[f32; 3]> = (0..n * n)
+        .map(|i| [(i % n) as f32, (i / n) as f32, 0.0])
+        .collect();
+    let mut indices = Vec::new();
+    for y in 0..n - 1 {
+        for x in 0..n - 1 {
+            let i = y * n + x;
+            indices.extend_from_slice(&[i, i + 1, i + n, i + 1, i + n + 1, i + n]);
+        }
+    }
+    let mut s = scene();
+    s.meshes[0].primitives = vec![Primitive {
+        gltf_path: "meshes[0].primitives[0]".into(),
+        normals: Some(vec![[0.0, 0.0, 1.0]; positions.len()]),
+        positions,
+        indices,
+        indexed: true,
+        ..Default::default()
+    }];
+    let out = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).unwrap();
+    let f = qtmesh::read(file(&out, "models/quad.qt/meshes/quad_001_mesh.mesh")).unwrap();
+    let m = &f.meshes[0].1;
+    let sub = &m.subsets[0];
+    assert!(!sub.lods.is_empty());
+    let total = m.index_buffer.index_count() as u32;
+    let mut previous = (sub.count, 0.0f32);
+    for lod in &sub.lods {
+        assert!(lod.count < previous.0 && lod.count % 3 == 0);
+        assert!(lod.offset >= sub.offset + sub.count && lod.offset + lod.count <= total);
+        assert!(lod.distance >= previous.1, "distances grow with reduction");
+        previous = (lod.count, lod.distance);
+    }
+}
+
+#[test]
+fn inconsistent_primitives_are_errors_not_panics() {
+    let mut s = scene();
+    s.meshes[0].primitives[0].indices[2] = 1000;
+    let err = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("meshes[0]") && err.contains("1000"), "{err}");
+    let mut s = scene();
+    s.meshes[1].primitives[0].targets[0].positions = Some(vec![[0.0; 3]; 2]);
+    assert!(build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).is_err());
+}
