@@ -44,8 +44,10 @@ pub enum Command {
     /// Each source `INPUT/<path>.gltf` gives `OUTPUT/<path>.hmesh` (geometry),
     /// `OUTPUT/<path>.hmat` (its material table), `OUTPUT/<path>.hanim` (clips, when
     /// skinned and animated) and content-addressed `OUTPUT/tex/<id>.ktx2` textures; the
-    /// manifest `OUTPUT/assets.hman` maps every id to its file. A failing asset does not
-    /// stop the others; the run then exits with 1 and writes nothing for that asset.
+    /// manifest `OUTPUT/assets.hman` maps every id to its file. `--target bmd1` writes
+    /// `OUTPUT/<path>.bmd` (BGBTech3) and `--target qtmesh` a Qt Quick 3D scene in
+    /// `OUTPUT/<path>.qt/` (what Qt's Balsam writes). A failing asset does not stop the
+    /// others; the run then exits with 1 and writes nothing for that asset.
     Build(BuildArgs),
     /// Validate every file of a compiled tree and the links between them (the CI gate).
     Check(TreeArgs),
