@@ -57,6 +57,14 @@ impl BufferBuilder {
         self.accessor(json!({"bufferView": view, "componentType": 5125, "count": values.len(), "type": "SCALAR"}))
     }
 
+    /// The buffer as a `data:` URI, for sources that embed it in the JSON.
+    fn data_uri(&self) -> String {
+        format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&self.data)
+        )
+    }
+
     fn accessor(&mut self, a: Value) -> usize {
         self.accessors.push(a);
         self.accessors.len() - 1
@@ -180,10 +188,7 @@ pub fn hierarchy(dir: &Path) -> std::io::Result<()> {
         [0.0, 0.0, 1.0],
     ]);
     let idx = b.indices_u16(&[0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&b.data)
-    );
+    let uri = b.data_uri();
     let doc = gltf_doc(
         &b,
         Some(uri),
@@ -215,10 +220,7 @@ pub fn strip(dir: &Path) -> std::io::Result<()> {
         })
         .collect();
     let pos = b.vec3(&positions);
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&b.data)
-    );
+    let uri = b.data_uri();
     let doc = gltf_doc(
         &b,
         Some(uri),
@@ -264,10 +266,7 @@ pub fn triangle_soup(dir: &Path) -> std::io::Result<()> {
     }
     let pos = b.vec3(&positions);
     let nrm = b.vec3(&normals);
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&b.data)
-    );
+    let uri = b.data_uri();
     let doc = gltf_doc(
         &b,
         Some(uri),

@@ -125,6 +125,17 @@ pub struct CompiledAsset {
     pub inputs: Vec<PathBuf>,
 }
 
+impl CompiledAsset {
+    /// Every output path, textures included, sorted and without repeats.
+    pub fn output_paths(&self) -> Vec<String> {
+        let mut outputs: Vec<String> = self.files.iter().map(|f| f.rel_path.clone()).collect();
+        outputs.extend(self.textures.iter().map(|t| t.rel_path()));
+        outputs.sort();
+        outputs.dedup();
+        outputs
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AssetError {
     #[error(transparent)]
@@ -247,7 +258,6 @@ fn compile_hmesh_set(
 ) -> Result<(), AssetError> {
     let display = display.to_string();
     let warnings = &mut compiled.warnings;
-    let inputs = &mut compiled.inputs;
     let skeleton = build_skeleton(scene).map_err(|source| AssetError::Skin {
         path: display.clone(),
         source,
@@ -296,12 +306,9 @@ fn compile_hmesh_set(
     });
 
     let textures = &mut compiled.textures;
+    // External image files are already inputs: the importer lists them in
+    // `scene.dependencies`.
     for job in table.textures {
-        if let Some(crate::scene::ImageSource::File(p)) =
-            scene.images.get(job.image).map(|i| &i.source)
-        {
-            inputs.push(p.clone());
-        }
         textures.push(TextureRequest {
             id: job.id,
             image_bytes: job.bytes,

@@ -338,7 +338,7 @@ impl Builder {
                             new_cache
                                 .assets
                                 .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
-                            finished(source, AssetStatus::Built, asset, None)
+                            built_report(source, asset)
                         }
                         Err(error) => finished_failed(source, error),
                     };
@@ -524,22 +524,13 @@ fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::Manif
     out
 }
 
-fn finished(
-    source: &Source,
-    status: AssetStatus,
-    asset: &CompiledAsset,
-    error: Option<String>,
-) -> AssetReport {
-    let mut outputs: Vec<String> = asset.files.iter().map(|f| f.rel_path.clone()).collect();
-    outputs.extend(asset.textures.iter().map(|t| t.rel_path()));
-    outputs.sort();
-    outputs.dedup();
+fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
     AssetReport {
         source: source.rel_path.clone(),
-        status,
-        outputs,
+        status: AssetStatus::Built,
+        outputs: asset.output_paths(),
         warnings: asset.warnings.clone(),
-        error,
+        error: None,
         stats: asset.stats.clone(),
         inputs: asset.inputs.clone(),
         times: asset.times.clone(),
@@ -561,10 +552,7 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
 
 /// The cache record of a freshly built asset.
 fn record_of(asset: &CompiledAsset, settings_hash: u64) -> AssetRecord {
-    let mut outputs: Vec<String> = asset.files.iter().map(|f| f.rel_path.clone()).collect();
-    outputs.extend(asset.textures.iter().map(|t| t.rel_path()));
-    outputs.sort();
-    outputs.dedup();
+    let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
         .iter()
         .map(CachedEntry::from_entry)

@@ -39,6 +39,27 @@ impl Geometry {
         (self.positions.len() - 1) as u32
     }
 
+    /// Rebuilds every attribute so that new vertex `i` is old vertex `kept[i]`; the caller
+    /// renumbers the indices.
+    pub fn keep_vertices(&mut self, kept: &[u32]) {
+        fn gather<T: Copy>(attr: &mut Vec<T>, kept: &[u32]) {
+            *attr = kept.iter().map(|&v| attr[v as usize]).collect();
+        }
+        gather(&mut self.positions, kept);
+        if let Some(a) = &mut self.normals {
+            gather(a, kept);
+        }
+        if let Some(a) = &mut self.tangents {
+            gather(a, kept);
+        }
+        if let Some(a) = &mut self.uvs {
+            gather(a, kept);
+        }
+        if let Some(a) = &mut self.skin {
+            gather(a, kept);
+        }
+    }
+
     /// Gives every corner (index slot) the value in `corner_values`, storing it per vertex and
     /// splitting a vertex whose corners disagree. Returns the per-vertex values.
     pub fn split_by_corner_values<T: Copy + PartialEq>(

@@ -10,57 +10,21 @@ pub fn optimize_vertex_order(geometry: &mut Geometry) {
         return;
     }
     geometry.indices = meshopt::optimize_vertex_cache(&geometry.indices, n);
-    let remap = first_use_remap(&geometry.indices, n);
-    apply_remap(geometry, &remap);
-}
-
-/// Vertex-fetch order: vertices renumbered in order of first use, unused ones `u32::MAX`.
-/// This is meshoptimizer's `optimizeVertexFetchRemap`; written here because the meshopt
-/// crate's wrapper truncates the table to the used count, which loses entries whenever a
-/// vertex is unused.
-fn first_use_remap(indices: &[u32], vertex_count: usize) -> Vec<u32> {
-    let mut remap = vec![u32::MAX; vertex_count];
-    let mut next = 0;
-    for &i in indices {
-        let slot = &mut remap[i as usize];
-        if *slot == u32::MAX {
-            *slot = next;
-            next += 1;
-        }
-    }
-    remap
-}
-
-/// Applies a meshoptimizer remap table (`u32::MAX` = unused) to indices and attributes and
-/// returns the new vertex count.
-fn apply_remap(geometry: &mut Geometry, remap: &[u32]) -> usize {
-    let count = remap.iter().filter(|&&r| r != u32::MAX).count();
-    fn scatter<T: Copy + Default>(attr: &mut Vec<T>, remap: &[u32], count: usize) {
-        let mut out = vec![T::default(); count];
-        for (old, &new) in remap.iter().enumerate() {
-            if new != u32::MAX {
-                out[new as usize] = attr[old];
-            }
-        }
-        *attr = out;
-    }
+    // Vertex-fetch order: vertices renumbered in order of first use, unused ones dropped.
+    // This is meshoptimizer's `optimizeVertexFetchRemap`, written here because the meshopt
+    // crate's wrapper truncates the table to the used count, which loses entries whenever
+    // a vertex is unused.
+    let mut remap = vec![u32::MAX; n];
+    let mut kept = Vec::with_capacity(n);
     for i in &mut geometry.indices {
-        *i = remap[*i as usize];
+        let slot = &mut remap[*i as usize];
+        if *slot == u32::MAX {
+            *slot = kept.len() as u32;
+            kept.push(*i);
+        }
+        *i = *slot;
     }
-    scatter(&mut geometry.positions, remap, count);
-    if let Some(a) = &mut geometry.normals {
-        scatter(a, remap, count);
-    }
-    if let Some(a) = &mut geometry.tangents {
-        scatter(a, remap, count);
-    }
-    if let Some(a) = &mut geometry.uvs {
-        scatter(a, remap, count);
-    }
-    if let Some(a) = &mut geometry.skin {
-        scatter(a, remap, count);
-    }
-    count
+    geometry.keep_vertices(&kept);
 }
 
 #[cfg(test)]

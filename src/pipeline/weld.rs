@@ -35,19 +35,7 @@ pub fn weld_vertices(geometry: &mut Geometry, threshold: f32) {
     for i in &mut geometry.indices {
         *i = remap[*i as usize];
     }
-    fn gather<T: Copy>(attr: &mut Option<Vec<T>>, kept: &[u32]) {
-        if let Some(a) = attr {
-            *a = kept.iter().map(|&v| a[v as usize]).collect();
-        }
-    }
-    geometry.positions = kept
-        .iter()
-        .map(|&v| geometry.positions[v as usize])
-        .collect();
-    gather(&mut geometry.normals, &kept);
-    gather(&mut geometry.tangents, &kept);
-    gather(&mut geometry.uvs, &kept);
-    gather(&mut geometry.skin, &kept);
+    geometry.keep_vertices(&kept);
 }
 
 /// Position (3), normal (3), tangent (4), UV (2), joints (2, packed u16 pairs), weights (4).
