@@ -81,7 +81,9 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
         }
         let archive_path = archive_path(dir, item.path())?;
         let data = fs::read(item.path()).map_err(io_err(item.path()))?;
-        if let Some(first) = folded.insert(archive_path.to_ascii_lowercase(), item.path().to_owned()) {
+        if let Some(first) =
+            folded.insert(archive_path.to_ascii_lowercase(), item.path().to_owned())
+        {
             return Err(PackError::CaseClash {
                 first,
                 second: item.path().to_owned(),

@@ -92,15 +92,24 @@ fn paths_keep_their_case_and_case_clashes_are_refused() {
     assert_eq!(listed, ["Alien.qml", "meshes/mesh_armLeft_mesh.mesh"]);
     let out = tmp.path().join("out");
     assert!(extract(&archive, &out).unwrap().failed.is_empty());
-    assert_eq!(fs::read(out.join("meshes/mesh_armLeft_mesh.mesh")).unwrap(), b"mesh");
+    assert_eq!(
+        fs::read(out.join("meshes/mesh_armLeft_mesh.mesh")).unwrap(),
+        b"mesh"
+    );
     assert_eq!(fs::read(out.join("Alien.qml")).unwrap(), b"qml");
 
     fs::write(src.join("meshes/mesh_armleft_mesh.mesh"), b"other").unwrap();
     match pack_dir(&src, None) {
         Err(PackError::CaseClash { first, second }) => {
             let names = [first, second].map(|p| p.file_name().unwrap().to_owned());
-            assert!(names.contains(&"mesh_armLeft_mesh.mesh".into()), "{names:?}");
-            assert!(names.contains(&"mesh_armleft_mesh.mesh".into()), "{names:?}");
+            assert!(
+                names.contains(&"mesh_armLeft_mesh.mesh".into()),
+                "{names:?}"
+            );
+            assert!(
+                names.contains(&"mesh_armleft_mesh.mesh".into()),
+                "{names:?}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -178,7 +187,11 @@ fn a_closed_stdout_never_panics() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     use std::os::unix::process::ExitStatusExt;
-    assert_eq!(out.status.signal(), Some(13), "ended by SIGPIPE, like any filter");
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE, like any filter"
+    );
 }
 
 #[test]

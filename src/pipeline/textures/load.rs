@@ -201,10 +201,7 @@ pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx
         return Ok(ForeignKtx2::PassThrough);
     }
 
-    let level = reader
-        .levels()
-        .next()
-        .ok_or("KTX2 source has no level")?;
+    let level = reader.levels().next().ok_or("KTX2 source has no level")?;
     let data = match header.supercompression_scheme {
         None => level.data.to_vec(),
         Some(ktx2::SupercompressionScheme::Zstandard) => {

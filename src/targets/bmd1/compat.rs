@@ -92,7 +92,10 @@ fn quads_to_triangles(mesh: &mut MeshDef) {
         .flat_map(|p| match *p {
             Primitive::Triangle(t) => vec![Primitive::Triangle(t)],
             Primitive::Quad([a, b, c, d]) => {
-                vec![Primitive::Triangle([a, b, c]), Primitive::Triangle([a, c, d])]
+                vec![
+                    Primitive::Triangle([a, b, c]),
+                    Primitive::Triangle([a, c, d]),
+                ]
             }
         })
         .collect();
@@ -164,9 +167,8 @@ fn split_large_meshes(model: Bmd1) -> Result<Bmd1, String> {
     for bone in &mut bones {
         if bone.solid != 0 {
             if let Some(r) = new_range.get(usize::from(bone.solid)) {
-                bone.solid = u8::try_from(r.start).map_err(|_| {
-                    format!("a bone solid moved to mesh {}, beyond 255", r.start)
-                })?;
+                bone.solid = u8::try_from(r.start)
+                    .map_err(|_| format!("a bone solid moved to mesh {}, beyond 255", r.start))?;
             }
         }
     }
@@ -268,9 +270,10 @@ fn order_for_colour_pass(model: &mut Bmd1) {
     if n == 0 {
         return;
     }
-    let holder = model.lods.iter().find(|l| {
-        usize::from(l.first_mesh) + usize::from(l.mesh_count) == n && l.mesh_count > 0
-    });
+    let holder = model
+        .lods
+        .iter()
+        .find(|l| usize::from(l.first_mesh) + usize::from(l.mesh_count) == n && l.mesh_count > 0);
     if let Some(lod) = holder {
         let range = usize::from(lod.first_mesh)..n;
         let keeps_ranges = model.lods.iter().all(|l| {
@@ -379,7 +382,6 @@ fn check_tables(model: &Bmd1) -> Result<(), String> {
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,7 +440,9 @@ mod tests {
         assert_eq!(out.vertices.len(), 8);
         assert_eq!(out.primitives, mesh(6, 8).primitives);
         assert_eq!(out.vertices[..6], mesh(6, 8).vertices[..]);
-        assert!(out.vertices[6..].iter().all(|v| mesh(6, 8).vertices.contains(v)));
+        assert!(out.vertices[6..]
+            .iter()
+            .all(|v| mesh(6, 8).vertices.contains(v)));
     }
 
     #[test]
@@ -471,7 +475,10 @@ mod tests {
         });
         assert_eq!(
             m.meshes[0].primitives,
-            [Primitive::Triangle([0, 1, 2]), Primitive::Triangle([0, 2, 3])]
+            [
+                Primitive::Triangle([0, 1, 2]),
+                Primitive::Triangle([0, 2, 3])
+            ]
         );
         assert_eq!(m.meshes[0].triangle_list, TriangleListKind::Tri32);
     }
