@@ -24,7 +24,7 @@
 //! The costs (file size on the corpus) are in docs/targets.md.
 
 use crate::formats::bmd1::{
-    sample_track, Bmd1, Lod, MeshDef, Primitive, Track, TriangleListKind, MAX_MESH_VERTICES,
+    sample_track, Bmd1, Key, Lod, MeshDef, Primitive, Track, TriangleListKind, MAX_MESH_VERTICES,
 };
 use serde::Deserialize;
 
@@ -312,12 +312,84 @@ fn clear_last_frame(anim: &mut crate::formats::bmd1::Animation) {
     }
     if anim.tracks.iter().any(keyed_last) {
         if anim.frame_count < u8::MAX {
+            if anim.looping {
+                for track in &mut anim.tracks {
+                    pin_loop_ends(track, anim.frame_count);
+                }
+            }
             anim.frame_count += 1;
         } else {
             // 255 frames cannot grow: the last key goes, the loop interpolates over it.
             for track in &mut anim.tracks {
                 if keyed_last(track) {
                     track.keys.pop();
+                }
+            }
+        }
+    }
+}
+
+/// Before a looping clip of `n` frames grows by one: every channel gets keys at frames 0
+/// and n-1 holding the values the loop gave it there (unnormalised, as the sampler lerps),
+/// so the wrap segment that grows only spans the new frame and frames 0..n-1 keep their
+/// motion (up to the rounding of the added keys' values to F8A / packed XYZ).
+fn pin_loop_ends(track: &mut Track, n: u8) {
+    type Get = fn(&Key) -> Option<[f32; 4]>;
+    type Set = fn(&mut Key, [f32; 4]);
+    let channels: [(Get, Set); 3] = [
+        (|k| k.rotation, |k, v| k.rotation = Some(v)),
+        (
+            |k| k.translation.map(|t| [t[0], t[1], t[2], 0.0]),
+            |k, v| k.translation = Some([v[0], v[1], v[2]]),
+        ),
+        (
+            |k| k.scale.map(|t| [t[0], t[1], t[2], 0.0]),
+            |k, v| k.scale = Some([v[0], v[1], v[2]]),
+        ),
+    ];
+    for (get, set) in channels {
+        let keys: Vec<(u8, [f32; 4])> = track
+            .keys
+            .iter()
+            .filter_map(|k| Some((k.frame, get(k)?)))
+            .collect();
+        let (Some(&(f0, v0)), Some(&(f1, v1))) = (keys.first(), keys.last()) else {
+            continue;
+        };
+        // The wrap segment runs from (f1, v1) to (f0 + n, v0).
+        let span = f32::from(f0) + f32::from(n) - f32::from(f1);
+        let at = |frame: f32| {
+            let into = if frame >= f32::from(f1) {
+                frame - f32::from(f1)
+            } else {
+                frame + f32::from(n) - f32::from(f1)
+            };
+            let t = if span > 0.0 { into / span } else { 0.0 };
+            [0, 1, 2, 3].map(|i| v1[i] + (v0[i] - v1[i]) * t)
+        };
+        let last = n - 1;
+        for frame in [0, last] {
+            if keys.iter().any(|&(f, _)| f == frame) {
+                continue;
+            }
+            let value = at(f32::from(frame));
+            match track.keys.iter().position(|k| k.frame >= frame) {
+                Some(i) if track.keys[i].frame == frame => set(&mut track.keys[i], value),
+                Some(i) => {
+                    let mut key = Key {
+                        frame,
+                        ..Key::default()
+                    };
+                    set(&mut key, value);
+                    track.keys.insert(i, key);
+                }
+                None => {
+                    let mut key = Key {
+                        frame,
+                        ..Key::default()
+                    };
+                    set(&mut key, value);
+                    track.keys.push(key);
                 }
             }
         }
@@ -544,6 +616,32 @@ mod tests {
                 sample_track(&a.tracks[0], 11, true, t),
                 "frame {f}"
             );
+        }
+    }
+
+    #[test]
+    fn channels_not_keyed_at_the_loop_ends_keep_their_motion() {
+        // Rotation keyed on the last frame forces a new frame; the translation starts at
+        // frame 3 and ends at frame 6, so its wrap segment would otherwise grow.
+        let mut r = Key {
+            frame: 0,
+            rotation: Some([0.0, 0.0, 0.0, 1.0]),
+            ..Key::default()
+        };
+        let mut keys = vec![r, key(3, 1.0), key(6, 0.5)];
+        r.frame = 9;
+        r.rotation = Some([0.0, 0.5, 0.0, 1.0]);
+        keys.push(r);
+        let track = Track { keys };
+        let m = apply(skinned(track.clone(), 10));
+        let a = &m.animations[0];
+        assert_eq!(a.frame_count, 11);
+        for f in 0..10u8 {
+            let want = sample_track(&track, 10, true, f32::from(f)).translation;
+            let got = sample_track(&a.tracks[0], 11, true, f32::from(f)).translation;
+            for (w, g) in want.iter().zip(got) {
+                assert!((w - g).abs() < 1e-6, "frame {f}: {want:?} {got:?}");
+            }
         }
     }
 
