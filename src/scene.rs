@@ -97,7 +97,11 @@ impl Primitive {
         keep: impl Fn(crate::pipeline::geometry::Semantic, u32) -> bool,
     ) -> crate::pipeline::geometry::Geometry {
         use crate::pipeline::geometry::{widen, Geometry, Semantic as S};
-        let mut g = Geometry::new(self.gltf_path.clone(), &self.positions, self.indices.clone());
+        let mut g = Geometry::new(
+            self.gltf_path.clone(),
+            &self.positions,
+            self.indices.clone(),
+        );
         g.indexed = self.indexed;
         g.material = self.material;
         let mut add = |s: S, set: u32, data: Option<Vec<[f32; 4]>>| {
@@ -116,9 +120,21 @@ impl Primitive {
             add(S::Weights, set as u32, Some(w.clone()));
         }
         for (t, target) in self.targets.iter().enumerate() {
-            add(S::MorphPosition, t as u32, target.positions.as_deref().map(widen));
-            add(S::MorphNormal, t as u32, target.normals.as_deref().map(widen));
-            add(S::MorphTangent, t as u32, target.tangents.as_deref().map(widen));
+            add(
+                S::MorphPosition,
+                t as u32,
+                target.positions.as_deref().map(widen),
+            );
+            add(
+                S::MorphNormal,
+                t as u32,
+                target.normals.as_deref().map(widen),
+            );
+            add(
+                S::MorphTangent,
+                t as u32,
+                target.tangents.as_deref().map(widen),
+            );
         }
         g
     }

@@ -138,12 +138,6 @@ impl Geometry {
         }
     }
 
-    /// Keeps only the streams `keep` accepts (positions always stay).
-    pub fn retain_streams(&mut self, keep: impl Fn(Semantic, u32) -> bool) {
-        self.streams
-            .retain(|s| s.semantic == Semantic::Position && s.set == 0 || keep(s.semantic, s.set));
-    }
-
     /// Appends a copy of vertex `v` (every stream) and returns its index.
     pub fn duplicate_vertex(&mut self, v: usize) -> u32 {
         for s in &mut self.streams {
@@ -261,13 +255,20 @@ mod tests {
     fn every_stream_follows_a_split_and_a_gather() {
         let mut g = Geometry::new("p", &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vec![]);
         g.indices = vec![0, 1, 2, 0, 2, 1];
-        g.set_stream(Semantic::TexCoord, 1, widen(&[[0.5f32, 0.5], [1.0, 0.0], [0.0, 1.0]]));
+        g.set_stream(
+            Semantic::TexCoord,
+            1,
+            widen(&[[0.5f32, 0.5], [1.0, 0.0], [0.0, 1.0]]),
+        );
         // Vertex 0's two corners disagree: it is split, its copy keeps its UV1.
         let values = g.split_by_corner_values(&[1, 1, 1, 2, 1, 1], 0);
         assert_eq!(g.vertex_count(), 4);
         assert_eq!(g.indices, vec![0, 1, 2, 3, 2, 1]);
         assert_eq!(values, vec![1, 1, 1, 2]);
-        assert_eq!(g.stream(Semantic::TexCoord, 1).unwrap()[3], [0.5, 0.5, 0.0, 0.0]);
+        assert_eq!(
+            g.stream(Semantic::TexCoord, 1).unwrap()[3],
+            [0.5, 0.5, 0.0, 0.0]
+        );
         g.keep_vertices(&[3, 0]);
         assert_eq!(g.positions(), &[[0.0; 4], [0.0; 4]]);
         assert_eq!(g.stream(Semantic::TexCoord, 1).unwrap().len(), 2);

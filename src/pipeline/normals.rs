@@ -163,7 +163,11 @@ mod tests {
     }
 
     fn normals(g: &Geometry) -> Vec<[f32; 3]> {
-        g.stream(Semantic::Normal, 0).unwrap().iter().map(|n| xyz(*n)).collect()
+        g.stream(Semantic::Normal, 0)
+            .unwrap()
+            .iter()
+            .map(|n| xyz(*n))
+            .collect()
     }
 
     fn position(g: &Geometry, i: u32) -> Vec3 {

@@ -64,7 +64,9 @@ mod tests {
     fn triangles(g: &Geometry) -> Vec<[[f32; 3]; 3]> {
         g.indices
             .chunks(3)
-            .map(|t| [0, 1, 2].map(|k| crate::pipeline::geometry::xyz(g.positions()[t[k] as usize])))
+            .map(|t| {
+                [0, 1, 2].map(|k| crate::pipeline::geometry::xyz(g.positions()[t[k] as usize]))
+            })
             .collect()
     }
 }

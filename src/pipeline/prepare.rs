@@ -73,7 +73,7 @@ pub struct PrepareError {
 }
 
 /// A primitive ready for a target's packer.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Prepared {
     pub geometry: Geometry,
     /// The tangent stream is real (source or generated), not absent.
@@ -90,7 +90,7 @@ type PrimitiveKey = (usize, usize, u32);
 /// threads; each entry is computed once, whichever thread asks first.
 #[derive(Debug, Default)]
 pub struct PrepareCache {
-    normals: Mutex<HashMap<PrimitiveKey, Arc<OnceLock<Arc<NormalSplit>>>>>,
+    normal_splits: Mutex<HashMap<PrimitiveKey, Arc<OnceLock<Arc<NormalSplit>>>>>,
 }
 
 impl PrepareCache {
@@ -103,7 +103,7 @@ impl PrepareCache {
         let cell = {
             // A poisoned lock only means another asset thread panicked mid-insert; the map
             // itself is still consistent.
-            let mut map = self.normals.lock().unwrap_or_else(|e| e.into_inner());
+            let mut map = self.normal_splits.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(key).or_default().clone()
         };
         cell.get_or_init(|| Arc::new(compute())).clone()
@@ -281,7 +281,11 @@ mod tests {
         let nothing = |_: Semantic, _: u32| false;
         let a = prepare(&scene, inst, &request(&with_uv1), &cache, |_| {}).unwrap();
         let b = prepare(&scene, inst, &request(&nothing), &cache, |_| {}).unwrap();
-        assert_eq!(cache.normals.lock().unwrap().len(), 1, "one normal split");
+        assert_eq!(
+            cache.normal_splits.lock().unwrap().len(),
+            1,
+            "one normal split"
+        );
         // The fold at 90 degrees splits the shared edge's vertices; both selections agree.
         assert_eq!(a.geometry.vertex_count(), 6);
         assert_eq!(a.geometry.indices, b.geometry.indices);
@@ -309,8 +313,14 @@ mod tests {
         scene.meshes[0].primitives[0].indices[5] = 9;
         let inst = scene.primitive_instances()[0].into();
         let keep = |_: Semantic, _: u32| true;
-        let err = prepare(&scene, inst, &request(&keep), &PrepareCache::default(), |_| {})
-            .unwrap_err();
+        let err = prepare(
+            &scene,
+            inst,
+            &request(&keep),
+            &PrepareCache::default(),
+            |_| {},
+        )
+        .unwrap_err();
         assert_eq!(err.path, "meshes[0].primitives[0]");
         assert!(err.message.contains("index 9"), "{err}");
     }

@@ -81,7 +81,7 @@ pub fn generate_tangents(geometry: &mut Geometry) -> bool {
         // The port is safe Rust, but a panic inside it must still not take the build down:
         // the frame then falls back to the fixed perpendicular, corner by corner.
         let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            bevy_mikktspace::generate_tangents(&mut input).is_ok()
+            bevy_mikktspace::generate_tangents::<_, bevy_mikktspace::StdOps>(&mut input).is_ok()
         }));
         if generated.is_err() {
             input.corner_tangents.fill([0.0; 4]);

@@ -65,12 +65,22 @@ mod tests {
     fn exact_duplicates_merge_and_distinct_uvs_do_not() {
         let p = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let mut g = Geometry::new("p", &[p, p].concat(), vec![0, 1, 2, 3, 4, 5]);
-        let uvs = [[0.0; 2], [1.0, 0.0], [0.0, 1.0], [0.0; 2], [1.0, 0.0], [0.5, 0.5]];
+        let uvs = [
+            [0.0; 2],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [0.0; 2],
+            [1.0, 0.0],
+            [0.5, 0.5],
+        ];
         g.set_stream(Semantic::TexCoord, 0, widen(&uvs));
         weld_vertices(&mut g, 0.0, false);
         assert_eq!(g.vertex_count(), 4);
         assert_eq!(g.indices, vec![0, 1, 2, 0, 1, 3]);
-        assert_eq!(g.stream(Semantic::TexCoord, 0).unwrap()[3], [0.5, 0.5, 0.0, 0.0]);
+        assert_eq!(
+            g.stream(Semantic::TexCoord, 0).unwrap()[3],
+            [0.5, 0.5, 0.0, 0.0]
+        );
     }
 
     #[test]

@@ -101,7 +101,7 @@ pub fn build_mesh(
         }),
         optimize: false,
         lods: if with_lods {
-            (&settings.lod_ratios, settings.lod_target_error)
+            (settings.lod_ratios.as_slice(), settings.lod_target_error)
         } else {
             (&[], 0.0)
         },
@@ -125,8 +125,7 @@ pub fn build_mesh(
             mesh: index,
             primitive: j,
         };
-        let prepared =
-            prepare(scene, id, &request, cache, |_| {}).map_err(|e| e.to_string())?;
+        let prepared = prepare(scene, id, &request, cache, |_| {}).map_err(|e| e.to_string())?;
         prims.push(Prim {
             g: prepared.geometry,
             lods: prepared.lods,
