@@ -25,9 +25,24 @@ mod skeleton;
 
 use crate::formats::bmd1::{self, split_mesh, Bmd1, Lod, MeshDef, SourcePrimitive};
 use crate::pipeline::material_refs::material_ref;
+use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::MeshSettings;
 use crate::scene::Scene;
-use crate::targets::{TargetError, TargetFile, TargetOutput};
+use crate::targets::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
+
+/// The `bmd1` target for the build driver.
+pub struct Bmd1Target;
+
+impl TargetWriter for Bmd1Target {
+    fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
+        build_bmd1_shared(
+            input.scene,
+            &input.settings.bmd1,
+            &input.settings.mesh,
+            input.cache,
+        )
+    }
+}
 
 pub use compat::Bmd1Compat;
 pub use skeleton::MAX_JOINTS;
@@ -110,6 +125,16 @@ pub fn build_bmd1(
     settings: &Bmd1Settings,
     mesh: &MeshSettings,
 ) -> Result<TargetOutput, TargetError> {
+    build_bmd1_shared(scene, settings, mesh, &PrepareCache::default())
+}
+
+/// [`build_bmd1`] with geometry results shared with the source's other targets.
+pub fn build_bmd1_shared(
+    scene: &Scene,
+    settings: &Bmd1Settings,
+    mesh: &MeshSettings,
+    cache: &PrepareCache,
+) -> Result<TargetOutput, TargetError> {
     settings
         .validate()
         .and_then(|()| mesh.validate())
@@ -127,6 +152,7 @@ pub fn build_bmd1(
             skeleton.as_ref(),
             settings,
             mesh,
+            cache,
             &mut warnings,
         )?;
         if !p.indices.is_empty() {
@@ -139,8 +165,8 @@ pub fn build_bmd1(
             scene.source_ref
         ));
         return Ok(TargetOutput {
-            files: Vec::new(),
             warnings,
+            ..Default::default()
         });
     }
 
@@ -180,11 +206,9 @@ pub fn build_bmd1(
     }
     let bytes = bmd1::write(&model).map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     Ok(TargetOutput {
-        files: vec![TargetFile {
-            rel_path: format!("{}.bmd", scene.source_ref),
-            bytes,
-        }],
+        files: vec![TargetFile::raw(format!("{}.bmd", scene.source_ref), bytes)],
         warnings,
+        ..Default::default()
     })
 }
 
