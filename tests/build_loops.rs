@@ -62,7 +62,7 @@ fn runs(dir: &Path, program: &Path) -> usize {
         program.display(),
         String::from_utf8_lossy(&o.stderr)
     );
-    text.matches("RUNNING-ASSETC").count()
+    text.lines().filter(|l| l.trim() == "RUNNING-ASSETC").count()
 }
 
 /// Edit / no-edit cycles: the rule runs after every change (source edited with the manifest
