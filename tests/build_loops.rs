@@ -62,7 +62,9 @@ fn runs(dir: &Path, program: &Path) -> usize {
         program.display(),
         String::from_utf8_lossy(&o.stderr)
     );
-    text.lines().filter(|l| l.trim() == "RUNNING-ASSETC").count()
+    text.lines()
+        .filter(|l| l.trim() == "RUNNING-ASSETC")
+        .count()
 }
 
 /// Edit / no-edit cycles: the rule runs after every change (source edited with the manifest
@@ -87,7 +89,11 @@ fn cycles(dir: &Path, program: &Path) {
     tick();
     std::fs::write(dir.join("build.toml"), "[mesh]\nlod_ratios = []\n").unwrap();
     assert_eq!(runs(dir, program), 1, "build.toml edited");
-    assert_eq!(runs(dir, program), 0, "nothing changed after the settings edit");
+    assert_eq!(
+        runs(dir, program),
+        0,
+        "nothing changed after the settings edit"
+    );
 }
 
 fn assetc_command(depfile: &str) -> String {
@@ -193,7 +199,9 @@ fn watch_rests_until_a_save_and_names_what_it_rebuilt() {
     let tmp = src.join(".b.gltf.swp");
     std::fs::copy(samples().join("strip.gltf"), &tmp).unwrap();
     std::fs::rename(&tmp, src.join("b.gltf")).unwrap();
-    wait_until("the rebuild after a rename-save", &lines, || finished() == 3);
+    wait_until("the rebuild after a rename-save", &lines, || {
+        finished() == 3
+    });
     std::thread::sleep(Duration::from_secs(2));
     child.kill().unwrap();
     child.wait().unwrap();
@@ -275,5 +283,8 @@ fn json_messages_carry_structured_diagnostics_and_always_finish() {
     .unwrap();
     assert_eq!(last["reason"], "build-finished");
     assert_eq!(last["success"], false);
-    assert!(last["error"].as_str().unwrap().contains("missing"), "{last}");
+    assert!(
+        last["error"].as_str().unwrap().contains("missing"),
+        "{last}"
+    );
 }

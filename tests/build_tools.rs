@@ -30,16 +30,24 @@ fn depfile_lists_every_input_of_every_output() {
         out.path().join("rt/assets.hman").to_str().unwrap(),
         "{text}"
     );
-    let deps: Vec<&str> = deps
-        .split_whitespace()
-        .filter(|d| *d != "\\")
-        .collect();
+    let deps: Vec<&str> = deps.split_whitespace().filter(|d| *d != "\\").collect();
     // The box's .gltf, its external .bin and its PNG, and the sample folders.
-    for input in ["box/box.gltf", "box/box.bin", "box/checker.png", "strip.gltf"] {
-        assert!(deps.iter().any(|d| d.ends_with(input)), "{input} missing:\n{text}");
+    for input in [
+        "box/box.gltf",
+        "box/box.bin",
+        "box/checker.png",
+        "strip.gltf",
+    ] {
+        assert!(
+            deps.iter().any(|d| d.ends_with(input)),
+            "{input} missing:\n{text}"
+        );
     }
     assert!(deps.iter().all(|d| d.starts_with('/')), "{text}");
-    assert!(deps.contains(&samples().to_str().unwrap()), "the input folder:\n{text}");
+    assert!(
+        deps.contains(&samples().to_str().unwrap()),
+        "the input folder:\n{text}"
+    );
     assert_eq!(text.matches(':').count(), 1, "one rule:\n{text}");
 }
 

@@ -44,10 +44,7 @@ impl Diagnostic {
     pub fn from_message(severity: Severity, file: &str, abs_path: &str, text: &str) -> Self {
         let mut rest = text;
         for prefix in [abs_path, file] {
-            if let Some(r) = rest
-                .strip_prefix(prefix)
-                .and_then(|r| r.strip_prefix(": "))
-            {
+            if let Some(r) = rest.strip_prefix(prefix).and_then(|r| r.strip_prefix(": ")) {
                 rest = r;
                 break;
             }
@@ -86,9 +83,10 @@ fn is_gltf_path(s: &str) -> bool {
             let name = seg.split('[').next().unwrap_or("");
             !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && seg[name.len()..]
-                    .split_terminator(']')
-                    .all(|i| i.strip_prefix('[').is_some_and(|n| n.parse::<u64>().is_ok()))
+                && seg[name.len()..].split_terminator(']').all(|i| {
+                    i.strip_prefix('[')
+                        .is_some_and(|n| n.parse::<u64>().is_ok())
+                })
         })
 }
 

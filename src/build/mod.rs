@@ -322,18 +322,16 @@ impl Builder {
                         .insert(source.rel_path.clone(), record.clone());
                     fresh_report(source, record)
                 }
-                (None, Some((result, _))) => {
-                    match result {
-                        Ok(asset) => {
-                            write_asset(asset, &texture_results, &opts.output)?;
-                            new_cache
-                                .assets
-                                .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
-                            built_report(source, asset)
-                        }
-                        Err(error) => finished_failed(source, error.clone()),
+                (None, Some((result, _))) => match result {
+                    Ok(asset) => {
+                        write_asset(asset, &texture_results, &opts.output)?;
+                        new_cache
+                            .assets
+                            .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
+                        built_report(source, asset)
                     }
-                }
+                    Err(error) => finished_failed(source, error.clone()),
+                },
                 (None, None) => continue,
             };
             report.assets.push(asset_report);

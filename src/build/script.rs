@@ -66,7 +66,11 @@ impl Builder {
         let reporter = CargoReporter::default();
         let result = self.run_with(&reporter);
         let mut lines = self.rerun_if_changed(result.as_ref().ok());
-        for w in reporter.warnings.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        for w in reporter
+            .warnings
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
             lines.push(format!("cargo:warning={w}"));
         }
         let report = match result {

@@ -108,7 +108,11 @@ fn build_once(
         eprintln!("packed {}", archive.display());
     }
     if let Some(depfile) = &args.emit_deps {
-        let text = report.depfile(&options.output, &options.input, config_path(args).as_deref());
+        let text = report.depfile(
+            &options.output,
+            &options.input,
+            config_path(args).as_deref(),
+        );
         assetc::build::output::write_atomic(depfile, text.as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
         let manifest = options.output.join(assetc::build::manifest::MANIFEST_NAME);

@@ -271,11 +271,22 @@ fn vec3(v: [f32; 3]) -> String {
 fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
     let d = v.desc;
-    let mut doc = Doc::new(format!(".hmesh v{} ({})", hmesh::VERSION, size(bytes.len() as u64)));
-    doc.fact("vertices", format!("{} ({} bytes each)", d.vertex_count, d.vertex_stride));
+    let mut doc = Doc::new(format!(
+        ".hmesh v{} ({})",
+        hmesh::VERSION,
+        size(bytes.len() as u64)
+    ));
+    doc.fact(
+        "vertices",
+        format!("{} ({} bytes each)", d.vertex_count, d.vertex_stride),
+    );
     doc.fact(
         "triangles",
-        format!("{} ({}-bit indices)", d.index_count / 3, d.index_width as u32 * 8),
+        format!(
+            "{} ({}-bit indices)",
+            d.index_count / 3,
+            d.index_width as u32 * 8
+        ),
     );
     doc.fact(
         "meshlets",
@@ -293,10 +304,17 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
         },
     );
     let b = v.bounds;
-    doc.fact("bounds", format!("{} .. {}", vec3(b.aabb_min), vec3(b.aabb_max)));
+    doc.fact(
+        "bounds",
+        format!("{} .. {}", vec3(b.aabb_min), vec3(b.aabb_max)),
+    );
     doc.fact(
         "bounding sphere",
-        format!("centre {} radius {:.3}", vec3(b.sphere_center), b.sphere_radius),
+        format!(
+            "centre {} radius {:.3}",
+            vec3(b.sphere_center),
+            b.sphere_radius
+        ),
     );
     if let Some(s) = &v.skin {
         doc.fact("skin", format!("{} joints", s.joints.len()));
@@ -358,13 +376,26 @@ fn alpha_mode(flags: u32) -> &'static str {
 
 fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
     let t = hmat::read(bytes).map_err(|e| e.to_string())?;
-    let mut doc = Doc::new(format!(".hmat v{}: {} materials", hmat::VERSION, t.materials.len()));
+    let mut doc = Doc::new(format!(
+        ".hmat v{}: {} materials",
+        hmat::VERSION,
+        t.materials.len()
+    ));
     let tex = |id: u64| if id == 0 { "-".to_string() } else { hex(id) };
     let table = doc.table(
         "materials",
         &[
-            "slot", "base colour", "metal", "rough", "alpha", "flags", "base colour tex",
-            "metal-rough tex", "normal tex", "occlusion tex", "emissive tex",
+            "slot",
+            "base colour",
+            "metal",
+            "rough",
+            "alpha",
+            "flags",
+            "base colour tex",
+            "metal-rough tex",
+            "normal tex",
+            "occlusion tex",
+            "emissive tex",
         ],
     );
     for (i, m) in t.materials.iter().enumerate() {
@@ -385,7 +416,11 @@ fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
                 "mask" => format!("mask < {:.2}", m.alpha_cutoff),
                 other => other.to_string(),
             },
-            if flags.is_empty() { "-".to_string() } else { flags.join(",") },
+            if flags.is_empty() {
+                "-".to_string()
+            } else {
+                flags.join(",")
+            },
             tex(m.base_color_tex),
             tex(m.metallic_roughness_tex),
             tex(m.normal_tex),

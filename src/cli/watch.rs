@@ -181,7 +181,10 @@ fn is_write(kind: &EventKind) -> bool {
 
 /// Editor swap and backup files, and hidden files (our own `.assetc-*` temporaries).
 fn is_scratch_file(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     name.starts_with('.')
         || name.ends_with('~')
         || name.ends_with(".swp")

@@ -298,7 +298,9 @@ impl Attr<'_> {
         accessor: usize,
         types: &[Type],
     ) -> Res<Vec<[f32; N]>> {
-        let layout = reader.layout(accessor).map_err(|e| self.referenced(e, name))?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| self.referenced(e, name))?;
         self.check(name, accessor, &layout, types)?;
         let (_, flat) = reader.floats(accessor)?;
         if flat.iter().any(|v| !v.is_finite()) {
@@ -324,7 +326,9 @@ impl Attr<'_> {
     }
 
     fn joints(&self, reader: &mut Reader, name: &str, accessor: usize) -> Res<Vec<[u16; 4]>> {
-        let layout = reader.layout(accessor).map_err(|e| self.referenced(e, name))?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| self.referenced(e, name))?;
         self.check(name, accessor, &layout, &[Type::Vec4])?;
         let (_, flat) = reader.integers(accessor)?;
         let mut out = Vec::with_capacity(flat.len() / 4);
