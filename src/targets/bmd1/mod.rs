@@ -18,6 +18,7 @@
 //! pose convention), `clips` (resampling) and [`build_bmd1`].
 
 mod clips;
+mod compat;
 mod geometry;
 pub(crate) mod sampler;
 mod skeleton;
@@ -28,6 +29,7 @@ use crate::pipeline::MeshSettings;
 use crate::scene::Scene;
 use crate::targets::{TargetError, TargetFile, TargetOutput};
 
+pub use compat::Bmd1Compat;
 pub use skeleton::MAX_JOINTS;
 
 /// How vertices are stored.
@@ -51,6 +53,8 @@ pub struct Bmd1Settings {
     pub position_error: f32,
     /// Largest UV error per component, in texture units (1.0 = the whole texture).
     pub uv_error: f32,
+    /// Which reader the files are made for (see the `compat` module).
+    pub compat: Bmd1Compat,
 }
 
 impl Default for Bmd1Settings {
@@ -60,6 +64,7 @@ impl Default for Bmd1Settings {
             sample_rate_hz: 30.0,
             position_error: 1.0 / 1024.0,
             uv_error: 1.0 / 512.0,
+            compat: Bmd1Compat::Loader,
         }
     }
 }
@@ -163,12 +168,16 @@ pub fn build_bmd1(
             (Vec::new(), Vec::new())
         }
     };
-    let model = Bmd1 {
+    let mut model = Bmd1 {
         meshes,
         lods,
         bones,
         animations,
     };
+    if settings.compat == Bmd1Compat::Loader {
+        model = compat::for_loader(model, &scene.source_ref, &mut warnings)
+            .map_err(|m| invalid(&scene.source_ref, format!("compat = \"loader\": {m}")))?;
+    }
     let bytes = bmd1::write(&model).map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     Ok(TargetOutput {
         files: vec![TargetFile {
