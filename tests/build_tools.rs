@@ -22,24 +22,33 @@ fn depfile_lists_every_input_of_every_output() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&dep).unwrap();
-    // The box's mesh depends on its .gltf, its external .bin and its PNG.
-    let line = text
-        .lines()
-        .find(|l| l.contains("box.hmesh"))
-        .expect("a rule for box.hmesh");
-    let (targets, deps) = line.split_once(": ").unwrap();
-    assert!(
-        targets.contains("box.hmat") && targets.contains("tex/"),
-        "{line}"
-    );
-    for input in ["box.gltf", "box.bin", "checker.png"] {
-        assert!(deps.contains(input), "{input} missing from {line}");
-    }
+    // One rule: the manifest (what a Make or ninja rule names as its output) depends on
+    // every input; here the output was given absolute, so every path is absolute.
+    let (target, deps) = text.split_once(':').expect("a rule");
     assert_eq!(
-        text.lines().count(),
-        5,
-        "one rule per built source:\n{text}"
+        target,
+        out.path().join("rt/assets.hman").to_str().unwrap(),
+        "{text}"
     );
+    let deps: Vec<&str> = deps.split_whitespace().filter(|d| *d != "\\").collect();
+    // The box's .gltf, its external .bin and its PNG, and the sample folders.
+    for input in [
+        "box/box.gltf",
+        "box/box.bin",
+        "box/checker.png",
+        "strip.gltf",
+    ] {
+        assert!(
+            deps.iter().any(|d| d.ends_with(input)),
+            "{input} missing:\n{text}"
+        );
+    }
+    assert!(deps.iter().all(|d| d.starts_with('/')), "{text}");
+    assert!(
+        deps.contains(&samples().to_str().unwrap()),
+        "the input folder:\n{text}"
+    );
+    assert_eq!(text.matches(':').count(), 1, "one rule:\n{text}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! What a build tells its caller as it goes: one event per asset, then a summary. The CLI
-//! renders them as progress and lines, or as JSON (`--message-format json`).
+//! What a build tells its caller as it goes: one event per asset as it finishes, progress
+//! ticks for the bar, then a summary. The CLI renders them as progress and lines, or as
+//! JSON (`--message-format json`, one object per line, like cargo's).
 
 use serde::Serialize;
 
@@ -13,11 +14,114 @@ pub enum AssetStatus {
     Failed,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One message about one source, with where in it (cargo's `compiler-message`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// The source, relative to the input folder.
+    pub file: String,
+    /// Where in the glTF (`meshes[0].primitives[0].indices`), when the message names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gltf_path: Option<String>,
+    /// The message without the file and glTF path.
+    pub message: String,
+    /// A stable name for the kind of problem, when one is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+}
+
+impl Diagnostic {
+    /// Splits a message of the form `[<file>: ]<gltf path>[ (<name>)]: <text>` into its
+    /// parts; `file` is the source's relative path, `abs_path` the path the message may
+    /// start with.
+    pub fn from_message(severity: Severity, file: &str, abs_path: &str, text: &str) -> Self {
+        let mut rest = text;
+        for prefix in [abs_path, file] {
+            if let Some(r) = rest.strip_prefix(prefix).and_then(|r| r.strip_prefix(": ")) {
+                rest = r;
+                break;
+            }
+        }
+        let (gltf_path, message) = match rest.split_once(": ") {
+            Some((head, tail)) if is_gltf_path(head.split(" (").next().unwrap_or(head)) => {
+                (Some(head.to_string()), tail.to_string())
+            }
+            _ => (None, rest.to_string()),
+        };
+        Diagnostic {
+            severity,
+            file: file.to_string(),
+            code: code_of(&message),
+            gltf_path,
+            message,
+        }
+    }
+
+    /// `file: glTF path: message`, the location once.
+    pub fn rendered(&self) -> String {
+        match &self.gltf_path {
+            Some(p) => format!("{}: {p}: {}", self.file, self.message),
+            None => format!("{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// `meshes[3].primitives[0]`, `images[0]`, `meshes[0].primitives[0].indices -> accessors[99]`:
+/// dotted segments, each a lower-case name with optional `[index]`.
+fn is_gltf_path(s: &str) -> bool {
+    let first = s.split(" -> ").next().unwrap_or(s);
+    !first.is_empty()
+        && first.contains('[')
+        && first.split('.').all(|seg| {
+            let name = seg.split('[').next().unwrap_or("");
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && seg[name.len()..].split_terminator(']').all(|i| {
+                    i.strip_prefix('[')
+                        .is_some_and(|n| n.parse::<u64>().is_ok())
+                })
+        })
+}
+
+/// Stable codes for the most common kinds of problem, for tools that filter on them.
+fn code_of(message: &str) -> Option<&'static str> {
+    let m = message.to_ascii_lowercase();
+    [
+        ("out of range", "index-out-of-range"),
+        ("does not exist", "missing-file"),
+        ("not found", "missing-file"),
+        ("cannot decode", "bad-image"),
+        ("decod", "bad-image"),
+        ("would overwrite", "output-collision"),
+        ("--fail-fast", "skipped"),
+    ]
+    .iter()
+    .find(|(needle, _)| m.contains(needle))
+    .map(|(_, code)| *code)
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum Event {
     BuildStarted {
         assets: usize,
+        /// Sources that need compiling (the others are fresh).
+        to_build: usize,
+    },
+    /// A unit of work finished: one asset compiled or one texture encoded. For progress
+    /// bars; not part of the JSON messages.
+    Progress {
+        /// Units added to the total (textures are only known once assets compiled).
+        added: usize,
+        done: usize,
+        name: String,
     },
     AssetFinished {
         source: String,
@@ -26,10 +130,14 @@ pub enum Event {
         warnings: Vec<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
-        time_ms: f64,
-        /// Time per geometry stage (CPU time summed over submeshes), for built assets.
+        /// The warnings and the error as structured messages.
+        diagnostics: Vec<Diagnostic>,
+        /// Wall time of the asset, its textures included (0 for fresh assets).
+        time_ms: u64,
+        /// Time per geometry stage in microseconds (CPU time summed over submeshes), for
+        /// built assets.
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        stages_ms: Vec<(String, f64)>,
+        stages_us: Vec<(String, u64)>,
     },
     BuildFinished {
         success: bool,
@@ -38,7 +146,13 @@ pub enum Event {
         failed: usize,
         textures_encoded: usize,
         removed: usize,
-        time_ms: f64,
+        time_ms: u64,
+        /// What `--verify` found wrong in the written files.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        verify_problems: Vec<String>,
+        /// Why the build could not run at all (missing input, unwritable output, ...).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
 }
 
@@ -52,4 +166,43 @@ pub struct SilentReporter;
 
 impl Reporter for SilentReporter {
     fn event(&self, _event: &Event) {}
+}
+
+/// Milliseconds, rounded, as an integer (JSON consumers want integers).
+pub fn whole_ms(d: std::time::Duration) -> u64 {
+    (d.as_micros() as u64 + 500) / 1000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_file_path_and_message() {
+        let d = Diagnostic::from_message(
+            Severity::Error,
+            "a.gltf",
+            "/p/assets/a.gltf",
+            "/p/assets/a.gltf: meshes[0].primitives[0].indices -> accessors[99]: no such accessor",
+        );
+        assert_eq!(
+            d.gltf_path.as_deref(),
+            Some("meshes[0].primitives[0].indices -> accessors[99]")
+        );
+        assert_eq!(d.message, "no such accessor");
+        assert_eq!(d.file, "a.gltf");
+        let d = Diagnostic::from_message(
+            Severity::Warning,
+            "a.gltf",
+            "/p/assets/a.gltf",
+            "images[0] (Test Pattern.png): cannot decode: bad CRC",
+        );
+        assert_eq!(d.gltf_path.as_deref(), Some("images[0] (Test Pattern.png)"));
+        assert_eq!(d.code, Some("bad-image"));
+        // No glTF path: the message stays whole.
+        let d = Diagnostic::from_message(Severity::Error, "a.gltf", "/x/a.gltf", "bad JSON: x");
+        assert_eq!(d.gltf_path, None);
+        assert_eq!(d.message, "bad JSON: x");
+        assert_eq!(d.rendered(), "a.gltf: bad JSON: x");
+    }
 }

@@ -1,6 +1,6 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
-use crate::formats::{hanim, hmat, hmesh, FormatKind};
+use crate::formats::{hanim, hmat, hmesh, ktx2, FormatKind};
 use serde::Serialize;
 use std::path::Path;
 
@@ -20,6 +20,9 @@ pub struct FileInfo {
     /// Triangles of each reduced level, summed over submeshes (0 = stalled everywhere).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lod_triangles: Vec<u64>,
+    /// LOD levels (per submesh) with no triangles: the simplifier could not reduce them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty_lod_levels: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub materials: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,6 +32,9 @@ pub struct FileInfo {
     /// Texture: width x height, format name, mip levels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub texture: Option<String>,
+    /// Texture: estimated GPU memory, all mips.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -44,6 +50,10 @@ pub struct Totals {
     pub materials: u64,
     pub textures: u64,
     pub clips: u64,
+    /// Estimated GPU memory of every texture.
+    pub texture_gpu_bytes: u64,
+    /// LOD levels (per submesh) with no triangles.
+    pub empty_lod_levels: u64,
 }
 
 pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
@@ -87,6 +97,8 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
         };
         totals.textures += u64::from(kind == FormatKind::Ktx2);
         totals.clips += info.clips.unwrap_or(0);
+        totals.texture_gpu_bytes += info.gpu_bytes.unwrap_or(0);
+        totals.empty_lod_levels += info.empty_lod_levels;
         files.push(info);
     }
     (files, totals)
@@ -114,6 +126,8 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
                             .sum()
                     })
                     .collect();
+                info.empty_lod_levels =
+                    l.ranges.iter().filter(|r| r.index_count == 0).count() as u64;
             }
         }
         FormatKind::HMat => {
@@ -127,7 +141,61 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
         FormatKind::HAnim => {
             info.clips = Some(hanim::read(bytes).map_err(|e| e.to_string())?.clips.len() as u64);
         }
+        FormatKind::Ktx2 => {
+            let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
+            let format = k.pixel_format().map_or_else(
+                || format!("vkFormat {}", k.vk_format),
+                |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { "" }).to_uppercase(),
+            );
+            info.texture = Some(format!(
+                "{}x{} {format}, {} mips",
+                k.width,
+                k.height,
+                k.levels.len()
+            ));
+            info.gpu_bytes = gpu_bytes(&k);
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// Bytes a texture takes in GPU memory once uploaded, all mips (UASTC transcodes to a
+/// 16-byte 4x4 block format, BC7 or ASTC, so it counts as its stored block size).
+pub fn gpu_bytes(k: &ktx2::Ktx2) -> Option<u64> {
+    let (f, _) = k.pixel_format()?;
+    let images = u64::from(k.layer_count.max(1)) * u64::from(k.face_count.max(1));
+    (0..k.levels.len() as u32)
+        .map(|l| f.block().level_bytes(k.width, k.height.max(1), l, images))
+        .sum()
+}
+
+/// Per source (from the build's cache): the bytes of its inputs and of its outputs.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct SourceSizes {
+    pub source: String,
+    pub source_bytes: u64,
+    pub output_bytes: u64,
+}
+
+pub fn source_sizes(root: &Path) -> Vec<SourceSizes> {
+    let cache = super::cache::Cache::load(root);
+    cache
+        .assets
+        .iter()
+        .map(|(source, r)| SourceSizes {
+            source: source.clone(),
+            source_bytes: r.inputs.iter().map(|i| i.size).sum(),
+            output_bytes: r
+                .outputs
+                .iter()
+                .filter_map(|o| std::fs::metadata(root.join(o)).ok())
+                .map(|m| m.len())
+                .sum(),
+        })
+        .collect()
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

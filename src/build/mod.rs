@@ -2,28 +2,31 @@
 //! share once, write everything atomically, then the manifest.
 //!
 //! ```no_run
-//! // In a build.rs: compile the game's assets and let cargo rerun when any input changes.
-//! let report = assetc::Builder::new("assets", "target/runtime").run()?;
-//! report.print_rerun_if_changed();
-//! # Ok::<(), assetc::build::BuildError>(())
+//! // In a build.rs: compile assets/ into $OUT_DIR/assets with build.toml's settings; cargo
+//! // reruns it when a source is added, changed or removed, or the output deleted.
+//! let report = assetc::Builder::for_build_script("assets").run_build_script()?;
+//! # Ok::<(), assetc::build::ScriptError>(())
 //! ```
 
 pub mod asset;
 pub mod cache;
 pub mod check;
+pub mod depfile;
 pub mod discover;
 pub mod events;
 pub mod info;
 pub mod manifest;
 pub mod output;
+pub mod texture_store;
 pub mod verify;
 
-use asset::{
-    compile_asset, texture_rel_path, AssetSettings, AssetStats, CompiledAsset, TextureRequest,
-};
+mod finish;
+mod script;
+
+use asset::{compile_asset, AssetSettings, AssetStats, CompiledAsset};
 use cache::{AssetRecord, Cache, CachedEntry, InputStamp};
 use discover::{discover_sources, input_root, Source};
-use events::{AssetStatus, Event, Reporter, SilentReporter};
+use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -31,6 +34,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use asset::Target;
+pub use script::ScriptError;
 
 /// Changes settings for the sources whose relative path matches a glob (`build.toml`
 /// `[[rules]]`); later rules win.
@@ -138,34 +142,11 @@ impl BuildReport {
             println!("cargo:rerun-if-changed={}", input.display());
         }
     }
-    /// A Makefile-style depfile: every output depends on its asset's inputs.
-    pub fn depfile(&self, output_root: &Path) -> String {
-        let mut out = String::new();
-        for a in self
-            .assets
-            .iter()
-            .filter(|a| a.status != AssetStatus::Failed)
-        {
-            let targets: Vec<String> = a
-                .outputs
-                .iter()
-                .map(|o| escape_make(&output_root.join(o).display().to_string()))
-                .collect();
-            let deps: Vec<String> = a
-                .inputs
-                .iter()
-                .map(|i| escape_make(&i.display().to_string()))
-                .collect();
-            if !targets.is_empty() {
-                out.push_str(&format!("{}: {}\n", targets.join(" "), deps.join(" ")));
-            }
-        }
-        out
+    /// A depfile for Make and ninja: the manifest depends on every input, the input
+    /// folders and `config`; see [`depfile`].
+    pub fn depfile(&self, output: &Path, input: &Path, config: Option<&Path>) -> String {
+        depfile::depfile_text(self, &output.join(manifest::MANIFEST_NAME), input, config)
     }
-}
-
-fn escape_make(s: &str) -> String {
-    s.replace(' ', "\\ ").replace('#', "\\#").replace('$', "$$")
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -188,22 +169,32 @@ pub enum BuildError {
     Manifest(String),
     #[error("packing the output: {0}")]
     Pack(String),
+    #[error("{0}")]
+    Config(String),
 }
 
 /// Runs builds; see the module example.
 #[derive(Debug, Clone)]
 pub struct Builder {
     pub options: BuildOptions,
+    config_file: Option<PathBuf>,
+    config_error: Option<String>,
 }
 
 impl Builder {
+    /// Compiles `input` into `output` with the settings of the build.toml found in the
+    /// working directory or a parent (as `assetc build` does); its `input` and `output`
+    /// keys are ignored in favour of the arguments.
     pub fn new(input: impl Into<PathBuf>, output: impl Into<PathBuf>) -> Self {
-        Self {
-            options: BuildOptions::new(input, output),
-        }
+        Self::from_options(BuildOptions::new(input, output)).with_found_config()
     }
+    /// Exactly these options; no build.toml is read.
     pub fn from_options(options: BuildOptions) -> Self {
-        Self { options }
+        Self {
+            options,
+            config_file: None,
+            config_error: None,
+        }
     }
     pub fn jobs(mut self, jobs: usize) -> Self {
         self.options.jobs = Some(jobs);
@@ -226,6 +217,9 @@ impl Builder {
     pub fn run_with(&self, reporter: &dyn Reporter) -> Result<BuildReport, BuildError> {
         let started = Instant::now();
         let opts = &self.options;
+        if let Some(e) = &self.config_error {
+            return Err(BuildError::Config(e.clone()));
+        }
         if !opts.input.exists() {
             return Err(BuildError::MissingInput(opts.input.clone()));
         }
@@ -234,9 +228,6 @@ impl Builder {
             path: opts.input.clone(),
             source,
         })?;
-        reporter.event(&Event::BuildStarted {
-            assets: sources.len(),
-        });
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
@@ -272,6 +263,16 @@ impl Builder {
                 }
             })
             .collect();
+        reporter.event(&Event::BuildStarted {
+            assets: sources.len(),
+            to_build: fresh.iter().filter(|f| f.is_none()).count(),
+        });
+        for (source, record) in sources.iter().zip(&fresh) {
+            if let Some(record) = record {
+                finish::report_finished(reporter, source, &fresh_report(source, record), 0);
+            }
+        }
+        let textures = texture_store::TextureStore::new(&opts.output);
 
         let compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
             (0..sources.len())
@@ -292,15 +293,17 @@ impl Builder {
                         )),
                         None => compile_asset(source, &root, &settings[i]).map_err(|e| e.to_string()),
                     };
+                    let result = finish::with_textures(result, &textures, source, reporter);
                     if result.is_err() {
                         stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
+                    finish::report_compiled(reporter, source, &result, t.elapsed());
                     Some((result, t.elapsed().as_secs_f64() * 1000.0))
                 })
                 .collect()
         });
 
-        let texture_results = pool.install(|| encode_textures(&compiled, &opts.output));
+        let texture_results = textures.into_results();
         let textures_encoded = texture_results
             .values()
             .filter(|r| matches!(r, Ok(Some(_))))
@@ -312,60 +315,25 @@ impl Builder {
         };
         let mut new_cache = Cache::default();
         for (i, source) in sources.iter().enumerate() {
-            let (asset_report, time_ms) = match (&fresh[i], &compiled[i]) {
+            let asset_report = match (&fresh[i], &compiled[i]) {
                 (Some(record), _) => {
                     new_cache
                         .assets
                         .insert(source.rel_path.clone(), record.clone());
-                    (fresh_report(source, record), 0.0)
+                    fresh_report(source, record)
                 }
-                (None, Some((result, time_ms))) => {
-                    let outcome = result.as_ref().map_err(Clone::clone).and_then(|asset| {
-                        for t in &asset.textures {
-                            if let Some(Err(e)) = texture_results.get(&t.job.id) {
-                                return Err(format!(
-                                    "{}: {} {e}",
-                                    source.abs_path.display(),
-                                    t.job.label
-                                ));
-                            }
-                        }
-                        Ok(asset)
-                    });
-                    let r = match outcome {
-                        Ok(asset) => {
-                            write_asset(asset, &texture_results, &opts.output)?;
-                            new_cache
-                                .assets
-                                .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
-                            built_report(source, asset)
-                        }
-                        Err(error) => finished_failed(source, error),
-                    };
-                    (r, *time_ms)
-                }
+                (None, Some((result, _))) => match result {
+                    Ok(asset) => {
+                        write_asset(asset, &texture_results, &opts.output)?;
+                        new_cache
+                            .assets
+                            .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
+                        built_report(source, asset)
+                    }
+                    Err(error) => finished_failed(source, error.clone()),
+                },
                 (None, None) => continue,
             };
-            reporter.event(&Event::AssetFinished {
-                source: asset_report.source.clone(),
-                status: asset_report.status,
-                outputs: asset_report.outputs.clone(),
-                warnings: asset_report.warnings.clone(),
-                error: asset_report.error.clone(),
-                time_ms,
-                stages_ms: if asset_report.status == AssetStatus::Built
-                    && !asset_report.outputs.is_empty()
-                {
-                    asset_report
-                        .times
-                        .entries()
-                        .iter()
-                        .map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1000.0))
-                        .collect()
-                } else {
-                    Vec::new()
-                },
-            });
             report.assets.push(asset_report);
         }
 
@@ -426,7 +394,9 @@ impl Builder {
             failed: report.failed(),
             textures_encoded: report.textures_encoded,
             removed: report.removed,
-            time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            time_ms: whole_ms(started.elapsed()),
+            verify_problems: report.verify_problems.clone(),
+            error: None,
         });
         Ok(report)
     }
@@ -448,41 +418,6 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
         }
     }
     clashes
-}
-
-/// Encodes every texture id any successful asset needs, once. `Ok(None)` means the file
-/// already exists (textures are content-addressed, so an existing file is current).
-fn encode_textures(
-    compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
-    output: &Path,
-) -> BTreeMap<u64, Result<Option<Vec<u8>>, String>> {
-    let mut unique: BTreeMap<u64, &TextureRequest> = BTreeMap::new();
-    for (result, _) in compiled.iter().flatten() {
-        if let Ok(asset) = result {
-            for t in &asset.textures {
-                unique.entry(t.job.id).or_insert(t);
-            }
-        }
-    }
-    let jobs: Vec<(u64, &TextureRequest)> = unique.into_iter().collect();
-    jobs.par_iter()
-        .map(|(id, req)| {
-            let path = output.join(texture_rel_path(*id));
-            if path.is_file() {
-                return (*id, Ok(None));
-            }
-            let result = crate::pipeline::textures::encode_texture(
-                &req.job.bytes,
-                req.job.mime_type.as_deref(),
-                req.job.mode,
-                req.job.alpha_cutoff,
-                &req.settings,
-            )
-            .map(Some)
-            .map_err(|e| e.named(&req.job.label).to_string());
-            (*id, result)
-        })
-        .collect()
 }
 
 fn write_asset(

@@ -98,6 +98,9 @@ pub enum PackCommand {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     pub file: PathBuf,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -157,4 +160,7 @@ pub struct TreeArgs {
     /// Compiled output folder.
     #[arg(default_value = "runtime")]
     pub output: PathBuf,
+    /// JSON lines instead of text (as `--message-format json`).
+    #[arg(long)]
+    pub json: bool,
 }

@@ -63,18 +63,32 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
 }
 
 pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
-    let options = options_from(&args)?;
     let reporter = CliReporter::new(&global);
+    let options = match options_from(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            reporter.build_error(&format!("{e:#}"));
+            return Err(e);
+        }
+    };
     let code = build_once(&options, &args, &reporter)?;
     if args.watch {
-        let (input, output) = (options.input.clone(), options.output.clone());
-        super::watch::watch(&input, &output, || {
-            if let Err(e) = build_once(&options, &args, &reporter) {
-                eprintln!("error: {e:#}");
-            }
+        super::watch::run_watch(options, &args, &reporter, |options| {
+            build_once(options, &args, &reporter).map(|_| ())
         })?;
     }
     Ok(code)
+}
+
+/// The build.toml a build with these flags reads, if any (for `--emit-deps` and `--watch`).
+pub fn config_path(args: &BuildArgs) -> Option<PathBuf> {
+    match (&args.config, args.no_config) {
+        (Some(p), _) => Some(p.clone()),
+        (None, false) => {
+            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+        }
+        (None, true) => None,
+    }
 }
 
 fn build_once(
@@ -82,18 +96,28 @@ fn build_once(
     args: &BuildArgs,
     reporter: &CliReporter,
 ) -> anyhow::Result<ExitCode> {
-    let report = Builder::from_options(options.clone())
-        .run_with(reporter)
-        .with_context(|| format!("building {}", options.input.display()))?;
-    for problem in &report.verify_problems {
-        eprintln!("verify: {problem}");
-    }
+    let report = match Builder::from_options(options.clone()).run_with(reporter) {
+        Ok(r) => r,
+        Err(e) => {
+            let e = anyhow::Error::new(e).context(format!("building {}", options.input.display()));
+            reporter.build_error(&format!("{e:#}"));
+            return Err(e);
+        }
+    };
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());
     }
     if let Some(depfile) = &args.emit_deps {
-        assetc::build::output::write_atomic(depfile, report.depfile(&options.output).as_bytes())
+        let text = report.depfile(
+            &options.output,
+            &options.input,
+            config_path(args).as_deref(),
+        );
+        assetc::build::output::write_atomic(depfile, text.as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
+        let manifest = options.output.join(assetc::build::manifest::MANIFEST_NAME);
+        assetc::build::depfile::touch(&manifest)
+            .with_context(|| format!("touching {}", manifest.display()))?;
     }
     Ok(if report.success() {
         ExitCode::SUCCESS

@@ -11,7 +11,7 @@ pub fn run(args: InitArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
-    std::fs::write(&config, include_str!("../../build.toml.example"))
+    std::fs::write(&config, starter_config())
         .with_context(|| format!("writing {}", config.display()))?;
     let assets = args.dir.join("assets");
     if !assets.exists() {
@@ -26,4 +26,30 @@ pub fn run(args: InitArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// build.toml.example with its own header (which tells the reader to copy the file)
+/// replaced by one for a project's build.toml.
+fn starter_config() -> String {
+    let example = include_str!("../../build.toml.example");
+    let mut lines = example.lines().peekable();
+    while lines.next_if(|l| l.starts_with('#')).is_some() {}
+    let rest: Vec<&str> = lines.collect();
+    format!(
+        "# assetc build configuration, found by `assetc build` in this folder or any folder\n\
+         # below it. Every key is optional; the values shown are the defaults.\n\
+         # Command-line flags beat this file. Paths are relative to this file's folder.\n{}\n",
+        rest.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn starter_config_keeps_the_keys_and_drops_the_copy_advice() {
+        let text = super::starter_config();
+        assert!(!text.to_lowercase().contains("copy to"), "{text}");
+        assert!(text.contains("input = "), "{text}");
+        assert!(text.contains("[mesh]"), "{text}");
+    }
 }

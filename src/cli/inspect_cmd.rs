@@ -1,12 +1,13 @@
 //! `assetc inspect FILE`: any of our formats in a readable form.
 
-use super::args::{GlobalArgs, InspectArgs};
+use super::args::{GlobalArgs, InspectArgs, MessageFormat};
+use super::table::{size, Doc};
 use anyhow::Context;
 use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind};
 use std::fmt::Write;
 use std::process::ExitCode;
 
-pub fn run(args: InspectArgs, _global: GlobalArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
             "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk)",
@@ -15,18 +16,52 @@ pub fn run(args: InspectArgs, _global: GlobalArgs) -> anyhow::Result<ExitCode> {
     })?;
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    let text =
-        describe(kind, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    print!("{text}");
-    let problems = assetc::build::verify::validate_bytes(kind, &bytes);
-    for p in &problems {
-        println!("PROBLEM: {p}");
+    let json = args.json || global.message_format == MessageFormat::Json;
+    let problems: Vec<String> = assetc::build::verify::validate_bytes(kind, &bytes)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let doc = match document(kind, &bytes) {
+        Some(doc) => doc.map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?,
+        None => {
+            let text = describe(kind, &bytes)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+            let mut doc = Doc::new(format!("{}", args.file.display()));
+            doc.facts = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| (format!("{i}"), l.to_string()))
+                .collect();
+            if !json {
+                print!("{text}");
+                for p in &problems {
+                    println!("PROBLEM: {p}");
+                }
+                return Ok(exit_code(&problems));
+            }
+            doc
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"file": args.file, "document": doc, "problems": problems})
+        );
+    } else {
+        print!("{}", doc.render());
+        for p in &problems {
+            println!("PROBLEM: {p}");
+        }
     }
-    Ok(if problems.is_empty() {
+    Ok(exit_code(&problems))
+}
+
+fn exit_code(problems: &[String]) -> ExitCode {
+    if problems.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(super::EXIT_FAILED)
-    })
+    }
 }
 
 fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
@@ -212,4 +247,239 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// Tables for the formats people inspect most; `None` for the others (plain text).
+fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
+    Some(match kind {
+        FormatKind::HMesh => hmesh_doc(bytes),
+        FormatKind::HMat => hmat_doc(bytes),
+        FormatKind::HMan => hman_doc(bytes),
+        FormatKind::Ktx2 => ktx2_doc(bytes),
+        _ => return None,
+    })
+}
+
+fn hex(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+fn vec3(v: [f32; 3]) -> String {
+    format!("({:.3}, {:.3}, {:.3})", v[0], v[1], v[2])
+}
+
+fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
+    let d = v.desc;
+    let mut doc = Doc::new(format!(
+        ".hmesh v{} ({})",
+        hmesh::VERSION,
+        size(bytes.len() as u64)
+    ));
+    doc.fact(
+        "vertices",
+        format!("{} ({} bytes each)", d.vertex_count, d.vertex_stride),
+    );
+    doc.fact(
+        "triangles",
+        format!(
+            "{} ({}-bit indices)",
+            d.index_count / 3,
+            d.index_width as u32 * 8
+        ),
+    );
+    doc.fact(
+        "meshlets",
+        format!(
+            "{} (up to {} vertices, {} triangles each)",
+            d.meshlet_count, d.meshlet_max_verts, d.meshlet_max_tris
+        ),
+    );
+    doc.fact(
+        "tangents",
+        if d.flags & hmesh::DESC_FLAG_TANGENTS != 0 {
+            "stored"
+        } else {
+            "none (shader derives them)"
+        },
+    );
+    let b = v.bounds;
+    doc.fact(
+        "bounds",
+        format!("{} .. {}", vec3(b.aabb_min), vec3(b.aabb_max)),
+    );
+    doc.fact(
+        "bounding sphere",
+        format!(
+            "centre {} radius {:.3}",
+            vec3(b.sphere_center),
+            b.sphere_radius
+        ),
+    );
+    if let Some(s) = &v.skin {
+        doc.fact("skin", format!("{} joints", s.joints.len()));
+    }
+    let t = doc.table("materials", &["slot", "material id"]);
+    for (i, m) in v.materials.iter().enumerate() {
+        t.row(vec![i.to_string(), hex(*m)]);
+    }
+    let lod_count = v.lods.as_ref().map_or(0, |l| l.lod_count as usize);
+    let mut columns = vec!["submesh", "material slot", "triangles", "meshlets"];
+    let lod_names: Vec<String> = (1..=lod_count).map(|i| format!("LOD{i} tris")).collect();
+    columns.extend(lod_names.iter().map(String::as_str));
+    let mut empty_lods = 0;
+    let mut rows = Vec::new();
+    for (i, s) in v.submeshes.iter().enumerate() {
+        let mut row = vec![
+            i.to_string(),
+            if s.material_slot == hmesh::NO_MATERIAL {
+                "none".to_string()
+            } else {
+                s.material_slot.to_string()
+            },
+            (s.index_count / 3).to_string(),
+            s.meshlet_count.to_string(),
+        ];
+        if let Some(l) = &v.lods {
+            for lod in 0..lod_count {
+                let tris = l
+                    .ranges
+                    .get(i * lod_count + lod)
+                    .map_or(0, |r| r.index_count / 3);
+                if tris == 0 {
+                    empty_lods += 1;
+                }
+                row.push(tris.to_string());
+            }
+        }
+        rows.push(row);
+    }
+    doc.table("submeshes", &columns).rows = rows;
+    if empty_lods > 0 {
+        doc.warnings.push(format!(
+            "{empty_lods} of {} LOD levels are empty (the simplifier could not reduce those \
+             submeshes); an engine must fall back to a coarser or finer level",
+            lod_count * v.submeshes.len()
+        ));
+    }
+    Ok(doc)
+}
+
+fn alpha_mode(flags: u32) -> &'static str {
+    match (flags & hmat::ALPHA_MODE_MASK) >> hmat::ALPHA_MODE_SHIFT {
+        0 => "opaque",
+        1 => "mask",
+        2 => "blend",
+        _ => "invalid",
+    }
+}
+
+fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let t = hmat::read(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!(
+        ".hmat v{}: {} materials",
+        hmat::VERSION,
+        t.materials.len()
+    ));
+    let tex = |id: u64| if id == 0 { "-".to_string() } else { hex(id) };
+    let table = doc.table(
+        "materials",
+        &[
+            "slot",
+            "base colour",
+            "metal",
+            "rough",
+            "alpha",
+            "flags",
+            "base colour tex",
+            "metal-rough tex",
+            "normal tex",
+            "occlusion tex",
+            "emissive tex",
+        ],
+    );
+    for (i, m) in t.materials.iter().enumerate() {
+        let c = m.base_color_factor;
+        let mut flags = Vec::new();
+        if m.flags & hmat::FLAG_DOUBLE_SIDED != 0 {
+            flags.push("double-sided");
+        }
+        if m.flags & hmat::FLAG_UNLIT != 0 {
+            flags.push("unlit");
+        }
+        table.row(vec![
+            i.to_string(),
+            format!("{:.2} {:.2} {:.2} {:.2}", c[0], c[1], c[2], c[3]),
+            format!("{:.2}", m.metallic_factor),
+            format!("{:.2}", m.roughness_factor),
+            match alpha_mode(m.flags) {
+                "mask" => format!("mask < {:.2}", m.alpha_cutoff),
+                other => other.to_string(),
+            },
+            if flags.is_empty() {
+                "-".to_string()
+            } else {
+                flags.join(",")
+            },
+            tex(m.base_color_tex),
+            tex(m.metallic_roughness_tex),
+            tex(m.normal_tex),
+            tex(m.occlusion_tex),
+            tex(m.emissive_tex),
+        ]);
+    }
+    Ok(doc)
+}
+
+fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let m = hman::read(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!(".hman: {} entries", m.entries().len()));
+    let t = doc.table("entries", &["id", "kind", "colour space", "path"]);
+    for e in m.entries() {
+        t.row(vec![
+            hex(e.hash),
+            format!("{:?}", e.kind).to_lowercase(),
+            if e.srgb { "sRGB" } else { "-" }.to_string(),
+            e.path.clone(),
+        ]);
+    }
+    Ok(doc)
+}
+
+fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!("KTX2 texture ({})", size(bytes.len() as u64)));
+    doc.fact("resolution", format!("{} x {}", k.width, k.height));
+    doc.fact(
+        "format",
+        k.pixel_format().map_or_else(
+            || format!("vkFormat {}", k.vk_format),
+            |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { " linear" }).to_uppercase(),
+        ),
+    );
+    doc.fact("mip levels", k.levels.len());
+    doc.fact(
+        "supercompression",
+        match k.supercompression {
+            0 => "none".to_string(),
+            2 => "zstd".to_string(),
+            other => format!("scheme {other}"),
+        },
+    );
+    if let Some(gpu) = assetc::build::info::gpu_bytes(&k) {
+        doc.fact("GPU memory (est.)", size(gpu));
+    }
+    for (key, _) in &k.key_values {
+        doc.fact(key, k.key_value_str(key).unwrap_or("<binary>"));
+    }
+    let t = doc.table("levels", &["level", "size", "stored", "uncompressed"]);
+    for (i, l) in k.levels.iter().enumerate() {
+        t.row(vec![
+            i.to_string(),
+            format!("{} x {}", (k.width >> i).max(1), (k.height >> i).max(1)),
+            l.byte_length.to_string(),
+            l.uncompressed_byte_length.to_string(),
+        ]);
+    }
+    Ok(doc)
 }

@@ -8,6 +8,7 @@ mod init_cmd;
 mod inspect_cmd;
 mod pack_cmd;
 mod progress;
+mod table;
 mod watch;
 
 use args::{Cli, Command};

@@ -1,17 +1,31 @@
-//! Renders build events: a progress bar on a terminal, plain lines otherwise, JSON lines
-//! with `--message-format json`, errors only with `-q`.
+//! Renders build events. Human: one progress bar over all the work (assets and textures)
+//! on a terminal, drawn from the start; one line per built asset as it finishes (streamed
+//! when piped too); fresh assets only with `-v`, so a no-op build prints one summary line;
+//! each warning once; at the end the failed assets with their first error, as cargo's
+//! "could not compile". JSON (`--message-format json`): one object per line, a
+//! `diagnostic` object per warning or error, and always a closing `build-finished`.
 
 use super::args::{GlobalArgs, MessageFormat};
-use assetc::build::events::{AssetStatus, Event, Reporter};
+use assetc::build::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::sync::Mutex;
+use std::time::Duration;
 
 pub struct CliReporter {
     format: MessageFormat,
     quiet: bool,
     verbose: bool,
     bar: Mutex<Option<ProgressBar>>,
+    /// Failed assets of the current build: source and first error line.
+    failures: Mutex<Vec<(String, String)>>,
+    /// Warnings already printed (by this process: `--watch` does not repeat them).
+    seen_warnings: Mutex<HashSet<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl CliReporter {
@@ -21,7 +35,13 @@ impl CliReporter {
             quiet: global.quiet,
             verbose: global.verbose,
             bar: Mutex::new(None),
+            failures: Mutex::new(Vec::new()),
+            seen_warnings: Mutex::new(HashSet::new()),
         }
+    }
+
+    pub fn is_json(&self) -> bool {
+        self.format == MessageFormat::Json
     }
 
     fn use_bar(&self) -> bool {
@@ -30,10 +50,168 @@ impl CliReporter {
 
     /// Prints a line without tearing the progress bar.
     fn line(&self, text: &str, to_stderr: bool) {
-        let guard = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = lock(&self.bar);
         match guard.as_ref() {
             Some(bar) => bar.suspend(|| print_line(text, to_stderr)),
             None => print_line(text, to_stderr),
+        }
+    }
+
+    fn json(&self, value: &impl serde::Serialize) {
+        if let Ok(json) = serde_json::to_string(value) {
+            println!("{json}");
+        }
+    }
+
+    /// The build could not run (bad settings, missing input, unwritable output): JSON
+    /// consumers still get a closing `build-finished` that says why.
+    pub fn build_error(&self, message: &str) {
+        if let Some(bar) = lock(&self.bar).take() {
+            bar.finish_and_clear();
+        }
+        if self.is_json() {
+            self.json(&Event::BuildFinished {
+                success: false,
+                built: 0,
+                fresh: 0,
+                failed: 0,
+                textures_encoded: 0,
+                removed: 0,
+                time_ms: 0,
+                verify_problems: Vec::new(),
+                error: Some(message.to_string()),
+            });
+        }
+    }
+
+    /// `--watch`: what a burst of saves changed, before the rebuild it causes.
+    pub fn changed(&self, names: &[String]) {
+        if self.is_json() {
+            self.json(&serde_json::json!({"reason": "watch-changed", "paths": names}));
+        } else if !self.quiet {
+            self.line(&format!("{:>12} {}", "Changed", names.join(", ")), false);
+        }
+    }
+
+    fn warning(&self, d: &Diagnostic) {
+        let text = d.rendered();
+        if lock(&self.seen_warnings).insert(text.clone()) && !self.quiet {
+            self.line(&format!("warning: {text}"), true);
+        }
+    }
+
+    fn human(&self, event: &Event) {
+        match event {
+            Event::BuildStarted { to_build, .. } => {
+                lock(&self.failures).clear();
+                if self.use_bar() && *to_build > 0 {
+                    let bar = ProgressBar::new(*to_build as u64);
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {wide_msg}",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                    );
+                    bar.set_prefix("Building");
+                    // Draw now and keep redrawing: the first asset can take seconds.
+                    bar.enable_steady_tick(Duration::from_millis(100));
+                    *lock(&self.bar) = Some(bar);
+                }
+            }
+            Event::Progress { added, done, name } => {
+                if let Some(bar) = lock(&self.bar).as_ref() {
+                    bar.inc_length(*added as u64);
+                    bar.inc(*done as u64);
+                    bar.set_message(name.clone());
+                }
+            }
+            Event::AssetFinished {
+                source,
+                status,
+                outputs,
+                diagnostics,
+                time_ms,
+                ..
+            } => {
+                let show = match status {
+                    AssetStatus::Built => !self.quiet,
+                    AssetStatus::Fresh => self.verbose,
+                    AssetStatus::Failed => false,
+                };
+                if show {
+                    let verb = if *status == AssetStatus::Fresh {
+                        "Fresh"
+                    } else {
+                        "Built"
+                    };
+                    self.line(
+                        &format!(
+                            "{verb:>12} {source} ({} files, {time_ms} ms)",
+                            outputs.len()
+                        ),
+                        false,
+                    );
+                }
+                for d in diagnostics {
+                    match d.severity {
+                        Severity::Warning => self.warning(d),
+                        Severity::Error => {
+                            self.line(&format!("error: {}", d.rendered()), true);
+                            let first = d.message.lines().next().unwrap_or("").to_string();
+                            lock(&self.failures).push((source.clone(), first));
+                        }
+                    }
+                }
+            }
+            Event::BuildFinished {
+                success,
+                built,
+                fresh,
+                failed,
+                textures_encoded,
+                removed,
+                time_ms,
+                verify_problems,
+                ..
+            } => {
+                if let Some(bar) = lock(&self.bar).take() {
+                    bar.finish_and_clear();
+                }
+                for p in verify_problems {
+                    eprintln!("error: verify: {p}");
+                }
+                let mut failures = std::mem::take(&mut *lock(&self.failures));
+                failures.sort();
+                if !failures.is_empty() {
+                    eprintln!("error: could not compile {} asset(s):", failures.len());
+                    for (source, first) in &failures {
+                        eprintln!("  {source}: {first}");
+                    }
+                }
+                let counts = format!(
+                    "{built} built, {fresh} fresh, {failed} failed, {textures_encoded} textures encoded, {removed} removed in {:.2} s",
+                    *time_ms as f64 / 1000.0
+                );
+                if *success {
+                    if !self.quiet {
+                        println!("finished: {counts}");
+                    }
+                } else {
+                    let mut why = Vec::new();
+                    if *failed > 0 {
+                        why.push(format!("{failed} asset(s) failed"));
+                    }
+                    if !verify_problems.is_empty() {
+                        why.push(format!(
+                            "--verify found {} problem(s) in written files, first: {}",
+                            verify_problems.len(),
+                            verify_problems[0]
+                        ));
+                    }
+                    eprintln!("FAILED: {}; {counts}", why.join("; "));
+                }
+            }
         }
     }
 }
@@ -48,88 +226,18 @@ fn print_line(text: &str, to_stderr: bool) {
 
 impl Reporter for CliReporter {
     fn event(&self, event: &Event) {
-        if self.format == MessageFormat::Json {
-            if let Ok(json) = serde_json::to_string(event) {
-                println!("{json}");
-            }
-            return;
+        if !self.is_json() {
+            return self.human(event);
         }
         match event {
-            Event::BuildStarted { assets } => {
-                if self.use_bar() {
-                    let bar = ProgressBar::new(*assets as u64);
-                    bar.set_style(
-                        ProgressStyle::with_template(
-                            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
-                        )
-                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                    );
-                    *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
+            Event::Progress { .. } => {}
+            Event::AssetFinished { diagnostics, .. } => {
+                for d in diagnostics {
+                    self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
                 }
+                self.json(event);
             }
-            Event::AssetFinished {
-                source,
-                status,
-                outputs,
-                warnings,
-                error,
-                time_ms,
-                ..
-            } => {
-                if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-                    bar.inc(1);
-                    bar.set_message(source.clone());
-                }
-                match status {
-                    AssetStatus::Failed => {
-                        self.line(
-                            &format!("error: {}", error.as_deref().unwrap_or("failed")),
-                            true,
-                        );
-                    }
-                    _ if self.quiet => {}
-                    _ => {
-                        if self.verbose || !self.use_bar() {
-                            let verb = if *status == AssetStatus::Fresh {
-                                "fresh"
-                            } else {
-                                "built"
-                            };
-                            self.line(
-                                &format!(
-                                    "{verb:>8} {source} ({} files, {time_ms:.0} ms)",
-                                    outputs.len()
-                                ),
-                                false,
-                            );
-                        }
-                        for w in warnings {
-                            self.line(&format!("warning: {w}"), true);
-                        }
-                    }
-                }
-            }
-            Event::BuildFinished {
-                success,
-                built,
-                fresh,
-                failed,
-                textures_encoded,
-                removed,
-                time_ms,
-            } => {
-                if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    bar.finish_and_clear();
-                }
-                if !self.quiet || !success {
-                    let summary = format!(
-                        "{} {built} built, {fresh} fresh, {failed} failed, {textures_encoded} textures encoded, {removed} removed in {:.2} s",
-                        if *success { "finished:" } else { "FAILED:" },
-                        time_ms / 1000.0
-                    );
-                    self.line(&summary, !success);
-                }
-            }
+            _ => self.json(event),
         }
     }
 }

@@ -1,42 +1,251 @@
 //! `assetc build --watch`: rebuild what changed as files are saved, like SparkEngine's hot
 //! reloading. The incremental cache makes each rebuild touch only changed assets.
+//!
+//! The watcher rests until a source, one of its files or build.toml is written: reads
+//! (the build itself opens every input), metadata-only changes and everything below the
+//! output folder (our own writes) are ignored. Editors that save by writing a temporary
+//! file and renaming it produce a burst of events; `notify-debouncer-full` folds each
+//! burst into one set of changed paths.
 
-use notify::{RecursiveMode, Watcher};
-use std::path::Path;
+use super::args::BuildArgs;
+use super::progress::CliReporter;
+use assetc::build::BuildOptions;
+use notify_debouncer_full::notify::{EventKind, RecursiveMode};
+use notify_debouncer_full::{new_debouncer, DebounceEventResult};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// Quiet period after the last change before rebuilding: editors save in bursts.
 const DEBOUNCE: Duration = Duration::from_millis(300);
 
-/// Calls `rebuild` after every burst of changes below `input`, until the watcher fails.
-pub fn watch(input: &Path, output: &Path, mut rebuild: impl FnMut()) -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let _ = tx.send(event);
-    })?;
-    watcher.watch(input, RecursiveMode::Recursive)?;
-    let output = output
-        .canonicalize()
-        .unwrap_or_else(|_| output.to_path_buf());
-    eprintln!("watching {} (Ctrl-C to stop)", input.display());
-    loop {
-        let first = rx.recv()?;
-        let mut relevant = is_relevant(&first, &output);
-        // Drain the burst.
-        while let Ok(event) = rx.recv_timeout(DEBOUNCE) {
-            relevant |= is_relevant(&event, &output);
+/// What to watch and what to leave alone.
+#[derive(Debug, Clone)]
+pub struct WatchSet {
+    /// Source folder (or single source file).
+    pub input: PathBuf,
+    /// build.toml, when one is used: a save reloads the settings.
+    pub config: Option<PathBuf>,
+    /// Paths whose changes are our own writes: the output folder, the depfile.
+    pub ignore: Vec<PathBuf>,
+}
+
+/// What one burst of saves changed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Changes {
+    pub paths: BTreeSet<PathBuf>,
+    pub config_changed: bool,
+}
+
+/// `build --watch` after the first build: rebuilds on every save, naming what changed;
+/// a build.toml save reloads the settings (a bad one is reported and the old kept).
+pub fn run_watch(
+    mut options: BuildOptions,
+    args: &BuildArgs,
+    reporter: &CliReporter,
+    mut build: impl FnMut(&BuildOptions) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut ignore = vec![options.output.clone()];
+    ignore.extend(args.emit_deps.clone());
+    let set = WatchSet {
+        input: options.input.clone(),
+        config: super::build_cmd::config_path(args),
+        ignore,
+    };
+    let input_dir = absolute(&options.input);
+    watch(&set, |changes| {
+        let names: Vec<String> = changes
+            .paths
+            .iter()
+            .map(|p| {
+                p.strip_prefix(&input_dir)
+                    .unwrap_or(p)
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        reporter.changed(&names);
+        if changes.config_changed {
+            match super::build_cmd::options_from(args) {
+                Ok(o) => options = o,
+                Err(e) => {
+                    reporter.build_error(&format!("{e:#}"));
+                    report_error(reporter, &e);
+                    return;
+                }
+            }
         }
-        if relevant {
-            rebuild();
+        // `build` has already sent JSON consumers its closing `build-finished`.
+        if let Err(e) = build(&options) {
+            report_error(reporter, &e);
         }
+    })
+}
+
+fn report_error(reporter: &CliReporter, e: &anyhow::Error) {
+    if !reporter.is_json() {
+        eprintln!("error: {e:#}");
     }
 }
 
-/// Changes inside the output folder (when it lies below the input) are our own writes.
-fn is_relevant(event: &notify::Result<notify::Event>, output: &Path) -> bool {
-    match event {
-        Ok(e) => e.paths.iter().any(|p| !p.starts_with(output)),
-        Err(_) => true,
+/// Calls `rebuild` after every burst of relevant changes, until the watcher fails.
+pub fn watch(set: &WatchSet, mut rebuild: impl FnMut(&Changes)) -> anyhow::Result<()> {
+    let set = set.canonical();
+    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
+    let mut debouncer = new_debouncer(DEBOUNCE, None, tx)?;
+    let input_dir = if set.input.is_file() {
+        set.input.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        set.input.clone()
+    };
+    debouncer.watch(&input_dir, RecursiveMode::Recursive)?;
+    if let Some(dir) = set.config.as_ref().and_then(|c| c.parent()) {
+        if !dir.starts_with(&input_dir) {
+            debouncer.watch(dir, RecursiveMode::NonRecursive)?;
+        }
+    }
+    eprintln!("watching {} (Ctrl-C to stop)", set.input.display());
+    for result in rx {
+        let events = match result {
+            Ok(events) => events,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("warning: watcher: {e}");
+                }
+                continue;
+            }
+        };
+        let changes = set.relevant(events.iter().map(|e| (&e.event.kind, &e.event.paths)));
+        if !changes.paths.is_empty() {
+            rebuild(&changes);
+        }
+    }
+    Ok(())
+}
+
+impl WatchSet {
+    fn canonical(&self) -> WatchSet {
+        let canon = |p: &Path| absolute(p);
+        WatchSet {
+            input: canon(&self.input),
+            config: self.config.as_deref().map(canon),
+            ignore: self.ignore.iter().map(|p| canon(p)).collect(),
+        }
+    }
+
+    /// The changed paths of a burst that call for a rebuild (paths must be absolute, as
+    /// the watcher reports them for absolute watch roots).
+    pub fn relevant<'a>(
+        &self,
+        events: impl IntoIterator<Item = (&'a EventKind, &'a Vec<PathBuf>)>,
+    ) -> Changes {
+        let mut changes = Changes::default();
+        for (kind, paths) in events {
+            if !is_write(kind) {
+                continue;
+            }
+            for p in paths {
+                if self.config.as_deref() == Some(p.as_path()) {
+                    changes.config_changed = true;
+                    changes.paths.insert(p.clone());
+                } else if self.is_source_side(p) {
+                    changes.paths.insert(p.clone());
+                }
+            }
+        }
+        changes
+    }
+
+    fn is_source_side(&self, p: &Path) -> bool {
+        let below_input = if self.input.is_file() {
+            self.input.parent().is_some_and(|d| p.starts_with(d))
+        } else {
+            p.starts_with(&self.input)
+        };
+        below_input && !self.ignore.iter().any(|i| p.starts_with(i)) && !is_scratch_file(p)
+    }
+}
+
+/// Creations, content writes, renames and removals; not reads (`Access`: the build opens
+/// every input) nor attribute changes.
+fn is_write(kind: &EventKind) -> bool {
+    use notify_debouncer_full::notify::event::ModifyKind;
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
+}
+
+/// Editor swap and backup files, and hidden files (our own `.assetc-*` temporaries).
+fn is_scratch_file(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".tmp")
+}
+
+/// An absolute, symlink-resolved path where possible (the output may not exist yet).
+fn absolute(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => dir
+            .canonicalize()
+            .map(|d| d.join(name))
+            .unwrap_or(abs.clone()),
+        _ => abs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify_debouncer_full::notify::event::{AccessKind, CreateKind, DataChange, ModifyKind};
+
+    fn set() -> WatchSet {
+        WatchSet {
+            input: PathBuf::from("/p/assets"),
+            config: Some(PathBuf::from("/p/build.toml")),
+            ignore: vec![PathBuf::from("/p/assets/runtime")],
+        }
+    }
+
+    #[test]
+    fn reads_and_own_outputs_do_not_trigger() {
+        let read = EventKind::Access(AccessKind::Any);
+        let write = EventKind::Modify(ModifyKind::Data(DataChange::Content));
+        let src = vec![PathBuf::from("/p/assets/a.gltf")];
+        let out = vec![PathBuf::from("/p/assets/runtime/a.hmesh")];
+        let swap = vec![PathBuf::from("/p/assets/.a.gltf.swp")];
+        let s = set();
+        assert!(s.relevant([(&read, &src)]).paths.is_empty());
+        assert!(s.relevant([(&write, &out)]).paths.is_empty());
+        assert!(s.relevant([(&write, &swap)]).paths.is_empty());
+        let c = s.relevant([(&write, &src), (&read, &out)]);
+        assert_eq!(c.paths.into_iter().collect::<Vec<_>>(), src);
+        assert!(!c.config_changed);
+    }
+
+    #[test]
+    fn build_toml_and_new_files_trigger() {
+        let create = EventKind::Create(CreateKind::File);
+        let s = set();
+        let c = s.relevant([(&create, &vec![PathBuf::from("/p/build.toml")])]);
+        assert!(c.config_changed);
+        let c = s.relevant([(&create, &vec![PathBuf::from("/p/assets/new/b.glb")])]);
+        assert_eq!(c.paths.len(), 1);
+        // A sibling of build.toml that is not below the input is not ours to watch.
+        let c = s.relevant([(&create, &vec![PathBuf::from("/p/notes.txt")])]);
+        assert!(c.paths.is_empty());
     }
 }

@@ -102,6 +102,17 @@ pub(crate) struct Bad {
 
 pub(crate) type Res<T> = Result<T, Bad>;
 
+impl Bad {
+    /// An error about an object reached through a reference (`accessors[99]`) names the
+    /// reference too: `meshes[0].primitives[0].indices -> accessors[99]`.
+    pub(crate) fn referenced_from(mut self, from: &str) -> Self {
+        if !self.path.contains(" -> ") && !self.path.starts_with(from) {
+            self.path = format!("{from} -> {}", self.path);
+        }
+        self
+    }
+}
+
 pub(crate) fn bad<T>(path: impl Into<String>, reason: impl Into<String>) -> Res<T> {
     Err(Bad {
         path: path.into(),

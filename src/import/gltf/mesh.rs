@@ -66,7 +66,10 @@ fn import_primitive(
         warnings.push(format!("{path}: no POSITION attribute; skipped"));
         return Ok(None);
     };
-    let vertex_count = reader.layout(position)?.count;
+    let vertex_count = reader
+        .layout(position)
+        .map_err(|e| e.referenced_from(&format!("{path}.attributes.POSITION")))?
+        .count;
     if vertex_count as u64 > ctx.limits.max_vertices_per_primitive {
         return over_limit(
             path,
@@ -266,6 +269,11 @@ struct Attr<'p> {
 }
 
 impl Attr<'_> {
+    /// An error about the accessor itself, with the attribute that referenced it.
+    fn referenced(&self, e: super::Bad, name: &str) -> super::Bad {
+        e.referenced_from(&format!("{}.attributes.{name}", self.path))
+    }
+
     fn check(&self, name: &str, accessor: usize, layout: &Layout, types: &[Type]) -> Res<()> {
         let where_ = format!("{}.attributes.{name} (accessors[{accessor}])", self.path);
         if !types.contains(&layout.ty) {
@@ -290,7 +298,9 @@ impl Attr<'_> {
         accessor: usize,
         types: &[Type],
     ) -> Res<Vec<[f32; N]>> {
-        let layout = reader.layout(accessor)?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| self.referenced(e, name))?;
         self.check(name, accessor, &layout, types)?;
         let (_, flat) = reader.floats(accessor)?;
         if flat.iter().any(|v| !v.is_finite()) {
@@ -303,7 +313,9 @@ impl Attr<'_> {
     }
 
     fn color(&self, reader: &mut Reader, accessor: usize) -> Res<Vec<[f32; 4]>> {
-        let layout = reader.layout(accessor)?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| self.referenced(e, "COLOR_0"))?;
         self.check("COLOR_0", accessor, &layout, &[Type::Vec3, Type::Vec4])?;
         if layout.ty == Type::Vec3 {
             let rgb = self.vec::<3>(reader, "COLOR_0", accessor, &[Type::Vec3])?;
@@ -314,7 +326,9 @@ impl Attr<'_> {
     }
 
     fn joints(&self, reader: &mut Reader, name: &str, accessor: usize) -> Res<Vec<[u16; 4]>> {
-        let layout = reader.layout(accessor)?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| self.referenced(e, name))?;
         self.check(name, accessor, &layout, &[Type::Vec4])?;
         let (_, flat) = reader.integers(accessor)?;
         let mut out = Vec::with_capacity(flat.len() / 4);
@@ -334,7 +348,9 @@ impl Attr<'_> {
 
     fn indices(&self, reader: &mut Reader, accessor: usize) -> Res<Vec<u32>> {
         let where_ = format!("{}.indices (accessors[{accessor}])", self.path);
-        let layout = reader.layout(accessor)?;
+        let layout = reader
+            .layout(accessor)
+            .map_err(|e| e.referenced_from(&format!("{}.indices", self.path)))?;
         if layout.ty != Type::Scalar
             || !matches!(
                 layout.component,

@@ -1,0 +1,97 @@
+//! Reporting each asset as it finishes: its textures encoded (shared ones once), then one
+//! `AssetFinished` event with its structured diagnostics, from the worker that built it.
+
+use super::asset::CompiledAsset;
+use super::discover::Source;
+use super::events::{whole_ms, AssetStatus, Diagnostic, Event, Reporter, Severity};
+use super::texture_store::TextureStore;
+use super::{built_report, finished_failed, AssetReport};
+use std::time::Duration;
+
+/// Encodes the textures of a compiled asset (or waits for them); a texture that fails
+/// fails the asset. Ticks progress for the asset and for each texture encoded here.
+pub(super) fn with_textures(
+    result: Result<CompiledAsset, String>,
+    store: &TextureStore<'_>,
+    source: &Source,
+    reporter: &dyn Reporter,
+) -> Result<CompiledAsset, String> {
+    let asset = match result {
+        Ok(asset) => asset,
+        Err(e) => {
+            progress(reporter, 0, &source.rel_path);
+            return Err(e);
+        }
+    };
+    store
+        .ensure(
+            &asset.textures,
+            |new| progress(reporter, new, &source.rel_path),
+            |label| progress(reporter, 0, label),
+        )
+        // The encoder's error already names the image (`images[0] (a.png): ...`).
+        .map_err(|e| format!("{}: {e}", source.abs_path.display()))?;
+    Ok(asset)
+}
+
+fn progress(reporter: &dyn Reporter, added: usize, name: &str) {
+    reporter.event(&Event::Progress {
+        added,
+        done: 1,
+        name: name.to_string(),
+    });
+}
+
+/// Reports a compiled (or failed) asset; its files are written after every asset is done.
+pub(super) fn report_compiled(
+    reporter: &dyn Reporter,
+    source: &Source,
+    result: &Result<CompiledAsset, String>,
+    elapsed: Duration,
+) {
+    let report = match result {
+        Ok(asset) => built_report(source, asset),
+        Err(e) => finished_failed(source, e.clone()),
+    };
+    report_finished(reporter, source, &report, whole_ms(elapsed));
+}
+
+pub(super) fn report_finished(
+    reporter: &dyn Reporter,
+    source: &Source,
+    report: &AssetReport,
+    time_ms: u64,
+) {
+    reporter.event(&Event::AssetFinished {
+        source: report.source.clone(),
+        status: report.status,
+        outputs: report.outputs.clone(),
+        warnings: report.warnings.clone(),
+        error: report.error.clone(),
+        diagnostics: diagnostics(source, report),
+        time_ms,
+        stages_us: if report.status == AssetStatus::Built {
+            report
+                .times
+                .entries()
+                .iter()
+                .map(|(n, d)| (n.to_string(), d.as_micros() as u64))
+                .collect()
+        } else {
+            Vec::new()
+        },
+    });
+}
+
+fn diagnostics(source: &Source, report: &AssetReport) -> Vec<Diagnostic> {
+    let abs = source.abs_path.display().to_string();
+    let warnings = report
+        .warnings
+        .iter()
+        .map(|w| Diagnostic::from_message(Severity::Warning, &source.rel_path, &abs, w));
+    let error = report
+        .error
+        .iter()
+        .map(|e| Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e));
+    warnings.chain(error).collect()
+}

@@ -1,0 +1,109 @@
+//! Textures shared between assets, encoded once by whichever asset needs them first, while
+//! the assets are still compiling: each asset finishes (and is reported) as soon as its
+//! own textures are ready, instead of every asset waiting for one texture pass at the end.
+
+use super::asset::{texture_rel_path, TextureRequest};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The encoded file, `None` when it already exists (textures are content-addressed, so an
+/// existing file is current), or the error naming the image.
+pub type TextureResult = Result<Option<Vec<u8>>, String>;
+
+pub struct TextureStore<'a> {
+    output: &'a Path,
+    slots: Mutex<BTreeMap<u64, Arc<OnceLock<TextureResult>>>>,
+}
+
+/// What one `ensure` call did, for progress.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Ensured {
+    /// Textures this asset was the first to ask for.
+    pub new: usize,
+    /// Of those, how many this call encoded (or found on disk).
+    pub done: usize,
+}
+
+impl<'a> TextureStore<'a> {
+    pub fn new(output: &'a Path) -> Self {
+        Self {
+            output,
+            slots: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Makes sure every texture of `requests` is encoded, encoding the ones nobody has
+    /// yet; waits for ones another worker is encoding. `on_new(n)` is called once with the
+    /// number of textures first requested here, `on_done(label)` after each one encoded.
+    /// Returns the first error among them, if any.
+    ///
+    /// Safe to block here: the encoder never runs rayon work, so a worker encoding a
+    /// texture cannot pick up another asset that waits for that same texture.
+    pub fn ensure(
+        &self,
+        requests: &[TextureRequest],
+        on_new: impl FnOnce(usize),
+        mut on_done: impl FnMut(&str),
+    ) -> Result<Ensured, String> {
+        let mut mine = std::collections::BTreeSet::new();
+        let slots: Vec<(usize, Arc<OnceLock<TextureResult>>)> = {
+            let mut map = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            requests
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let slot = map.entry(r.job.id).or_insert_with(|| {
+                        mine.insert(r.job.id);
+                        Arc::default()
+                    });
+                    (i, slot.clone())
+                })
+                .collect()
+        };
+        let new = mine.len();
+        on_new(new);
+        let mut first_error = None;
+        let mut done = 0;
+        for (i, slot) in slots {
+            let req = &requests[i];
+            let result = slot.get_or_init(|| self.encode(req));
+            if mine.remove(&req.job.id) {
+                done += 1;
+                on_done(&req.job.label);
+            }
+            if let (Err(e), None) = (result, &first_error) {
+                first_error = Some(e.clone());
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(Ensured { new, done }),
+        }
+    }
+
+    fn encode(&self, req: &TextureRequest) -> TextureResult {
+        if self.output.join(texture_rel_path(req.job.id)).is_file() {
+            return Ok(None);
+        }
+        crate::pipeline::textures::encode_texture(
+            &req.job.bytes,
+            req.job.mime_type.as_deref(),
+            req.job.mode,
+            req.job.alpha_cutoff,
+            &req.settings,
+        )
+        .map(Some)
+        .map_err(|e| e.named(&req.job.label).to_string())
+    }
+
+    /// Every texture asked for, by id.
+    pub fn into_results(self) -> BTreeMap<u64, TextureResult> {
+        self.slots
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .filter_map(|(id, slot)| Arc::into_inner(slot)?.into_inner().map(|r| (id, r)))
+            .collect()
+    }
+}
