@@ -299,10 +299,7 @@ impl HMeshError {
 
 impl From<HMeshError> for Problem {
     fn from(e: HMeshError) -> Self {
-        Problem {
-            offset: e.offset(),
-            message: e.to_string(),
-        }
+        Problem::from_error(e.offset(), &e)
     }
 }
 
