@@ -314,3 +314,6 @@ mod write;
 pub use read::{read, HMeshView, Indices, LodsView, SkinView};
 pub use validate::validate;
 pub use write::write;
+
+#[cfg(test)]
+mod tests;
