@@ -92,6 +92,7 @@ impl CachedEntry {
             kind,
             srgb: self.srgb,
             path: self.path.clone(),
+            file: None,
         })
     }
 }

@@ -1,11 +1,15 @@
 //! `assetc check`: every file of a compiled tree validates, and the files agree with each
 //! other: the manifest lists every runtime file and every entry exists, texture refs
 //! resolve through the manifest to a texture of that id, each `.hmat` has one row per
-//! material slot of its `.hmesh`, and each `.hanim` animates joints its skeleton has.
+//! material slot of its `.hmesh`, each `.hanim` animates joints its skeleton has, and
+//! (manifest v2) every listed file has the size and XXH3-64 digest the manifest records.
+//!
+//! Each damaged file is reported once, by the validator pass (`verify_tree`): the
+//! cross-file checks skip a companion that does not parse instead of repeating its error.
 
 use super::manifest::MANIFEST_NAME;
 use super::verify::verify_tree;
-use crate::formats::hman::{self, EntryKind};
+use crate::formats::hman::{self, EntryKind, FileStamp};
 use crate::formats::{hanim, hmat, hmesh};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,11 +18,12 @@ use std::path::Path;
 pub fn check_tree(root: &Path) -> Vec<String> {
     let mut problems = verify_tree(root);
     let manifest_path = root.join(MANIFEST_NAME);
-    let manifest = match std::fs::read(&manifest_path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| hman::read(&b).map_err(|e| e.to_string()))
-    {
-        Ok(m) => m,
+    let manifest = match std::fs::read(&manifest_path) {
+        // A manifest that does not read breaks a rule hman::validate reported above.
+        Ok(b) => match hman::read(&b) {
+            Ok(m) => m,
+            Err(_) => return problems,
+        },
         Err(e) => {
             problems.push(format!("{}: {e}", manifest_path.display()));
             return problems;
@@ -27,13 +32,16 @@ pub fn check_tree(root: &Path) -> Vec<String> {
     let by_hash: BTreeMap<u64, &hman::ManifestEntry> =
         manifest.entries().iter().map(|e| (e.hash, e)).collect();
     for e in manifest.entries() {
-        if !root.join(&e.path).is_file() {
+        let file = root.join(&e.path);
+        if !file.is_file() {
             problems.push(format!(
                 "{}: entry {:016x} points at {}, which does not exist",
                 manifest_path.display(),
                 e.hash,
                 e.path
             ));
+        } else if let Some(recorded) = e.file {
+            problems.extend(check_stamp(&file, recorded));
         }
         if e.kind == EntryKind::Texture && e.path != super::asset::texture_rel_path(e.hash) {
             problems.push(format!(
@@ -80,6 +88,34 @@ pub fn check_tree(root: &Path) -> Vec<String> {
     problems
 }
 
+/// The file's size and digest against the manifest's record.
+fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Some(format!("{}: {e}", path.display())),
+    };
+    let found = FileStamp::of(&bytes);
+    if found.size != recorded.size {
+        Some(format!(
+            "{}: is {} bytes but {MANIFEST_NAME} records {} (truncated or replaced)",
+            path.display(),
+            found.size,
+            recorded.size
+        ))
+    } else if found.digest != recorded.digest {
+        Some(format!(
+            "{}: content differs from what {MANIFEST_NAME} records (XXH3-64 {:016x}, recorded {:016x})",
+            path.display(),
+            found.digest,
+            recorded.digest
+        ))
+    } else {
+        None
+    }
+}
+
+/// The companion mesh's bytes; an unreadable one is reported here, one that does not
+/// parse is left to the validator pass (`Ok(None)` from the callers' parse).
 fn companion_mesh(path: &Path) -> Result<Vec<u8>, String> {
     let mesh_path = path.with_extension("hmesh");
     std::fs::read(&mesh_path).map_err(|e| {
@@ -104,12 +140,13 @@ fn check_material_table(
     else {
         return problems; // verify_tree already reported it
     };
-    match companion_mesh(path).and_then(|b| {
+    // A mesh that does not parse was reported by verify_tree, with its name.
+    match companion_mesh(path).map(|b| {
         hmesh::HMeshView::parse(&b)
             .map(|v| v.desc.material_count)
-            .map_err(|e| e.to_string())
+            .ok()
     }) {
-        Ok(count) if count as usize != table.materials.len() => problems.push(format!(
+        Ok(Some(count)) if count as usize != table.materials.len() => problems.push(format!(
             "{}: {} rows but its mesh has {count} material slots",
             path.display(),
             table.materials.len()
@@ -137,18 +174,26 @@ fn check_material_table(
 }
 
 fn check_clips(path: &Path) -> Vec<String> {
-    let joints = companion_mesh(path).and_then(|b| {
+    // A mesh that does not parse (Ok(None)) was reported by verify_tree, with its name.
+    let joints = companion_mesh(path).map(|b| {
         hmesh::HMeshView::parse(&b)
-            .map_err(|e| e.to_string())
+            .ok()
             .map(|v| v.skin.as_ref().map(|s| s.joints.len() as u32))
     });
-    match (std::fs::read(path), joints) {
-        (Ok(bytes), Ok(Some(count))) => hanim::validate(&bytes, Some(count))
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new(); // verify_tree already reported it
+    };
+    // The validator pass checked the clips alone; only the joint range is new here, so
+    // keep just the problems that the skeleton adds.
+    let alone = hanim::validate(&bytes, None);
+    match joints {
+        Ok(Some(Some(count))) => hanim::validate(&bytes, Some(count))
             .into_iter()
+            .filter(|p| !alone.contains(p))
             .map(|p| format!("{}: {p}", path.display()))
             .collect(),
-        (Ok(_), Ok(None)) => vec![format!("{}: its mesh has no skeleton", path.display())],
-        (Err(e), _) => vec![format!("{}: {e}", path.display())],
-        (_, Err(e)) => vec![e],
+        Ok(Some(None)) => vec![format!("{}: its mesh has no skeleton", path.display())],
+        Ok(None) => Vec::new(),
+        Err(e) => vec![e],
     }
 }

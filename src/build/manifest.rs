@@ -1,11 +1,12 @@
 //! The global manifest `assets.hman`, written last.
 
-use crate::formats::hman::{self, EntryKind, Manifest, ManifestEntry};
+use crate::formats::hman::{self, EntryKind, FileStamp, Manifest, ManifestEntry};
+use std::path::Path;
 
 pub const MANIFEST_NAME: &str = "assets.hman";
 
 /// The manifest entry of a file: textures by content id, everything else by the id of
-/// its output path.
+/// its output path. Its size and digest are taken when the manifest is written.
 pub fn entry_for(
     rel_path: &str,
     kind: EntryKind,
@@ -17,10 +18,34 @@ pub fn entry_for(
         kind,
         srgb,
         path: rel_path.to_string(),
+        file: None,
     }
 }
 
-/// Builds the sorted, deduplicated, collision-checked manifest bytes.
-pub fn manifest_bytes(entries: Vec<ManifestEntry>) -> Result<Vec<u8>, hman::HManError> {
-    Ok(hman::write(&Manifest::from_entries(entries)?))
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error(transparent)]
+    Format(#[from] hman::HManError),
+    #[error("{path}: cannot be read to record its size and digest: {source}")]
+    Unreadable {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Builds the sorted, deduplicated, collision-checked manifest bytes. Each entry's size
+/// and digest are those of the file now in `root`, so the manifest describes exactly what
+/// is on disk (it is written after every asset).
+pub fn manifest_bytes(root: &Path, entries: Vec<ManifestEntry>) -> Result<Vec<u8>, ManifestError> {
+    let mut stamped = Vec::with_capacity(entries.len());
+    for mut e in entries {
+        let bytes =
+            std::fs::read(root.join(&e.path)).map_err(|source| ManifestError::Unreadable {
+                path: e.path.clone(),
+                source,
+            })?;
+        e.file = Some(FileStamp::of(&bytes));
+        stamped.push(e);
+    }
+    Ok(hman::write(&Manifest::from_entries(stamped)?)?)
 }

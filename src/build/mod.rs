@@ -343,7 +343,7 @@ impl Builder {
             .values()
             .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
             .collect();
-        let manifest = manifest::manifest_bytes(manifest_entries)
+        let manifest = manifest::manifest_bytes(&opts.output, manifest_entries)
             .map_err(|e| BuildError::Manifest(e.to_string()))?;
         let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
         output::write_atomic(&manifest_path, &manifest).map_err(|source| BuildError::Write {

@@ -169,7 +169,8 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::Ktx2 => {
-            let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
+            let k = ktx2::read_with(bytes, &ktx2::ReadOptions::layout_only())
+                .map_err(|e| e.to_string())?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
                 |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { " linear" }),

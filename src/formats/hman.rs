@@ -1,7 +1,9 @@
-//! `.hman` v1: the global manifest (`assets.hman` at the output root), sorted by hash so
-//! an engine can binary-search it.
+//! `.hman` v2: the global manifest (`assets.hman` at the output root), sorted by hash so
+//! an engine can binary-search it. Each v2 entry carries its file's size and XXH3-64
+//! digest so a loader or `assetc check` can see a truncated or altered file without
+//! decoding it; version 1 (the same entries without them) is still read.
 //!
-//! Hand-written: the format is our own.
+//! Hand-written: the format is our own. The digest comes from `xxhash-rust`.
 
 use thiserror::Error;
 
@@ -10,10 +12,42 @@ use super::hash::fnv1a64;
 use super::Problem;
 
 pub const MAGIC: u32 = u32::from_le_bytes(*b"HMAN");
-pub const VERSION: u32 = 1;
+/// The version `write` produces.
+pub const VERSION: u32 = 2;
+/// The previous version, still read: entries without size and digest.
+pub const VERSION_1: u32 = 1;
 const HEADER_SIZE: usize = 16;
-/// hash u64, kind u8, colorspace u8, pathLen u16.
-const ENTRY_FIXED_SIZE: usize = 12;
+/// v1: hash u64, kind u8, colorspace u8, pathLen u16.
+const ENTRY_FIXED_SIZE_V1: usize = 12;
+/// v2: the v1 fields, then size u64 and digest u64.
+const ENTRY_FIXED_SIZE_V2: usize = 28;
+
+/// Fixed part of one entry in a manifest of `version` (1 or 2).
+fn entry_fixed_size(version: u32) -> usize {
+    if version == VERSION_1 {
+        ENTRY_FIXED_SIZE_V1
+    } else {
+        ENTRY_FIXED_SIZE_V2
+    }
+}
+
+/// What a v2 entry records about its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileStamp {
+    /// Length in bytes.
+    pub size: u64,
+    /// XXH3-64 with seed 0 of the whole file.
+    pub digest: u64,
+}
+
+impl FileStamp {
+    pub fn of(bytes: &[u8]) -> Self {
+        Self {
+            size: bytes.len() as u64,
+            digest: xxhash_rust::xxh3::xxh3_64(bytes),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
@@ -46,6 +80,9 @@ pub struct ManifestEntry {
     pub srgb: bool,
     /// `/`-separated, relative to the output root.
     pub path: String,
+    /// Size and digest of the file; `None` for an entry read from a v1 manifest or not yet
+    /// stamped (`write` requires it).
+    pub file: Option<FileStamp>,
 }
 
 /// A manifest whose entries are sorted by hash with no two sharing a hash; only
@@ -53,6 +90,8 @@ pub struct ManifestEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Manifest {
     entries: Vec<ManifestEntry>,
+    /// The version read (1 or 2); `from_entries` makes a current one.
+    version: u32,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -67,7 +106,7 @@ pub enum HManError {
     PathTooLong { path: String, len: usize },
     #[error("{count} entries do not fit the u32 count field")]
     TooManyEntries { count: usize },
-    #[error("{what} at byte {offset} needs {needed} bytes but the file ends at {len}")]
+    #[error("at byte {offset}: {what} needs {needed} bytes but the file ends at {len}")]
     Truncated {
         what: &'static str,
         offset: u64,
@@ -76,8 +115,10 @@ pub enum HManError {
     },
     #[error("at byte 0: magic is {found:#010x}, expected \"HMAN\" ({MAGIC:#010x})")]
     BadMagic { found: u32 },
-    #[error("at byte 4: version is {found}, expected {VERSION}")]
+    #[error("at byte 4: version is {found}, expected {VERSION_1} or {VERSION}")]
     BadVersion { found: u32 },
+    #[error("entry \"{path}\" has no file size and digest, which version {VERSION} needs")]
+    Unstamped { path: String },
     #[error("at byte {offset}: entry kind {kind} is unknown (0, 1, 2, 5 or 6)")]
     UnknownKind { offset: u64, kind: u8 },
     #[error("at byte {offset}: colorspace {value} is neither 0 (linear) nor 1 (sRGB)")]
@@ -97,7 +138,10 @@ pub enum HManError {
 impl HManError {
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Self::Collision { .. } | Self::PathTooLong { .. } | Self::TooManyEntries { .. } => None,
+            Self::Collision { .. }
+            | Self::PathTooLong { .. }
+            | Self::TooManyEntries { .. }
+            | Self::Unstamped { .. } => None,
             Self::Truncated { offset, .. }
             | Self::UnknownKind { offset, .. }
             | Self::BadColorspace { offset, .. }
@@ -122,7 +166,8 @@ impl Manifest {
     pub fn from_entries(mut entries: Vec<ManifestEntry>) -> Result<Manifest, HManError> {
         // The full key makes the order (and so the collision reported) deterministic.
         entries.sort_by(|a, b| {
-            (a.hash, &a.path, a.kind, a.srgb).cmp(&(b.hash, &b.path, b.kind, b.srgb))
+            (a.hash, &a.path, a.kind, a.srgb, a.file)
+                .cmp(&(b.hash, &b.path, b.kind, b.srgb, b.file))
         });
         entries.dedup();
         if let Some(pair) = entries.windows(2).find(|w| w[0].hash == w[1].hash) {
@@ -154,7 +199,15 @@ impl Manifest {
                 count: entries.len(),
             });
         }
-        Ok(Manifest { entries })
+        Ok(Manifest {
+            entries,
+            version: VERSION,
+        })
+    }
+
+    /// The format version: 2, or 1 for an old manifest read back (no sizes or digests).
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     /// Entries in ascending hash order.
@@ -168,11 +221,12 @@ impl Manifest {
     }
 }
 
-pub fn write(manifest: &Manifest) -> Vec<u8> {
+/// Writes a version 2 manifest; every entry needs its file stamp.
+pub fn write(manifest: &Manifest) -> Result<Vec<u8>, HManError> {
     let size: usize = manifest
         .entries
         .iter()
-        .map(|e| ENTRY_FIXED_SIZE + e.path.len())
+        .map(|e| ENTRY_FIXED_SIZE_V2 + e.path.len())
         .sum();
     let mut out = Vec::with_capacity(HEADER_SIZE + size);
     out.put_u32(MAGIC);
@@ -181,13 +235,18 @@ pub fn write(manifest: &Manifest) -> Vec<u8> {
     out.put_u32(manifest.entries.len() as u32);
     out.put_u32(0);
     for e in &manifest.entries {
+        let file = e.file.ok_or_else(|| HManError::Unstamped {
+            path: e.path.clone(),
+        })?;
         out.put_u64(e.hash);
         out.put_u8(e.kind as u8);
         out.put_u8(u8::from(e.srgb));
         out.put_u16(e.path.len() as u16);
+        out.put_u64(file.size);
+        out.put_u64(file.digest);
         out.extend_from_slice(e.path.as_bytes());
     }
-    out
+    Ok(out)
 }
 
 /// One entry as stored, before its fields are interpreted.
@@ -196,10 +255,14 @@ struct RawEntry<'a> {
     hash: u64,
     kind: u8,
     colorspace: u8,
+    file: Option<FileStamp>,
+    /// Where the path starts, relative to `at` (12 in v1, 28 in v2).
+    path_at: u64,
     path: &'a [u8],
 }
 
 struct Parsed<'a> {
+    version: u32,
     reserved: u32,
     entries: Vec<RawEntry<'a>>,
 }
@@ -219,13 +282,15 @@ fn parse(bytes: &[u8]) -> Result<Parsed<'_>, HManError> {
         return Err(HManError::BadMagic { found: magic });
     }
     let version = r.u32("header").map_err(truncated)?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_1 {
         return Err(HManError::BadVersion { found: version });
     }
     let count = r.u32("header").map_err(truncated)?;
     let reserved = r.u32("header").map_err(truncated)?;
-    // Every entry takes at least 12 bytes, which bounds the allocation by the file size.
-    let plausible = (r.remaining() / ENTRY_FIXED_SIZE).min(count as usize);
+    let fixed = entry_fixed_size(version);
+    // Every entry takes at least `fixed` bytes, which bounds the allocation by the file
+    // size whatever `count` claims.
+    let plausible = (r.remaining() / fixed).min(count as usize);
     let mut entries = Vec::with_capacity(plausible);
     for _ in 0..count {
         let at = r.pos() as u64;
@@ -233,6 +298,14 @@ fn parse(bytes: &[u8]) -> Result<Parsed<'_>, HManError> {
         let kind = r.u8("entry").map_err(truncated)?;
         let colorspace = r.u8("entry").map_err(truncated)?;
         let path_len = r.u16("entry").map_err(truncated)?;
+        let file = if version == VERSION_1 {
+            None
+        } else {
+            Some(FileStamp {
+                size: r.u64("entry size").map_err(truncated)?,
+                digest: r.u64("entry digest").map_err(truncated)?,
+            })
+        };
         let path = r
             .bytes(usize::from(path_len), "entry path")
             .map_err(truncated)?;
@@ -241,6 +314,8 @@ fn parse(bytes: &[u8]) -> Result<Parsed<'_>, HManError> {
             hash,
             kind,
             colorspace,
+            file,
+            path_at: fixed as u64,
             path,
         });
     }
@@ -250,13 +325,18 @@ fn parse(bytes: &[u8]) -> Result<Parsed<'_>, HManError> {
             extra: r.remaining() as u64,
         });
     }
-    Ok(Parsed { reserved, entries })
+    Ok(Parsed {
+        version,
+        reserved,
+        entries,
+    })
 }
 
 /// Reads a manifest. Fails on anything that would break lookups (layout, unknown kinds,
 /// order); path rules are left to `validate`.
 pub fn read(bytes: &[u8]) -> Result<Manifest, HManError> {
     let parsed = parse(bytes)?;
+    let version = parsed.version;
     let mut entries = Vec::with_capacity(parsed.entries.len());
     let mut previous: Option<u64> = None;
     for raw in parsed.entries {
@@ -279,16 +359,17 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, HManError> {
             });
         }
         let path = std::str::from_utf8(raw.path).map_err(|_| HManError::PathNotUtf8 {
-            offset: raw.at + 12,
+            offset: raw.at + raw.path_at,
         })?;
         entries.push(ManifestEntry {
             hash: raw.hash,
             kind,
             srgb: raw.colorspace == 1,
             path: path.to_owned(),
+            file: raw.file,
         });
     }
-    Ok(Manifest { entries })
+    Ok(Manifest { entries, version })
 }
 
 /// Why a manifest path is not a plain relative `/`-separated path, if it is not.
@@ -317,16 +398,13 @@ fn path_problem(path: &str) -> Option<&'static str> {
     })
 }
 
-/// Checks every rule of the `.hman` v1 contract. An empty list means the file is valid.
+/// Checks every rule of the `.hman` v1/v2 contract that the file alone shows (whether
+/// sizes and digests match the files is `assetc check`'s job). An empty list means the
+/// file is valid.
 pub fn validate(bytes: &[u8]) -> Vec<Problem> {
     let parsed = match parse(bytes) {
         Ok(p) => p,
-        Err(e) => {
-            return vec![Problem {
-                offset: e.offset(),
-                message: e.to_string(),
-            }]
-        }
+        Err(e) => return vec![Problem::from_error(e.offset(), &e)],
     };
     let mut problems = Vec::new();
     if parsed.reserved != 0 {
@@ -337,6 +415,7 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
     }
     let mut previous: Option<u64> = None;
     let mut paths: Vec<(&[u8], u64)> = Vec::with_capacity(parsed.entries.len());
+    let path_at = entry_fixed_size(parsed.version) as u64;
     for (i, e) in parsed.entries.iter().enumerate() {
         let mut bad = |field: u64, msg: String| {
             problems.push(Problem::at(e.at + field, format!("entry {i}: {msg}")))
@@ -365,18 +444,18 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
             );
         }
         let Ok(path) = std::str::from_utf8(e.path) else {
-            bad(12, "path is not valid UTF-8".into());
+            bad(e.path_at, "path is not valid UTF-8".into());
             continue;
         };
         if let Some(why) = path_problem(path) {
-            bad(12, format!("path \"{path}\" {why}"));
+            bad(e.path_at, format!("path \"{path}\" {why}"));
         }
         match kind {
             Some(EntryKind::Texture) => {
                 let expected = format!("tex/{:016x}.ktx2", e.hash);
                 if path != expected {
                     bad(
-                        12,
+                        e.path_at,
                         format!("texture path \"{path}\" should be \"{expected}\""),
                     );
                 }
@@ -398,7 +477,7 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
     for w in paths.windows(2) {
         if w[0].0 == w[1].0 {
             problems.push(Problem::at(
-                w[1].1 + 12,
+                w[1].1 + path_at,
                 format!(
                     "path \"{}\" is listed twice",
                     String::from_utf8_lossy(w[1].0)
@@ -407,4 +486,213 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
         }
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::bytes::WriteLe;
+    use proptest::prelude::*;
+
+    fn entry(path: &str, kind: EntryKind, content: &[u8]) -> ManifestEntry {
+        ManifestEntry {
+            hash: id_for_path(path),
+            kind,
+            srgb: false,
+            path: path.into(),
+            file: Some(FileStamp::of(content)),
+        }
+    }
+
+    fn sample() -> Manifest {
+        // Id 1 sorts first whatever the path ids are.
+        let texture_id = 1;
+        Manifest::from_entries(vec![
+            entry("models/chair.hmesh", EntryKind::Mesh, b"mesh bytes"),
+            ManifestEntry {
+                hash: texture_id,
+                kind: EntryKind::Texture,
+                srgb: true,
+                path: format!("tex/{texture_id:016x}.ktx2"),
+                file: Some(FileStamp::of(b"texture")),
+            },
+            entry("models/chair.hmat", EntryKind::MaterialTable, b""),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn v2_round_trips_with_sizes_and_digests() {
+        let m = sample();
+        let bytes = write(&m).unwrap();
+        assert_eq!(validate(&bytes), vec![]);
+        let back = read(&bytes).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.version(), 2);
+        // 16-byte header, then three 28-byte fixed parts and the paths.
+        let paths: usize = m.entries().iter().map(|e| e.path.len()).sum();
+        assert_eq!(bytes.len(), 16 + 3 * 28 + paths);
+        let mesh = back.get(id_for_path("models/chair.hmesh")).unwrap();
+        assert_eq!(mesh.file.unwrap().size, 10);
+    }
+
+    #[test]
+    fn digest_is_xxh3_64_with_seed_0() {
+        // Reference value of XXH3-64 (seed 0) for the empty input, from the xxHash
+        // specification's test vectors.
+        assert_eq!(FileStamp::of(b"").digest, 0x2d06_8005_38d3_94c2);
+        assert_ne!(FileStamp::of(b"a").digest, FileStamp::of(b"b").digest);
+    }
+
+    #[test]
+    fn writing_needs_every_stamp() {
+        let mut e = entry("a.hmesh", EntryKind::Mesh, b"x");
+        e.file = None;
+        let m = Manifest::from_entries(vec![e]).unwrap();
+        assert!(matches!(write(&m), Err(HManError::Unstamped { path }) if path == "a.hmesh"));
+    }
+
+    /// The v1 layout of formats.md: entries without size and digest.
+    fn v1_bytes(entries: &[(u64, u8, u8, &str)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.put_u32(MAGIC);
+        out.put_u32(1);
+        out.put_u32(entries.len() as u32);
+        out.put_u32(0);
+        for (hash, kind, cs, path) in entries {
+            out.put_u64(*hash);
+            out.put_u8(*kind);
+            out.put_u8(*cs);
+            out.put_u16(path.len() as u16);
+            out.extend_from_slice(path.as_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn reads_version_1_without_stamps() {
+        let path = "models/chair.hmesh";
+        // The 83-byte example of docs/formats.md's v1 section, in v1 layout.
+        let tex = "tex/0123456789abcdef.ktx2";
+        let bytes = v1_bytes(&[
+            (0x0123_4567_89ab_cdef, 0, 1, tex),
+            (id_for_path(path), 1, 0, path),
+        ]);
+        assert_eq!(bytes.len(), 16 + 12 + 25 + 12 + 18);
+        assert_eq!(validate(&bytes), vec![]);
+        let m = read(&bytes).unwrap();
+        assert_eq!(m.version(), 1);
+        assert_eq!(m.entries().len(), 2);
+        assert!(m.entries().iter().all(|e| e.file.is_none()));
+        assert_eq!(m.entries()[1].path, path);
+        assert!(m.entries()[0].srgb);
+    }
+
+    #[test]
+    fn every_prefix_is_refused_once() {
+        let bytes = write(&sample()).unwrap();
+        for n in 0..bytes.len() {
+            assert!(read(&bytes[..n]).is_err(), "prefix {n}");
+            let problems = validate(&bytes[..n]);
+            assert_eq!(problems.len(), 1, "prefix {n}: {problems:?}");
+            // The offset is said once: in `offset`, not again in the message.
+            assert!(
+                !problems[0].message.starts_with("at byte"),
+                "{}",
+                problems[0]
+            );
+        }
+    }
+
+    /// The sample with one change made to its bytes.
+    fn patched(at: usize, with: &[u8]) -> Vec<u8> {
+        let mut b = write(&sample()).unwrap();
+        b[at..at + with.len()].copy_from_slice(with);
+        b
+    }
+
+    #[test]
+    fn one_file_per_rule() {
+        let first = 16usize; // the first entry (the texture: smallest hash)
+        let bytes = write(&sample()).unwrap();
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (patched(0, b"XMAN"), "magic"),
+            (patched(4, &3u32.to_le_bytes()), "version"),
+            (patched(12, &1u32.to_le_bytes()), "reserved"),
+            (patched(first + 8, &[3]), "kind 3 is unknown"),
+            (patched(first + 9, &[2]), "colorspace 2"),
+            (
+                patched(first, &u64::MAX.to_le_bytes()),
+                "sorted strictly ascending",
+            ),
+            (patched(first + 28, b"TEX"), "texture path"),
+            (patched(first + 28, &[0xff]), "not valid UTF-8"),
+            ([bytes.clone(), vec![0]].concat(), "follow the last entry"),
+            (patched(8, &4u32.to_le_bytes()), "needs"),
+        ];
+        for (file, expect) in cases {
+            let problems = validate(&file);
+            assert!(
+                problems.iter().any(|p| p.message.contains(expect)),
+                "{expect}: {problems:?}"
+            );
+        }
+        // A mesh entry whose hash is not the id of its path.
+        let mut wrong = entry("models/chair.hmesh", EntryKind::Mesh, b"");
+        wrong.hash = 7;
+        let b = write(&Manifest::from_entries(vec![wrong]).unwrap()).unwrap();
+        assert!(validate(&b)
+            .iter()
+            .any(|p| p.message.contains("is not fnv1a64")));
+        // Bad paths.
+        for (path, why) in [
+            ("/abs.hmesh", "absolute"),
+            ("a/../b.hmesh", "'..'"),
+            ("a//b.hmesh", "empty component"),
+            ("a\\b.hmesh", "'\\'"),
+            ("c:/b.hmesh", "drive"),
+        ] {
+            let b =
+                write(&Manifest::from_entries(vec![entry(path, EntryKind::Mesh, b"")]).unwrap())
+                    .unwrap();
+            assert!(
+                validate(&b).iter().any(|p| p.message.contains(why)),
+                "{path}: {:?}",
+                validate(&b)
+            );
+        }
+    }
+
+    #[test]
+    fn collisions_fail_and_duplicates_merge() {
+        let a = entry("a.hmesh", EntryKind::Mesh, b"");
+        let mut b = entry("b.hmesh", EntryKind::Mesh, b"");
+        b.hash = a.hash;
+        assert!(matches!(
+            Manifest::from_entries(vec![a.clone(), b]),
+            Err(HManError::Collision { .. })
+        ));
+        assert_eq!(
+            Manifest::from_entries(vec![a.clone(), a])
+                .unwrap()
+                .entries()
+                .len(),
+            1
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn bit_flips_never_panic(bit in 0usize..(8 * 200)) {
+            let mut b = write(&sample()).unwrap();
+            let byte = bit / 8 % b.len();
+            b[byte] ^= 1 << (bit % 8);
+            let problems = validate(&b);
+            // No flip goes unseen: either the manifest reads back different (a changed
+            // hash, kind, size, digest or path) or the validator names a broken rule.
+            if read(&b).ok() == Some(sample()) || read(&b).is_err() {
+                prop_assert!(!problems.is_empty());
+            }
+        }
+    }
 }

@@ -69,6 +69,19 @@ impl Problem {
             message: message.into(),
         }
     }
+    /// A reader error as a problem. Error messages name their offset themselves ("at byte
+    /// N: ..."); that prefix moves into `offset` so `Display` does not say it twice.
+    pub fn from_error(offset: Option<u64>, error: &dyn std::fmt::Display) -> Self {
+        let message = error.to_string();
+        let message = match offset {
+            Some(o) => message
+                .strip_prefix(&format!("at byte {o}: "))
+                .map(str::to_owned)
+                .unwrap_or(message),
+            None => message,
+        };
+        Self { offset, message }
+    }
 }
 
 impl std::fmt::Display for Problem {

@@ -299,10 +299,7 @@ impl HMeshError {
 
 impl From<HMeshError> for Problem {
     fn from(e: HMeshError) -> Self {
-        Problem {
-            offset: e.offset(),
-            message: e.to_string(),
-        }
+        Problem::from_error(e.offset(), &e)
     }
 }
 
@@ -317,3 +314,6 @@ mod write;
 pub use read::{read, HMeshView, Indices, LodsView, SkinView};
 pub use validate::validate;
 pub use write::write;
+
+#[cfg(test)]
+mod tests;

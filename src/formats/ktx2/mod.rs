@@ -11,7 +11,7 @@ mod validate;
 mod write;
 
 pub use dfd::{Dfd, Sample};
-pub use read::{read, Ktx2, Level};
+pub use read::{read, read_with, Ktx2, Level, ReadOptions};
 pub use validate::validate;
 pub use write::{write, Ktx2Image};
 
@@ -51,8 +51,11 @@ pub const KEY_WRITER: &str = "KTXwriter";
 
 /// Largest single level the reader inflates or accepts (a 16384² RGBA8 level is 1 GiB).
 pub const MAX_LEVEL_BYTES: u64 = 1 << 30;
-/// Largest total of all levels the reader inflates.
+/// Largest total of all levels the reader inflates (even without keeping them).
 pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
+/// Level data [`read`] may hold in memory by default (a 4096² RGBA8 chain is 85 MiB);
+/// [`read_with`] takes another budget.
+pub const DEFAULT_INFLATE_BUDGET: u64 = 512 << 20;
 
 /// The pixel formats assetc writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

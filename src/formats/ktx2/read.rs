@@ -1,16 +1,52 @@
 //! The KTX2 reader. Every offset and length is checked against the file before use, and
-//! supercompressed levels are inflated only up to the size the header dimensions imply.
+//! supercompressed levels are inflated only up to the size the header dimensions imply,
+//! within a budget for the whole file ([`ReadOptions`]): a tiny file of compressed zeros
+//! can declare gigabytes of levels. Validation streams each level through a small buffer
+//! and keeps nothing, so checking such a file costs time but no memory.
 
 use super::{
-    BlockInfo, Dfd, Ktx2Error, PixelFormat, HEADER_SIZE, IDENTIFIER, LEVEL_INDEX_ENTRY_SIZE,
-    MAX_LEVEL_BYTES, MAX_TOTAL_BYTES, SUPERCOMPRESSION_BASISLZ, SUPERCOMPRESSION_NONE,
-    SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
+    BlockInfo, Dfd, Ktx2Error, PixelFormat, DEFAULT_INFLATE_BUDGET, HEADER_SIZE, IDENTIFIER,
+    LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, MAX_TOTAL_BYTES, SUPERCOMPRESSION_BASISLZ,
+    SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
 };
 use crate::formats::bytes::Reader;
 use std::io::Read as _;
 
+/// How much a read may allocate, and whether level data is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Most bytes of level data the read may hold in memory, summed over all levels
+    /// (inflated or copied). A file that needs more is refused before anything is
+    /// allocated for it.
+    pub budget: u64,
+    /// Keep each level's data in [`Level::data`]. When false every level is still
+    /// inflated and checked, one buffer at a time, and `data` stays empty; `budget` then
+    /// bounds nothing in memory and the work is bounded by [`MAX_TOTAL_BYTES`].
+    pub keep_levels: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            budget: DEFAULT_INFLATE_BUDGET,
+            keep_levels: true,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Check every level but keep no data: for validators and `inspect`.
+    pub fn layout_only() -> Self {
+        Self {
+            budget: MAX_TOTAL_BYTES,
+            keep_levels: false,
+        }
+    }
+}
+
 /// One mip level: the index entry as stored and the level's data, inflated (BasisLZ
-/// levels stay as stored, their meaning needs the global data).
+/// levels stay as stored, their meaning needs the global data). `data` is empty when
+/// read with [`ReadOptions::layout_only`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Level {
     pub byte_offset: u64,
@@ -91,8 +127,13 @@ fn range(
     Ok(offset as usize..end as usize)
 }
 
-/// Parses a KTX2 file and inflates its levels.
+/// Parses a KTX2 file and inflates its levels, within the default budget.
 pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
+    read_with(bytes, &ReadOptions::default())
+}
+
+/// Parses a KTX2 file; `options` bounds what it may inflate and says what it keeps.
+pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error> {
     let mut r = Reader::new(bytes);
     if r.array::<12>("identifier")? != IDENTIFIER {
         return Err(Ktx2Error::BadIdentifier);
@@ -170,7 +211,14 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
     let images = u64::from(layer_count.max(1)) * u64::from(face_count) * u64::from(depth.max(1));
 
     let mut levels = Vec::with_capacity(stored_levels);
+    // Bytes of level data held (kept levels) and bytes inflated (all levels).
+    let mut held: u64 = 0;
     let mut total: u64 = 0;
+    let limit = if options.keep_levels {
+        options.budget.min(MAX_TOTAL_BYTES)
+    } else {
+        MAX_TOTAL_BYTES
+    };
     for i in 0..stored_levels {
         let mut e = Reader::at(bytes, HEADER_SIZE + i * LEVEL_INDEX_ENTRY_SIZE);
         let byte_offset = e.u64("level byteOffset")?;
@@ -206,7 +254,7 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
                         ),
                     ));
                 }
-                stored.to_vec()
+                keep(stored, options, &mut held, limit, i)?
             }
             SUPERCOMPRESSION_BASISLZ => {
                 if uncompressed_byte_length != 0 {
@@ -215,7 +263,7 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
                         "BasisLZ levels must declare uncompressedByteLength 0",
                     ));
                 }
-                stored.to_vec()
+                keep(stored, options, &mut held, limit, i)?
             }
             _ => {
                 let expected = expected.unwrap_or(0);
@@ -225,15 +273,24 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
                         format!("uncompressedByteLength {uncompressed_byte_length}, the level needs {expected}"),
                     ));
                 }
+                // Checked before inflating, so a refused file allocates nothing for it.
                 total += expected;
-                if total > MAX_TOTAL_BYTES {
+                if total > limit {
                     return Err(Ktx2Error::level(
                         i,
-                        format!("levels inflate past the {MAX_TOTAL_BYTES}-byte limit"),
+                        format!(
+                            "levels inflate to {total} bytes or more, past the {limit}-byte limit"
+                        ),
                     ));
                 }
-                inflate(stored, supercompression, expected as usize)
-                    .map_err(|m| Ktx2Error::level(i, m))?
+                if options.keep_levels {
+                    inflate(stored, supercompression, expected as usize)
+                        .map_err(|m| Ktx2Error::level(i, m))?
+                } else {
+                    inflate_and_discard(stored, supercompression, expected)
+                        .map_err(|m| Ktx2Error::level(i, m))?;
+                    Vec::new()
+                }
             }
         };
         levels.push(Level {
@@ -262,6 +319,48 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2, Ktx2Error> {
         supercompression_global_data,
         levels,
     })
+}
+
+/// A stored level's bytes, copied when the options keep levels and the budget allows.
+fn keep(
+    stored: &[u8],
+    options: &ReadOptions,
+    held: &mut u64,
+    limit: u64,
+    level: usize,
+) -> Result<Vec<u8>, Ktx2Error> {
+    if !options.keep_levels {
+        return Ok(Vec::new());
+    }
+    *held += stored.len() as u64;
+    if *held > limit {
+        return Err(Ktx2Error::level(
+            level,
+            format!("level data reaches {held} bytes, past the {limit}-byte limit"),
+        ));
+    }
+    Ok(stored.to_vec())
+}
+
+/// Inflates one level through a fixed buffer, checking that it yields exactly
+/// `expected` bytes (reading at most one byte more), and keeps nothing.
+fn inflate_and_discard(stored: &[u8], scheme: u32, expected: u64) -> Result<(), String> {
+    let produced = if scheme == SUPERCOMPRESSION_ZSTD {
+        let decoder = zstd::stream::read::Decoder::with_buffer(stored)
+            .map_err(|e| format!("zstd data is corrupt: {e}"))?;
+        std::io::copy(&mut decoder.take(expected + 1), &mut std::io::sink())
+            .map_err(|e| format!("zstd data does not inflate to {expected} bytes: {e}"))?
+    } else {
+        let decoder = flate2::read::ZlibDecoder::new(stored);
+        std::io::copy(&mut decoder.take(expected + 1), &mut std::io::sink())
+            .map_err(|e| format!("zlib data is corrupt: {e}"))?
+    };
+    if produced != expected {
+        return Err(format!(
+            "inflates to {produced} bytes or more, the level needs {expected}"
+        ));
+    }
+    Ok(())
 }
 
 /// Inflates one level to exactly `expected` bytes, reading at most one byte more to

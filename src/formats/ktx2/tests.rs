@@ -243,3 +243,90 @@ mod props {
         }
     }
 }
+
+/// A valid 128² RGBA8 zstd file with 7 levels whose header then claims 16384²: the
+/// shape of the 49 KB file that made `check` hold 1.4 GB.
+fn claims_16384_squared() -> Vec<u8> {
+    let (w, h) = (128, 128);
+    let img = Ktx2Image {
+        format: PixelFormat::Rgba8,
+        srgb: false,
+        has_alpha: true,
+        width: w,
+        height: h,
+        levels: solid_levels(PixelFormat::Rgba8, w, h, 7),
+        zstd_level: Some(1),
+    };
+    let mut bytes = write(&img).unwrap();
+    bytes[20..24].copy_from_slice(&16384u32.to_le_bytes());
+    bytes[24..28].copy_from_slice(&16384u32.to_le_bytes());
+    for level in 0..7 {
+        let side = 16384u64 >> level;
+        put_u64(
+            &mut bytes,
+            HEADER_SIZE + LEVEL_INDEX_ENTRY_SIZE * level + 16,
+            side * side * 4,
+        );
+    }
+    bytes
+}
+
+#[test]
+fn default_budget_refuses_a_huge_claim_before_inflating() {
+    let bytes = claims_16384_squared();
+    // Level 0 alone is 16384² x 4 = 1 GiB, twice the 512 MiB default budget.
+    let err = read(&bytes).unwrap_err();
+    assert!(
+        matches!(&err, Ktx2Error::Level { level: 0, message } if message.contains("limit")),
+        "{err}"
+    );
+}
+
+#[test]
+fn budget_bounds_what_read_keeps() {
+    let img = image(PixelFormat::Rgba8, false, true);
+    let bytes = write(&img).unwrap();
+    let level0 = img.levels[0].len() as u64;
+    let tight = ReadOptions {
+        budget: level0 - 1,
+        keep_levels: true,
+    };
+    assert!(matches!(
+        read_with(&bytes, &tight),
+        Err(Ktx2Error::Level { level: 0, .. })
+    ));
+    let total: u64 = img.levels.iter().map(|l| l.len() as u64).sum();
+    let exact = ReadOptions {
+        budget: total,
+        keep_levels: true,
+    };
+    assert_eq!(
+        read_with(&bytes, &exact).unwrap().levels[0].data,
+        img.levels[0]
+    );
+    // Uncompressed levels are copies and count against the budget too.
+    let plain = write(&image(PixelFormat::Rgba8, false, false)).unwrap();
+    assert!(read_with(&plain, &tight).is_err());
+}
+
+#[test]
+fn layout_only_checks_every_level_but_keeps_none() {
+    let img = image(PixelFormat::Rgba8, false, true);
+    let bytes = write(&img).unwrap();
+    let k = read_with(&bytes, &ReadOptions::layout_only()).unwrap();
+    assert_eq!(k.levels.len(), img.levels.len());
+    assert!(k.levels.iter().all(|l| l.data.is_empty()));
+    // A level whose zstd frame is cut short is still found without keeping data.
+    let l1 = &read(&bytes).unwrap().levels[1];
+    let mut cut = bytes.clone();
+    put_u64(
+        &mut cut,
+        HEADER_SIZE + LEVEL_INDEX_ENTRY_SIZE + 8,
+        l1.byte_length - 1,
+    );
+    assert!(matches!(
+        read_with(&cut, &ReadOptions::layout_only()),
+        Err(Ktx2Error::Level { level: 1, .. })
+    ));
+    assert!(!validate(&cut).is_empty());
+}

@@ -1,0 +1,55 @@
+//! Every format reader and validator on arbitrary bytes. The first byte picks the
+//! format, so one corpus covers all of them; seed it with real files prefixed by their
+//! selector (README.md).
+#![no_main]
+
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, bytes)) = data.split_first() else {
+        return;
+    };
+    match which % 8 {
+        0 => {
+            let _ = hmesh::read(bytes);
+            let _ = hmesh::validate(bytes);
+        }
+        1 => {
+            let _ = hmat::read(bytes);
+            let _ = hmat::validate(bytes);
+        }
+        2 => {
+            let _ = hanim::read(bytes);
+            let _ = hanim::validate(bytes, Some(4));
+        }
+        3 => {
+            let _ = hman::read(bytes);
+            let _ = hman::validate(bytes);
+        }
+        4 => {
+            let options = ktx2::ReadOptions {
+                budget: 16 << 20,
+                keep_levels: true,
+            };
+            let _ = ktx2::read_with(bytes, &options);
+            let _ = ktx2::validate(bytes);
+        }
+        5 => {
+            let _ = qtmesh::read(bytes);
+            let _ = qtmesh::validate(bytes);
+        }
+        6 => {
+            let _ = bmd1::read(bytes);
+            let _ = bmd1::validate(bytes);
+        }
+        _ => {
+            if let Ok(archive) = spk::open(bytes) {
+                for i in 0..archive.len().min(16) {
+                    let _ = archive.read_entry(i);
+                }
+            }
+            let _ = spk::validate(bytes);
+        }
+    }
+});

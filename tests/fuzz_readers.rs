@@ -1,0 +1,335 @@
+//! Reader fuzzing on stable Rust: seeded, deterministic mutations of valid files of every
+//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk`) go through each reader and
+//! validator. Every case must return (no panic) and stay within a memory bound: no
+//! allocation proportional to a hostile count before the count is checked against the
+//! input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
+//!
+//! The valid files come from one build of `assets-sample/` for every target, packed into
+//! a SparkPak archive, so the seeds are what assetc really writes.
+//!
+//! `ASSETC_FUZZ_CASES` sets the mutations per seed file (default 150, a few thousand
+//! cases in all); `ASSETC_FUZZ_SEED` changes the seed.
+
+mod common;
+
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts live heap bytes and their peak, so a case can be held to a memory bound.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let now = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// What the KTX2 reader may inflate per case here (its default is 512 MiB).
+const KTX2_BUDGET: u64 = 16 << 20;
+
+/// Most heap a case may add: a fixed allowance plus a multiple of the input (readers
+/// copy and expand what they read, validators list problems).
+fn memory_bound(input_len: usize) -> usize {
+    (24 << 20) + KTX2_BUDGET as usize + 64 * input_len
+}
+
+/// xorshift64*: small, seeded, the same sequence everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// One mutation of a valid file, described for the failure message.
+fn mutate(seed: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
+    let mut b = seed.to_vec();
+    let len = b.len();
+    match rng.below(7) {
+        0 => {
+            let flips = 1 + rng.below(4);
+            for _ in 0..flips {
+                let bit = rng.below(len * 8);
+                if let Some(byte) = b.get_mut(bit / 8) {
+                    *byte ^= 1 << (bit % 8);
+                }
+            }
+            (b, format!("{flips} bit flips"))
+        }
+        1 => {
+            let at = rng.below(len);
+            b.truncate(at);
+            (b, format!("truncated to {at}"))
+        }
+        2 => {
+            // Copy one range over another (a spliced chunk, a shifted table).
+            let from = rng.below(len);
+            let to = rng.below(len);
+            let n = rng.below(64).min(len - from).min(len - to);
+            let piece = b[from..from + n].to_vec();
+            b[to..to + n].copy_from_slice(&piece);
+            (b, format!("spliced {n} bytes from {from} to {to}"))
+        }
+        3 | 4 => {
+            // A count, size or offset field set to an extreme. Fields are 4-aligned in
+            // most of these formats; BMD1 and Qt also have odd ones, hence any offset.
+            let width = if rng.below(2) == 0 { 4 } else { 8 };
+            let at = if rng.below(4) == 0 {
+                rng.below(len)
+            } else {
+                rng.below(len / 4 + 1) * 4
+            };
+            let values: [u64; 8] = [
+                0,
+                1,
+                u64::MAX,
+                u64::from(u32::MAX),
+                0x7FFF_FFFF,
+                0x8000_0000,
+                len as u64,
+                1 << 40,
+            ];
+            let v = values[rng.below(values.len())];
+            let bytes = v.to_le_bytes();
+            for (k, byte) in bytes.iter().take(width).enumerate() {
+                if let Some(slot) = b.get_mut(at + k) {
+                    *slot = *byte;
+                }
+            }
+            (b, format!("{width}-byte field at {at} set to {v:#x}"))
+        }
+        5 => {
+            let at = rng.below(len + 1);
+            let n = 1 + rng.below(16);
+            let fill = rng.next() as u8;
+            b.splice(at..at, std::iter::repeat_n(fill, n));
+            (b, format!("{n} bytes {fill:#04x} inserted at {at}"))
+        }
+        _ => {
+            let at = rng.below(len);
+            let n = (1 + rng.below(16)).min(len - at);
+            b.drain(at..at + n);
+            (b, format!("{n} bytes removed at {at}"))
+        }
+    }
+}
+
+/// Runs every reader and validator of the format over the bytes.
+fn exercise(kind: FormatKind, bytes: &[u8]) {
+    match kind {
+        FormatKind::HMesh => {
+            let _ = hmesh::HMeshView::parse(bytes);
+            let _ = hmesh::read(bytes);
+            let _ = hmesh::validate(bytes);
+        }
+        FormatKind::HMat => {
+            let _ = hmat::read(bytes);
+            let _ = hmat::validate(bytes);
+        }
+        FormatKind::HAnim => {
+            let _ = hanim::read(bytes);
+            let _ = hanim::validate(bytes, None);
+            let _ = hanim::validate(bytes, Some(3));
+        }
+        FormatKind::HMan => {
+            let _ = hman::read(bytes);
+            let _ = hman::validate(bytes);
+        }
+        FormatKind::Ktx2 => {
+            let options = ktx2::ReadOptions {
+                budget: KTX2_BUDGET,
+                keep_levels: true,
+            };
+            let _ = ktx2::read_with(bytes, &options);
+            let _ = ktx2::validate(bytes);
+        }
+        FormatKind::QtMesh => {
+            if let Ok(f) = qtmesh::read(bytes) {
+                let _ = qtmesh::describe(&f);
+            }
+            let _ = qtmesh::validate(bytes);
+        }
+        FormatKind::Bmd1 => {
+            let _ = bmd1::read(bytes);
+            let _ = bmd1::validate(bytes);
+        }
+        FormatKind::Spk => {
+            if let Ok(archive) = spk::open(bytes) {
+                for i in 0..archive.len().min(64) {
+                    let _ = archive.read_entry(i);
+                }
+            }
+            let _ = spk::validate(bytes);
+        }
+    }
+}
+
+/// One build of the samples for every target, packed: a valid file of each format.
+fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
+    let samples = common::samples();
+    let o = common::assetc(&[
+        "build",
+        samples.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--target",
+        "hmesh",
+        "--target",
+        "bmd1",
+        "--target",
+        "qtmesh",
+        "--no-config",
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "building the seed files failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut files: Vec<(String, FormatKind, Vec<u8>)> = common::tree(out)
+        .into_iter()
+        .filter_map(|(rel, bytes)| {
+            let kind = FormatKind::from_path(Path::new(&rel))?;
+            Some((rel, kind, bytes))
+        })
+        .collect();
+    let archive = out.with_extension("spk");
+    let o = common::assetc(&[
+        "pack",
+        out.to_str().unwrap(),
+        "-o",
+        archive.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "pack: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    files.push((
+        "<output>.spk".into(),
+        FormatKind::Spk,
+        std::fs::read(&archive).expect("the packed archive"),
+    ));
+    // Several files per format, but not every texture: seeds of one kind mostly
+    // exercise the same code, and the time goes to variety instead.
+    // The smallest files first: mutations of a small file reach its structure more often.
+    files.sort_by_key(|f| (f.2.len(), f.0.clone()));
+    let mut kept: Vec<(String, FormatKind, Vec<u8>)> = Vec::new();
+    for f in files {
+        if kept.iter().filter(|k| k.1 == f.1).count() < 3 {
+            kept.push(f);
+        }
+    }
+    kept
+}
+
+#[test]
+fn mutated_files_never_panic_or_balloon() {
+    let out = tempfile::tempdir().unwrap();
+    let tree = out.path().join("tree");
+    let files = seeds(&tree);
+    for kind in [
+        FormatKind::HMesh,
+        FormatKind::HMat,
+        FormatKind::HMan,
+        FormatKind::Ktx2,
+        FormatKind::QtMesh,
+        FormatKind::Bmd1,
+        FormatKind::Spk,
+    ] {
+        assert!(
+            files.iter().any(|f| f.1 == kind),
+            "the sample build wrote no {kind:?} file to fuzz"
+        );
+    }
+    let cases: usize = std::env::var("ASSETC_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150);
+    let base_seed: u64 = std::env::var("ASSETC_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_f00d);
+
+    let mut failures = Vec::new();
+    let mut total = 0usize;
+    for (i, (name, kind, seed)) in files.iter().enumerate() {
+        // The unmutated file must read cleanly: a seed that fails proves nothing.
+        exercise(*kind, seed);
+        let mut rng = Rng((base_seed ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1);
+        for case in 0..cases {
+            let (bytes, what) = mutate(seed, &mut rng);
+            let before = LIVE.load(Ordering::Relaxed);
+            PEAK.store(before, Ordering::Relaxed);
+            let result = catch_unwind(AssertUnwindSafe(|| exercise(*kind, &bytes)));
+            let grew = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+            total += 1;
+            if result.is_err() {
+                failures.push(format!("{name} case {case} ({what}): panicked"));
+            } else if grew > memory_bound(bytes.len()) {
+                failures.push(format!(
+                    "{name} case {case} ({what}): {grew} bytes allocated for a {}-byte input",
+                    bytes.len()
+                ));
+            }
+        }
+    }
+    assert!(total >= 1000, "only {total} cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
