@@ -237,13 +237,12 @@ mod tests {
         let rot = clip.nodes[0].rotation.as_ref().unwrap();
         assert!(!rot.step);
         assert_eq!(rot.keys[0], (0.0, Quat::IDENTITY));
-        // The second key is flipped into the first one's hemisphere, same rotation.
-        assert!(rot.keys[1].1.dot(Quat::IDENTITY) > 0.0);
+        // (0, 0, -h, -h) is 90 degrees about +Z; flipped into the first key's hemisphere.
+        let quarter = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
         assert!(
+            rot.keys[1].1.abs_diff_eq(quarter, 1e-6),
+            "{:?}",
             rot.keys[1]
-                .1
-                .angle_between(Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2))
-                < 1e-5
         );
 
         let tr = clip.nodes[1].translation.as_ref().unwrap();
