@@ -108,7 +108,7 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                     let mut rotations: Vec<(f32, Quat)> = Vec::with_capacity(keys.len());
                     for (t, v) in keys {
                         let len = v.length();
-                        if !(len > 1e-12) {
+                        if len.is_nan() || len <= 1e-12 {
                             dropped += 1;
                             continue;
                         }

@@ -168,7 +168,7 @@ pub fn linear_keys(channel: &Channel) -> Option<LinearKeys> {
         out.values.push(finish(channel.path, values[k]));
         let Some(&t1) = times.get(k + 1) else { break };
         let t0 = times[k];
-        if !(t1 > t0) || !t0.is_finite() || !t1.is_finite() {
+        if t1 <= t0 || !t0.is_finite() || !t1.is_finite() {
             continue;
         }
         let at = |u: f32| curve.segment(k, u).map(|v| finish(channel.path, v));
@@ -199,7 +199,7 @@ fn pieces_for(at: &dyn Fn(f32) -> Option<Vec4>, rotation: bool, tolerance: f32) 
             };
             worst = worst.max(error);
         }
-        if !(worst > tolerance) {
+        if worst <= tolerance || worst.is_nan() {
             break;
         }
         pieces *= 2;

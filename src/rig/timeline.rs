@@ -15,7 +15,7 @@ pub fn start_clips_at_zero(animations: &mut [Animation]) -> Option<String> {
     let mut shifted: Vec<String> = Vec::new();
     for (ai, animation) in animations.iter_mut().enumerate() {
         let earliest = earliest_time(animation);
-        if !(earliest < 0.0) {
+        if earliest >= 0.0 || earliest.is_nan() {
             continue;
         }
         for channel in &mut animation.channels {
