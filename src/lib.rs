@@ -18,6 +18,8 @@ pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;
 #[cfg(feature = "pipeline")]
+pub mod rig;
+#[cfg(feature = "pipeline")]
 pub mod samples;
 #[cfg(feature = "pipeline")]
 pub mod scene;

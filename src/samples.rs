@@ -47,6 +47,25 @@ impl BufferBuilder {
         self.accessor(json!({"bufferView": view, "componentType": 5126, "count": values.len(), "type": "VEC2"}))
     }
 
+    /// Plain float data (no bufferView target): animation inputs/outputs, weights,
+    /// inverse-bind matrices. `ty` is the accessor type (`SCALAR`, `VEC3`, `MAT4`, ...).
+    fn floats(&mut self, values: &[f32], ty: &str, components: usize) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), None);
+        let mut a = json!({"bufferView": view, "componentType": 5126, "count": values.len() / components, "type": ty});
+        if ty == "SCALAR" {
+            let min = values.iter().copied().fold(f32::INFINITY, f32::min);
+            let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            a["min"] = json!([min]);
+            a["max"] = json!([max]);
+        }
+        self.accessor(a)
+    }
+
+    fn joints_u8(&mut self, values: &[[u8; 4]]) -> usize {
+        let view = self.view(bytemuck::cast_slice(values), Some(34962));
+        self.accessor(json!({"bufferView": view, "componentType": 5121, "count": values.len(), "type": "VEC4"}))
+    }
+
     fn indices_u16(&mut self, values: &[u16]) -> usize {
         let view = self.view(bytemuck::cast_slice(values), Some(34963));
         self.accessor(json!({"bufferView": view, "componentType": 5123, "count": values.len(), "type": "SCALAR"}))
@@ -346,6 +365,102 @@ pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
     glb.extend_from_slice(b"BIN\0");
     glb.extend_from_slice(&bin);
     write(path, &glb)
+}
+
+/// `skinned_clips.gltf`: a ribbon skinned to a chain of three joints (`hip` at the
+/// origin, `knee` and `foot` 1 above each other along +Y; vertex pairs 0.1 either side
+/// of the axis at heights 0..=3, each weighted 1 to the joint at its height, the top pair
+/// to `foot`), with two clips:
+/// - `wave`, CUBICSPLINE, keys at 0, 1, 2 s: `hip` turns about Z (key values identity,
+///   0.6 rad, identity; tangents 0.9, 0, -0.9 on the quaternion's z), and `knee` moves
+///   although its three translation keys are equal, (0, 1, 0): out-tangent (4, 0, 0) at
+///   key 0, zero at key 1, in-tangent (4, 0, 0) at key 2, so x is 0.5 at 0.5 s
+///   (4 * (u^3 - 2u^2 + u) at u = 1/2), back to 0 at 1 s and -0.5 at 1.5 s
+///   (4 * (u^3 - u^2));
+/// - `late`, LINEAR, keys below zero as some exporters write them: `foot` translation at
+///   -0.5 and 0.5 s, `knee` rotation at -0.25 and 0.75 s.
+pub fn skinned_clips(dir: &Path) -> std::io::Result<()> {
+    let mut b = BufferBuilder::default();
+    let mut positions = Vec::new();
+    let mut joints = Vec::new();
+    for level in 0..4u8 {
+        for x in [-0.1f32, 0.1] {
+            positions.push([x, f32::from(level), 0.0]);
+            joints.push([level.min(2), 0, 0, 0]);
+        }
+    }
+    let weights: Vec<f32> = (0..8).flat_map(|_| [1.0, 0.0, 0.0, 0.0]).collect();
+    let mut indices = Vec::new();
+    for level in 0..3u16 {
+        let v = 2 * level;
+        indices.extend_from_slice(&[v, v + 1, v + 3, v, v + 3, v + 2]);
+    }
+    let pos = b.vec3(&positions);
+    let jnt = b.joints_u8(&joints);
+    let wgt = b.floats(&weights, "VEC4", 4);
+    let idx = b.indices_u16(&indices);
+    let mut ibm = Vec::new();
+    for y in [0.0f32, -1.0, -2.0] {
+        ibm.extend_from_slice(&[
+            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, y, 0.0, 1.0,
+        ]);
+    }
+    let ibm = b.floats(&ibm, "MAT4", 16);
+    let wave_times = b.floats(&[0.0, 1.0, 2.0], "SCALAR", 1);
+    let (s, c) = (0.3f32.sin(), 0.3f32.cos());
+    #[rustfmt::skip]
+    let hip_rotation = b.floats(&[
+        0.0, 0.0, 0.0, 0.0,  0.0, 0.0, 0.0, 1.0,  0.0, 0.0, 0.9, 0.0,
+        0.0, 0.0, 0.0, 0.0,  0.0, 0.0, s, c,      0.0, 0.0, 0.0, 0.0,
+        0.0, 0.0, -0.9, 0.0, 0.0, 0.0, 0.0, 1.0,  0.0, 0.0, 0.0, 0.0,
+    ], "VEC4", 4);
+    #[rustfmt::skip]
+    let knee_translation = b.floats(&[
+        0.0, 0.0, 0.0,  0.0, 1.0, 0.0,  4.0, 0.0, 0.0,
+        0.0, 0.0, 0.0,  0.0, 1.0, 0.0,  0.0, 0.0, 0.0,
+        4.0, 0.0, 0.0,  0.0, 1.0, 0.0,  0.0, 0.0, 0.0,
+    ], "VEC3", 3);
+    let foot_times = b.floats(&[-0.5, 0.5], "SCALAR", 1);
+    let foot_translation = b.floats(&[0.0, 1.0, 0.0, 0.5, 1.0, 0.0], "VEC3", 3);
+    let knee_times = b.floats(&[-0.25, 0.75], "SCALAR", 1);
+    let knee_rotation = b.floats(&[0.0, 0.0, 0.0, 1.0, s, 0.0, 0.0, c], "VEC4", 4);
+    let uri = b.data_uri();
+    let doc = gltf_doc(
+        &b,
+        Some(uri),
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0, 1]}],
+            "nodes": [
+                {"name": "ribbon", "mesh": 0, "skin": 0},
+                {"name": "hip", "children": [2]},
+                {"name": "knee", "translation": [0.0, 1.0, 0.0], "children": [3]},
+                {"name": "foot", "translation": [0.0, 1.0, 0.0]}
+            ],
+            "meshes": [{"name": "ribbon", "primitives": [{
+                "attributes": {"POSITION": pos, "JOINTS_0": jnt, "WEIGHTS_0": wgt},
+                "indices": idx
+            }]}],
+            "skins": [{"joints": [1, 2, 3], "inverseBindMatrices": ibm, "skeleton": 1}],
+            "animations": [
+                {"name": "wave", "samplers": [
+                    {"input": wave_times, "output": hip_rotation, "interpolation": "CUBICSPLINE"},
+                    {"input": wave_times, "output": knee_translation, "interpolation": "CUBICSPLINE"}
+                ], "channels": [
+                    {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                    {"sampler": 1, "target": {"node": 2, "path": "translation"}}
+                ]},
+                {"name": "late", "samplers": [
+                    {"input": foot_times, "output": foot_translation},
+                    {"input": knee_times, "output": knee_rotation}
+                ], "channels": [
+                    {"sampler": 0, "target": {"node": 3, "path": "translation"}},
+                    {"sampler": 1, "target": {"node": 2, "path": "rotation"}}
+                ]}
+            ]
+        }),
+    );
+    write_json(&dir.join("skinned_clips.gltf"), &doc)
 }
 
 /// Writes every sample below `dir`.

@@ -7,14 +7,15 @@
 //! writes: SKEL rows, SKIN influences and the `.hanim` bytes (written and read back),
 //! evaluated the way a runtime would (local TRS up the SKEL parent chain).
 //!
-//! CUBICSPLINE is evaluated on the reference side as the format contract defines its
-//! conversion (linear through the key values), since that is what `.hanim` promises.
+//! CUBICSPLINE is evaluated on the reference side as the glTF spec defines it (Hermite
+//! spline, tangents scaled by the key interval, rotations normalised), which is the curve
+//! every target stores.
 
 use assetc::formats::hanim::{self, AnimInterp, AnimPath, Clip};
 use assetc::formats::hmesh::GpuJoint;
 use assetc::import::{import_gltf, ImportOptions};
-use assetc::pipeline::animation::{build_hanim, warn_without_skeleton, AnimationSettings};
-use assetc::pipeline::skinning::{build_skeleton, skin_primitive, Skeleton};
+use assetc::rig::hanim::{build_hanim, warn_without_skeleton, AnimationSettings};
+use assetc::rig::skeleton::{build_skeleton, skin_primitive, Skeleton};
 use assetc::scene::{self as sc, Scene};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use gltf::animation::util::ReadOutputs;
@@ -81,11 +82,13 @@ fn skinned_or_animated_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// One sampled channel of the reference: key times and values (xyzw for rotations).
+/// One sampled channel of the reference: key times and values (xyzw for rotations);
+/// for CUBICSPLINE, `values` holds (in-tangent, value, out-tangent) per key.
 struct RefChannel {
     node: usize,
     path: AnimPath,
     interp: AnimInterp,
+    cubic: bool,
     times: Vec<f32>,
     values: Vec<[f32; 4]>,
 }
@@ -107,18 +110,17 @@ fn reference_channels(g: &Gltf, animation: &gltf::Animation) -> Vec<RefChannel> 
             ReadOutputs::Rotations(it) => (AnimPath::Rotation, it.into_f32().collect()),
             ReadOutputs::MorphTargetWeights(_) => continue,
         };
-        let (interp, values) = match ch.sampler().interpolation() {
-            Interpolation::Step => (AnimInterp::Step, values),
-            Interpolation::Linear => (AnimInterp::Linear, values),
-            Interpolation::CubicSpline => {
-                (AnimInterp::Linear, values.chunks(3).map(|c| c[1]).collect())
-            }
+        let (interp, cubic) = match ch.sampler().interpolation() {
+            Interpolation::Step => (AnimInterp::Step, false),
+            Interpolation::Linear => (AnimInterp::Linear, false),
+            Interpolation::CubicSpline => (AnimInterp::Linear, true),
         };
-        assert_eq!(times.len(), values.len());
+        assert_eq!(times.len() * if cubic { 3 } else { 1 }, values.len());
         out.push(RefChannel {
             node: ch.target().node().index(),
             path,
             interp,
+            cubic,
             times,
             values,
         });
@@ -155,6 +157,31 @@ fn sample(
         _ => Vec4::from_array(values[k])
             .lerp(Vec4::from_array(values[k + 1]), u)
             .to_array(),
+    }
+}
+
+/// glTF CUBICSPLINE sampling (spec Appendix C): clamp outside the keys, Hermite
+/// spline inside with tangents times the key interval; rotations normalised.
+fn sample_cubic(times: &[f32], triples: &[[f32; 4]], path: AnimPath, t: f32) -> [f32; 4] {
+    let n = times.len();
+    let value = |k: usize| Vec4::from_array(triples[3 * k + 1]);
+    let out = if t <= times[0] || n == 1 {
+        value(0)
+    } else if t >= times[n - 1] {
+        value(n - 1)
+    } else {
+        let k = times.partition_point(|&x| x <= t) - 1;
+        let dt = times[k + 1] - times[k];
+        let u = (t - times[k]) / dt;
+        let (u2, u3) = (u * u, u * u * u);
+        value(k) * (2.0 * u3 - 3.0 * u2 + 1.0)
+            + Vec4::from_array(triples[3 * k + 2]) * dt * (u3 - 2.0 * u2 + u)
+            + value(k + 1) * (-2.0 * u3 + 3.0 * u2)
+            + Vec4::from_array(triples[3 * (k + 1)]) * dt * (u3 - u2)
+    };
+    match path {
+        AnimPath::Rotation => out.normalize().to_array(),
+        _ => out.to_array(),
     }
 }
 
@@ -202,11 +229,12 @@ fn reference_world(g: &Gltf, channels: Option<&[RefChannel]>, t: f32) -> Vec<Mat
             })
             .collect();
         for c in channels {
-            set(
-                &mut trs[c.node],
-                c.path,
-                sample(&c.times, &c.values, c.interp, c.path, t),
-            );
+            let v = if c.cubic {
+                sample_cubic(&c.times, &c.values, c.path, t)
+            } else {
+                sample(&c.times, &c.values, c.interp, c.path, t)
+            };
+            set(&mut trs[c.node], c.path, v);
             local[c.node] = trs_matrix(trs[c.node]);
         }
     }

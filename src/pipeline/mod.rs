@@ -6,7 +6,6 @@
 //! a format is each target's own (`pack` holds `.hmesh`'s). Textures, materials, skinning
 //! and animation are stages of their own. See `docs/architecture.md`.
 
-pub mod animation;
 pub mod bake;
 pub mod bounds;
 pub mod geometry;
@@ -19,11 +18,13 @@ pub mod optimize;
 pub mod pack;
 pub mod prepare;
 pub mod settings;
-pub mod skinning;
 pub mod tangents;
 pub mod textures;
 pub mod times;
 pub mod weld;
 
+// The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.
+pub use crate::rig::hanim as animation;
+pub use crate::rig::skeleton as skinning;
 pub use settings::MeshSettings;
 pub use times::StageTimes;

@@ -1,7 +1,10 @@
 //! Animations: each channel carries its sampler's key times and flat output values.
+//! Clips whose keys start below zero are shifted to start at 0 (one warning per asset,
+//! see [`crate::rig::timeline`]).
 
 use super::accessor::Reader;
 use super::{bad, Ctx, Res};
+use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
 use gltf::json::accessor::Type;
 use gltf::json::animation::{Interpolation as JsonInterpolation, Property};
@@ -104,6 +107,7 @@ pub fn import_animations(
             channels,
         });
     }
+    warnings.extend(start_clips_at_zero(&mut out));
     Ok(out)
 }
 
@@ -136,9 +140,10 @@ fn read_times(
     if times.is_empty() {
         return bad(ipath, "no key times");
     }
-    if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+    // Negative times are repaired for the whole clip by the caller.
+    if times.iter().any(|t| !t.is_finite()) {
         warnings.push(format!(
-            "{ipath}: key times must be finite and not negative; channel skipped"
+            "{ipath}: key times must be finite; channel skipped"
         ));
         return Ok(None);
     }

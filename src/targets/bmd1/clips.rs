@@ -1,11 +1,13 @@
-//! glTF animations resampled into BMD1's compact per-bone streams.
+//! glTF animations resampled into BMD1's compact per-bone streams: bone poses sampled
+//! with the rig's sampler ([`crate::rig::sample`], CUBICSPLINE evaluated as the spec
+//! defines it) at the clip rate, stored as keyframes the runtime interpolates linearly.
 
-use super::sampler::{duration, node_worlds};
 use super::skeleton::{quantize_rotation, raw_to_quat, Skeleton};
 use super::{invalid, Bmd1Settings};
 use crate::formats::bmd1::{
     sample_track, track_from_frames, AnimTolerance, Animation, BoneFrames, Track,
 };
+use crate::rig::sample::{duration, node_worlds};
 use crate::scene::{ChannelPath, Scene};
 use crate::targets::TargetError;
 use glam::{Mat4, Quat, Vec3};

@@ -20,7 +20,6 @@
 mod clips;
 mod compat;
 mod geometry;
-pub(crate) mod sampler;
 mod skeleton;
 
 use crate::formats::bmd1::{self, split_mesh, Bmd1, Lod, MeshDef, SourcePrimitive};
@@ -114,7 +113,7 @@ pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Ta
 /// Writes `<source_ref>.bmd` for `scene`; a scene without triangles gives no file and a
 /// warning.
 ///
-/// Skinned sources use the first skin a scene node uses: one bone per vertex (its largest
+/// Skinned sources use the skin the rig exports (see [`crate::rig::skeleton`]): one bone per vertex (its largest
 /// weight), bone 0 the unmoving base, joints as bones 1.. (at most [`MAX_JOINTS`]) with
 /// their node names. Every clip is resampled at `sample_rate_hz` (lowered for clips longer
 /// than 255 frames), redundant keys dropped, looping set. LOD `k` holds the simplifier's
@@ -140,10 +139,7 @@ pub fn build_bmd1_shared(
         .and_then(|()| mesh.validate())
         .map_err(|m| invalid(&scene.source_ref, m))?;
     let mut warnings = Vec::new();
-    let skeleton = match skeleton::scene_skin(scene) {
-        Some(skin) => Some(skeleton::build_skeleton(scene, skin, &mut warnings)?),
-        None => None,
-    };
+    let skeleton = skeleton::build_skeleton(scene, &mut warnings)?;
     let mut prepared = Vec::new();
     for inst in scene.primitive_instances() {
         let p = geometry::prepare(

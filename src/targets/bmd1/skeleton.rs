@@ -12,6 +12,7 @@ use super::invalid;
 use crate::formats::bmd1::{
     f8a_decode, f8a_encode, xyz_decode, xyz_encode, Bone, BoneKind, F8A_MAX,
 };
+use crate::rig;
 use crate::scene::Scene;
 use crate::targets::TargetError;
 use glam::{Mat4, Quat, Vec3};
@@ -44,29 +45,25 @@ impl Skeleton {
     }
 }
 
-/// The first skin a scene node uses, if any.
-pub(crate) fn scene_skin(scene: &Scene) -> Option<usize> {
-    scene
-        .nodes
-        .iter()
-        .filter(|n| n.in_scene && n.mesh.is_some())
-        .find_map(|n| n.skin)
-        .filter(|&s| s < scene.skins.len())
-}
-
+/// The skeleton of the skin the rig exports ([`rig::skeleton::select_skin`]), with
+/// its joint hierarchy from [`rig::skeleton::joint_links`]; `None` for an unskinned
+/// scene.
 pub(crate) fn build_skeleton(
     scene: &Scene,
-    skin_index: usize,
     warnings: &mut Vec<String>,
-) -> Result<Skeleton, TargetError> {
+) -> Result<Option<Skeleton>, TargetError> {
+    let Some((skin_index, skin_warnings)) = rig::skeleton::select_skin(scene) else {
+        return Ok(None);
+    };
+    warnings.extend(skin_warnings);
     let skin = scene
         .skins
         .get(skin_index)
         .ok_or_else(|| invalid(format!("skins[{skin_index}]"), "skin does not exist"))?;
     let path = &skin.gltf_path;
-    if skin.joints.is_empty() {
-        return Err(invalid(path, "skin has no joints"));
-    }
+    // The skin error names the skin and joint itself.
+    let links = rig::skeleton::joint_links(scene, skin_index)
+        .map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     if skin.joints.len() > MAX_JOINTS {
         return Err(invalid(
             path,
@@ -76,26 +73,7 @@ pub(crate) fn build_skeleton(
             ),
         ));
     }
-    if let Some(&bad) = skin.joints.iter().find(|&&n| n >= scene.nodes.len()) {
-        return Err(invalid(path, format!("joint node {bad} does not exist")));
-    }
-    let joint_of_node = |node: usize| skin.joints.iter().position(|&j| j == node);
-    // Nearest ancestor that is a joint, skipping plain nodes in between.
-    let parent_joint: Vec<Option<usize>> = skin
-        .joints
-        .iter()
-        .map(|&node| {
-            let mut at = scene.nodes.get(node).and_then(|n| n.parent);
-            for _ in 0..scene.nodes.len() {
-                let p = at?;
-                if let Some(j) = joint_of_node(p) {
-                    return Some(j);
-                }
-                at = scene.nodes.get(p).and_then(|n| n.parent);
-            }
-            None
-        })
-        .collect();
+    let parent_joint: Vec<Option<usize>> = links.iter().map(|l| l.parent).collect();
     let depth = |mut j: usize| {
         let mut d = 0;
         while let Some(p) = parent_joint.get(j).copied().flatten() {
@@ -177,7 +155,7 @@ pub(crate) fn build_skeleton(
             },
         });
     }
-    Ok(Skeleton {
+    Ok(Some(Skeleton {
         skin: skin_index,
         joint_of_bone,
         bone_of_joint,
@@ -185,7 +163,7 @@ pub(crate) fn build_skeleton(
         parents,
         bind_world,
         inverse_bind,
-    })
+    }))
 }
 
 /// The node's name, repaired to a non-empty, NUL-free name no earlier bone uses.

@@ -1,12 +1,13 @@
-//! Skinning stage: the exported skeleton (`SKEL`) and per-vertex influences (`SKIN`).
+//! Skeleton extraction shared by every target ([`select_skin`], [`joint_links`]), the
+//! `.hmesh` skeleton (`SKEL`) and per-vertex influences (`SKIN`).
 //!
 //! Runtime model this stage targets: a joint's pose matrix is the product of the local
 //! TRS of its SKEL ancestors and itself (bind TRS, or the `.hanim` keys), and a vertex is
 //! placed at `sum_i w_i * pose(j_i) * inverseBind(j_i) * position`.
 //!
 //! Rules (also in `docs/formats.md` terms):
-//! - Only the first skin that a scene node uses is exported; every other used skin gets a
-//!   warning. Primitives of another skin are remapped onto the exported joints when all
+//! - Only one skin is exported, the lowest-indexed one a mesh node of the scene uses
+//!   ([`select_skin`], for every target); every other used skin gets a warning. Primitives of another skin are remapped onto the exported joints when all
 //!   their joints belong to it and the two skins agree on the bind pose; otherwise they
 //!   are an error ([`SkinError::ForeignSkin`]) that the caller turns into a dropped
 //!   primitive.
@@ -15,7 +16,9 @@
 //!   into the joint's bind TRS and, by [`JointOffset::apply`], into every animation key.
 //!   That keeps the runtime rest pose equal to the glTF world matrices. The fold is exact
 //!   for offsets without non-uniform scale; otherwise it is approximated with a warning.
-//!   Animations of those non-joint nodes are not exported (the animation stage warns).
+//!   Animations of those non-joint nodes are not exported to `.hanim` (it warns). BMD1
+//!   takes the same skin and links ([`joint_links`]) but poses bones from sampled world
+//!   matrices, so its bones do follow animated non-joint ancestors.
 //! - Static primitive rule: a primitive that is not skinned by the exported skin is bound
 //!   rigidly (weight 1) to the nearest joint at or above its node; a primitive not under
 //!   any joint is bound to the first root joint with a warning (it then follows that
@@ -184,9 +187,9 @@ fn skin_label(scene: &Scene, skin: usize) -> String {
         .unwrap_or_else(|| format!("skins[{skin}]"))
 }
 
-/// Builds the skeleton of the first skin a scene node uses; `None` when no node in the
-/// scene is skinned. Also returns warnings (other skins, approximated offsets).
-pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, SkinError> {
+/// The skin a scene exports: the lowest-indexed skin used by a mesh node of the scene;
+/// `None` when no such node is skinned. Also returns a warning for each other used skin.
+pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<String>)> {
     let mut used: Vec<(usize, usize)> = scene
         .nodes
         .iter()
@@ -195,9 +198,7 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, 
         .filter_map(|(i, n)| n.skin.filter(|&s| s < scene.skins.len()).map(|s| (s, i)))
         .collect();
     used.sort_unstable();
-    let Some(&(skin_index, _)) = used.first() else {
-        return Ok(None);
-    };
+    let &(skin_index, _) = used.first()?;
     let mut warnings = Vec::new();
     let mut other_skins: Vec<usize> = used
         .iter()
@@ -218,9 +219,26 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, 
             skin_label(scene, skin_index)
         ));
     }
+    Some((skin_index, warnings))
+}
 
-    let skin = &scene.skins[skin_index];
+/// Where a joint hangs in the exported hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointLink {
+    /// The nearest ancestor node that is a joint of the skin, as a joint index; `None`
+    /// for a root joint.
+    pub parent: Option<usize>,
+    /// The static transform of the non-joint nodes between that ancestor (or the scene
+    /// root) and the joint's node: what is folded into the joint (see the module docs).
+    pub offset: Mat4,
+}
+
+/// Checks the joints of skin `skin_index` and links each to its nearest joint ancestor.
+pub fn joint_links(scene: &Scene, skin_index: usize) -> Result<Vec<JointLink>, SkinError> {
     let label = skin_label(scene, skin_index);
+    let Some(skin) = scene.skins.get(skin_index) else {
+        return Err(SkinError::NoJoints { skin: label });
+    };
     if skin.joints.is_empty() {
         return Err(SkinError::NoJoints { skin: label });
     }
@@ -268,30 +286,47 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, 
             });
         }
     }
-
-    let mut joints = Vec::with_capacity(skin.joints.len());
-    let mut offsets = Vec::with_capacity(skin.joints.len());
-    for (j, &node_index) in skin.joints.iter().enumerate() {
+    let mut links = Vec::with_capacity(skin.joints.len());
+    for &node_index in &skin.joints {
         let node = &scene.nodes[node_index];
         // Walk up to the nearest joint ancestor, composing the non-joint nodes between.
         // The step bound guards against a parent cycle the importer should have refused.
-        let mut offset_matrix = Mat4::IDENTITY;
-        let mut parent = -1i32;
+        let mut offset = Mat4::IDENTITY;
+        let mut parent = None;
         let mut cursor = node.parent;
         let mut steps = 0;
         while let Some(p) = cursor {
             if let Some(&pj) = joint_index_of_node.get(&p) {
-                parent = pj as i32;
+                parent = Some(pj);
                 break;
             }
             let Some(pn) = scene.nodes.get(p) else { break };
-            offset_matrix = pn.local_matrix * offset_matrix;
+            offset = pn.local_matrix * offset;
             cursor = pn.parent;
             steps += 1;
             if steps > scene.nodes.len() {
                 break;
             }
         }
+        links.push(JointLink { parent, offset });
+    }
+    Ok(links)
+}
+
+/// Builds the skeleton of the skin [`select_skin`] picks; `None` when no node in the
+/// scene is skinned. Also returns warnings (other skins, approximated offsets).
+pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, SkinError> {
+    let Some((skin_index, mut warnings)) = select_skin(scene) else {
+        return Ok(None);
+    };
+    let links = joint_links(scene, skin_index)?;
+    let skin = &scene.skins[skin_index];
+    let label = skin_label(scene, skin_index);
+    let mut joints = Vec::with_capacity(skin.joints.len());
+    let mut offsets = Vec::with_capacity(skin.joints.len());
+    for (j, (&node_index, link)) in skin.joints.iter().zip(&links).enumerate() {
+        let node = &scene.nodes[node_index];
+        let offset_matrix = link.offset;
         let offset = offset_from_matrix(&offset_matrix).unwrap_or_else(|| {
             warnings.push(format!(
                 "{label}: joint {j} (nodes[{node_index}]) sits under non-joint nodes with non-uniform scale or shear; its animation is approximated"
@@ -309,7 +344,7 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, 
             bind_t: t.to_array(),
             bind_r: r.to_array(),
             bind_s: s.to_array(),
-            parent,
+            parent: link.parent.map_or(-1, |p| p as i32),
             pad: 0,
         });
         offsets.push(offset);

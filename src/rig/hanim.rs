@@ -1,9 +1,11 @@
-//! Animation stage: glTF animations of the exported skeleton -> `.hanim` clips.
+//! `.hanim` clips: glTF animations of the exported skeleton as STEP/LINEAR key tracks.
 //!
 //! One clip per glTF animation with at least one usable channel on a joint of the
 //! exported skin, named after the animation (`animation_<i>` when unnamed). Per channel:
-//! - STEP and LINEAR are kept; CUBICSPLINE becomes LINEAR through the key values (the
-//!   tangents are dropped), with a warning.
+//! - STEP and LINEAR keep their keys; CUBICSPLINE is stored as LINEAR keys on the spline
+//!   itself ([`linear_keys`]: the spline's value at each key plus enough keys in between
+//!   to stay within [`CUBIC_TOLERANCE`](crate::rig::sample::CUBIC_TOLERANCE)), the same
+//!   curve the other targets sample.
 //! - Keys are folded through the joint's [`JointOffset`] (non-joint nodes above it), so
 //!   they are local TRS relative to the SKEL parent, like the bind TRS.
 //! - Rotations are normalised and a key whose quaternion points away from the previous
@@ -28,8 +30,9 @@
 use crate::formats::hanim::{
     self, AnimChannel, AnimInterp, AnimPath, Clip, HAnim, HAnimError, Key,
 };
-use crate::pipeline::skinning::Skeleton;
-use crate::scene::{ChannelPath, Interpolation, Scene};
+use crate::rig::sample::{linear_keys, rotation_angle};
+use crate::rig::skeleton::Skeleton;
+use crate::scene::{ChannelPath, Scene};
 use glam::{Quat, Vec3, Vec4};
 use thiserror::Error;
 
@@ -196,18 +199,8 @@ fn convert_channel(
     warnings: &mut Vec<String>,
 ) -> Option<AnimChannel> {
     let c = path.components();
-    let (stride, value_at, interp) = match ch.interpolation {
-        Interpolation::Step => (c, 0, AnimInterp::Step),
-        Interpolation::Linear => (c, 0, AnimInterp::Linear),
-        Interpolation::CubicSpline => {
-            warnings.push(format!(
-                "{}: CUBICSPLINE converted to LINEAR through the key values (tangents dropped)",
-                ch.gltf_path
-            ));
-            (3 * c, c, AnimInterp::Linear)
-        }
-    };
-    if ch.components != c || Some(ch.values.len()) != ch.times.len().checked_mul(stride) {
+    let source = (ch.components == c).then(|| linear_keys(ch)).flatten();
+    let Some(source) = source else {
         warnings.push(format!(
             "{}: {} values of {} components for {} keys of a {path:?} channel; skipped",
             ch.gltf_path,
@@ -216,7 +209,12 @@ fn convert_channel(
             ch.times.len()
         ));
         return None;
-    }
+    };
+    let interp = if source.step {
+        AnimInterp::Step
+    } else {
+        AnimInterp::Linear
+    };
     let offset = skeleton
         .joint_offsets
         .get(joint)
@@ -224,8 +222,8 @@ fn convert_channel(
         .unwrap_or_default();
     let mut keys: Vec<Key> = Vec::with_capacity(ch.times.len());
     let (mut bad_value, mut bad_time) = (0usize, 0usize);
-    for (k, &time) in ch.times.iter().enumerate() {
-        let raw = &ch.values[k * stride + value_at..k * stride + value_at + c];
+    for (&time, source_value) in source.times.iter().zip(&source.values) {
+        let raw = &source_value.to_array()[..c];
         if !time.is_finite() || keys.last().is_some_and(|p| time <= p.time) {
             bad_time += 1;
             continue;
@@ -334,14 +332,6 @@ fn value_error(path: AnimPath, a: [f32; 4], b: [f32; 4]) -> f32 {
     }
 }
 
-/// Angle of the rotation taking `a` to `b`, accurate for small angles (acos of the dot
-/// product is not).
-pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
-    let (a, b) = (Vec4::from(a), Vec4::from(b));
-    let b = if a.dot(b) < 0.0 { -b } else { b };
-    4.0 * ((a - b).length() * 0.5).min(1.0).asin()
-}
-
 /// Value of a LINEAR segment from `a` to `b` at `time`.
 fn interpolate(path: AnimPath, a: &Key, b: &Key, time: f32) -> [f32; 4] {
     let u = (time - a.time) / (b.time - a.time);
@@ -392,8 +382,8 @@ fn reduce_keys(keys: &[Key], path: AnimPath, interp: AnimInterp, limit: f32) -> 
 mod tests {
     use super::*;
     use crate::formats::hanim;
-    use crate::pipeline::skinning::{build_skeleton, tests::rig};
-    use crate::scene::{Animation, Channel};
+    use crate::rig::skeleton::{build_skeleton, tests::rig};
+    use crate::scene::{Animation, Channel, Interpolation};
 
     fn channel(
         node: usize,
@@ -563,8 +553,12 @@ mod tests {
     }
 
     #[test]
-    fn cubic_spline_keeps_values_and_warns() {
+    fn cubic_spline_is_stored_as_linear_keys_on_the_spline() {
         let mut scene = rig();
+        // Key values 1 and 2, out-tangent of key 0 = -9, in-tangent of key 1 = 9 (units
+        // per second, interval 1 s). Hermite at u = 1/2: 1/2*1 + 1/8*(-9) + 1/2*2 - 1/8*9
+        // = -0.75, far below both key values; at u = 1/4: 27/32*1 + 9/64*(-9) + 5/32*2
+        // - 3/64*9 = -0.53125.
         let mut values = Vec::new();
         for v in [1.0f32, 2.0] {
             values.extend_from_slice(&[9.0, 9.0, 9.0, v, v, v, -9.0, -9.0, -9.0]);
@@ -580,11 +574,20 @@ mod tests {
             )],
         });
         let (anim, warnings) = build(&scene, &AnimationSettings::default());
+        assert!(warnings.is_empty(), "{warnings:?}");
         let ch = &anim.clips[0].channels[0];
         assert_eq!(ch.interp, AnimInterp::Linear);
-        assert_eq!(ch.keys[1].value[..3], [2.0, 2.0, 2.0]);
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("CUBICSPLINE"));
+        assert!(ch.keys.len() > 2, "{:?}", ch.keys);
+        assert_eq!(ch.keys[0].value[..3], [1.0, 1.0, 1.0]);
+        assert_eq!(ch.keys.last().unwrap().value[..3], [2.0, 2.0, 2.0]);
+        let at = |t: f32| {
+            let k = ch.keys.partition_point(|k| k.time <= t);
+            let (a, b) = (&ch.keys[k - 1], &ch.keys[k]);
+            interpolate(AnimPath::Scale, a, b, t)[0]
+        };
+        // Within the spline tolerance: 1e-3 of the channel's range (1.0).
+        assert!((at(0.5) + 0.75).abs() <= 1e-3, "{}", at(0.5));
+        assert!((at(0.25) + 0.53125).abs() <= 1e-3, "{}", at(0.25));
     }
 
     #[test]
