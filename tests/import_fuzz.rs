@@ -369,7 +369,10 @@ fn judge(o: &Output, output: &Path) -> Vec<String> {
         if let Some(error) = v["error"].as_str() {
             // The build caught it, but a panic is a bug all the same.
             if error.contains("internal error") {
-                let at: Vec<&str> = stderr.lines().filter(|l| l.contains("panicked at")).collect();
+                let at: Vec<&str> = stderr
+                    .lines()
+                    .filter(|l| l.contains("panicked at"))
+                    .collect();
                 problems.push(format!("caught panic: {error} ({})", at.join("; ")));
             }
         }

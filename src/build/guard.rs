@@ -41,22 +41,22 @@ pub fn compile_guarded(
 pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, String> {
     let bytes = catch_unwind(AssertUnwindSafe(|| {
         crate::pipeline::textures::encode_texture(
-            &req.image_bytes,
-            req.mime_type.as_deref(),
-            req.mode,
-            req.alpha_cutoff,
+            &req.job.bytes,
+            req.job.mime_type.as_deref(),
+            req.job.mode,
+            req.job.alpha_cutoff,
             &req.settings,
         )
     }))
     .map_err(|payload| {
         format!(
             "{}: internal error while encoding (a bug in assetc, please report it): {}",
-            req.image_label,
+            req.job.label,
             panic_message(payload.as_ref())
         )
     })?
-    .map_err(|e| e.named(&req.image_label).to_string())?;
-    check_output(&req.rel_path(), &bytes).map_err(|e| format!("{}: {e}", req.image_label))?;
+    .map_err(|e| e.named(&req.job.label).to_string())?;
+    check_output(&req.rel_path(), &bytes).map_err(|e| format!("{}: {e}", req.job.label))?;
     Ok(bytes)
 }
 

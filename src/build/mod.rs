@@ -330,11 +330,11 @@ impl Builder {
                 (None, Some((result, time_ms))) => {
                     let outcome = result.as_ref().map_err(Clone::clone).and_then(|asset| {
                         for t in &asset.textures {
-                            if let Some(Err(e)) = texture_results.get(&t.id) {
+                            if let Some(Err(e)) = texture_results.get(&t.job.id) {
                                 return Err(format!(
                                     "{}: {} {e}",
                                     source.abs_path.display(),
-                                    t.image_label
+                                    t.job.label
                                 ));
                             }
                         }
@@ -472,7 +472,7 @@ fn encode_textures(
     for (result, _) in compiled.iter().flatten() {
         if let Ok(asset) = result {
             for t in &asset.textures {
-                unique.entry(t.id).or_insert(t);
+                unique.entry(t.job.id).or_insert(t);
             }
         }
     }
@@ -498,7 +498,7 @@ fn write_asset(
     let encoded = asset
         .textures
         .iter()
-        .filter_map(|t| match textures.get(&t.id) {
+        .filter_map(|t| match textures.get(&t.job.id) {
             Some(Ok(Some(bytes))) => Some((t.rel_path(), bytes.as_slice())),
             _ => None,
         });
@@ -557,7 +557,7 @@ fn save_intent(
             let encoded = asset
                 .textures
                 .iter()
-                .filter(|t| matches!(textures.get(&t.id), Some(Ok(Some(_)))))
+                .filter(|t| matches!(textures.get(&t.job.id), Some(Ok(Some(_)))))
                 .map(|t| t.rel_path());
             files.chain(encoded).collect::<Vec<_>>()
         });
@@ -593,8 +593,8 @@ fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::Manif
         manifest::entry_for(
             &t.rel_path(),
             EntryKind::Texture,
-            Some(t.id),
-            t.mode == TextureMode::Color,
+            Some(t.job.id),
+            t.job.mode == TextureMode::Color,
         )
     }));
     out
