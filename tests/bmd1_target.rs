@@ -2,6 +2,8 @@
 //! the pipeline's geometry within each encoding's precision; skinned files keep their
 //! skeleton and play their clips like an independent glTF sampler says they should.
 
+mod common;
+
 use assetc::formats::bmd1::{self, Bmd1, BoneKind, VertexEncoding};
 use assetc::import::{import_gltf, ImportOptions};
 use assetc::pipeline::MeshSettings;
@@ -18,7 +20,7 @@ fn corpus() -> Option<PathBuf> {
     if gltf.is_dir() {
         Some(gltf)
     } else {
-        println!("skipped: corpus not found");
+        common::missing("bmd1_target", &format!("the corpus at {}", dir.display()));
         None
     }
 }

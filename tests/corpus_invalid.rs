@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::time::{Duration, Instant};
 
 #[test]
 fn validator_test_files_never_crash_the_build() {
@@ -13,7 +12,6 @@ fn validator_test_files_never_crash_the_build() {
     };
     let input = corpus.join("invalid");
     let out = tempfile::tempdir().unwrap();
-    let started = Instant::now();
     let o = assetc(&[
         "build",
         input.to_str().unwrap(),
@@ -24,11 +22,6 @@ fn validator_test_files_never_crash_the_build() {
         "--message-format",
         "json",
     ]);
-    assert!(
-        started.elapsed() < Duration::from_secs(240),
-        "the bad-input build took {:?}",
-        started.elapsed()
-    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");

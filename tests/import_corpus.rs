@@ -1,6 +1,8 @@
 //! Every corpus glTF imports; a few files are checked against counts derived independently
 //! from their JSON (a Python walk of the default scene summing `indices.count / 3`).
 
+mod common;
+
 use assetc::import::{import_gltf, ImportOptions};
 use assetc::scene::Scene;
 use std::path::{Path, PathBuf};
@@ -13,7 +15,7 @@ fn corpus() -> Option<PathBuf> {
     if gltf.is_dir() {
         Some(gltf)
     } else {
-        eprintln!("skipped: corpus not found");
+        common::missing("import_corpus", &format!("the corpus at {}", dir.display()));
         None
     }
 }

@@ -1,10 +1,10 @@
 //! The Khronos glTF-Validator's bad inputs: each either imports or fails with a message
 //! naming the file; none may panic or hang.
 
+mod common;
+
 use assetc::import::{import_gltf, ImportOptions};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 fn corpus() -> Option<PathBuf> {
     let dir = std::env::var_os("ASSETC_CORPUS")
@@ -14,7 +14,10 @@ fn corpus() -> Option<PathBuf> {
     if invalid.is_dir() {
         Some(invalid)
     } else {
-        eprintln!("skipped: corpus not found");
+        common::missing(
+            "import_invalid",
+            &format!("the invalid corpus at {}", invalid.display()),
+        );
         None
     }
 }
@@ -104,17 +107,12 @@ fn invalid_inputs_never_panic_or_hang() {
     std::panic::set_hook(Box::new(|_| {}));
     let (mut ok, mut errors, mut ok_despite_errors) = (0, 0, 0);
     let mut problems = Vec::new();
-    let started = Instant::now();
     for file in files {
         let name = file.display().to_string();
         let validator_errors = num_errors(&file);
-        let (tx, rx) = mpsc::channel();
-        let (f, r) = (file.clone(), root.clone());
-        std::thread::spawn(move || {
-            let _ = tx.send(run(f, r));
-        });
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Outcome::Ok { sane }) => {
+        // No time limit: a hang shows as a test that never ends, not as a flaky timeout.
+        match run(file.clone(), root.clone()) {
+            Outcome::Ok { sane } => {
                 ok += 1;
                 if validator_errors.unwrap_or(0) > 0 {
                     ok_despite_errors += 1;
@@ -123,22 +121,20 @@ fn invalid_inputs_never_panic_or_hang() {
                     problems.push(format!("{name}: imported insane data: {why}"));
                 }
             }
-            Ok(Outcome::Err(message)) => {
+            Outcome::Err(message) => {
                 errors += 1;
                 let file_name = file.file_name().map(|n| n.to_string_lossy().to_string());
                 if !file_name.is_some_and(|n| message.contains(&n)) {
                     problems.push(format!("{name}: error does not name the file: {message}"));
                 }
             }
-            Ok(Outcome::Panicked(msg)) => problems.push(format!("{name}: PANIC {msg}")),
-            Err(_) => problems.push(format!("{name}: did not finish within 10 s")),
+            Outcome::Panicked(msg) => problems.push(format!("{name}: PANIC {msg}")),
         }
     }
     let _ = std::panic::take_hook();
     eprintln!(
         "invalid corpus: {ok} imported ({ok_despite_errors} of them despite validator errors), \
-         {errors} refused, in {:.1} s",
-        started.elapsed().as_secs_f32()
+         {errors} refused"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -6,6 +6,8 @@
 //! when its inputs are missing. Full-size quality and throughput figures come from
 //! `cargo bench --bench textures` (docs/textures.md).
 
+mod common;
+
 use assetc::formats::ktx2::{self, PixelFormat};
 use assetc::pipeline::textures::{
     build_levels, decode_image, decode_uastc_rgba, encode_texture, RgbaLevel, TextureFormat,
@@ -23,10 +25,7 @@ const FORMATS: [TextureFormat; 5] = [
 ];
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    dir.is_dir().then_some(dir)
+    common::corpus("ktx2_peers")
 }
 
 /// Loose corpus images with the mode their file name implies.
@@ -169,7 +168,10 @@ fn check_peer(dir: &Path, files: &[(PathBuf, Expect)]) {
         .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
     let module = peers.join("node_modules/ktx-parse/dist/index.mjs");
     if !module.is_file() || Command::new("node").arg("--version").output().is_err() {
-        eprintln!("skipped: node or ktx-parse not found (ktx-parse half of the test)");
+        common::missing(
+            "ktx2_peers",
+            &format!("node or ktx-parse ({}; set ASSETC_PEERS)", module.display()),
+        );
         return;
     }
     let script = dir.join("peer.mjs");
@@ -230,12 +232,11 @@ for (const f of process.argv.slice(2)) {{
 #[test]
 fn corpus_textures_read_back_by_us_and_ktx_parse() {
     let Some(corpus) = corpus() else {
-        eprintln!("skipped: corpus not found");
         return;
     };
     let samples = samples(&corpus);
     if samples.is_empty() {
-        eprintln!("skipped: corpus images not found");
+        common::missing("ktx2_peers", "the corpus images (gltf/FlightHelmet/*.png)");
         return;
     }
     // Every format at the default settings and full size, plus RDO UASTC (quality 0.25,

@@ -3,27 +3,45 @@
 //! clean and be rewritten byte for byte; and Qt 6.4's `meshdebug` must read our version
 //! 5 files and report the structure our reader reports.
 
+mod common;
+
 use assetc::formats::qtmesh::{
     self, attr, component, IndexBuffer, Lod, QtMesh, QtMeshFile, Subset, VertexBuffer, VertexEntry,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::LazyLock;
 
-const BALSAM_64: &str = "/usr/lib/qt6/bin/balsam";
-const MESHDEBUG_64: &str = "/usr/lib/qt6/bin/meshdebug";
-const BALSAM_612: &str = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/PySide6/balsam";
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    dir.join("gltf").is_dir().then_some(dir)
+/// A tool's path, or "" when it was not found (then `Path::new("").is_file()` is false).
+fn path_of(tool: Option<PathBuf>) -> String {
+    tool.map(|p| p.display().to_string()).unwrap_or_default()
 }
 
-fn qt_tools_present() -> bool {
-    [BALSAM_64, MESHDEBUG_64, BALSAM_612]
+static BALSAM_64: LazyLock<String> = LazyLock::new(|| path_of(common::qt6_tool("balsam")));
+static MESHDEBUG_64: LazyLock<String> = LazyLock::new(|| path_of(common::qt6_tool("meshdebug")));
+static BALSAM_612: LazyLock<String> = LazyLock::new(|| path_of(common::pyside6_tool("balsam")));
+
+fn corpus() -> Option<PathBuf> {
+    common::corpus("qtmesh_peers")
+}
+
+/// Whether Balsam 6.4, meshdebug 6.4 and PySide6's Balsam 6.12 are all found; names the
+/// missing ones (failing under CI) when not.
+fn qt_tools_present(test: &str) -> bool {
+    let tools = [
+        ("balsam (Qt 6.4)", BALSAM_64.as_str()),
+        ("meshdebug (Qt 6.4)", MESHDEBUG_64.as_str()),
+        ("PySide6's balsam", BALSAM_612.as_str()),
+    ];
+    let absent: Vec<&str> = tools
         .iter()
-        .all(|p| Path::new(p).is_file())
+        .filter(|(_, p)| !Path::new(p).is_file())
+        .map(|(name, _)| *name)
+        .collect();
+    if !absent.is_empty() {
+        common::missing(test, &absent.join(", "));
+    }
+    absent.is_empty()
 }
 
 fn qt(tool: &str) -> Command {
@@ -71,16 +89,17 @@ fn meshes_under(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn balsam_output_reads_validates_and_rewrites_identically() {
     let Some(corpus) = corpus() else {
-        println!("skipped: corpus not found");
         return;
     };
-    if !qt_tools_present() {
-        println!("skipped: Qt tools not found");
+    if !qt_tools_present("balsam_output_reads_validates_and_rewrites_identically") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
-    for (tool, version, sub) in [(BALSAM_64, 5u16, "q64"), (BALSAM_612, 7, "q612")] {
+    for (tool, version, sub) in [
+        (BALSAM_64.as_str(), 5u16, "q64"),
+        (BALSAM_612.as_str(), 7, "q612"),
+    ] {
         let mut meshes = Vec::new();
         for (i, src) in gltf_files(&corpus).iter().enumerate() {
             let out = tmp.path().join(sub).join(i.to_string());
@@ -119,6 +138,7 @@ fn balsam_output_reads_validates_and_rewrites_identically() {
 fn morph_targets_agree(corpus: &Path, tmp: &Path) {
     let src = corpus.join("gltf/animated/MorphStressTest.gltf");
     if !src.is_file() {
+        common::missing("morph_targets_agree", &src.display().to_string());
         return;
     }
     let read_one = |tool: &str, name: &str| -> QtMesh {
@@ -131,8 +151,8 @@ fn morph_targets_agree(corpus: &Path, tmp: &Path) {
         let mut file = qtmesh::read(&bytes).unwrap();
         file.meshes.remove(0).1
     };
-    let old = read_one(BALSAM_64, "q64");
-    let new = read_one(BALSAM_612, "q612");
+    let old = read_one(BALSAM_64.as_str(), "q64");
+    let new = read_one(BALSAM_612.as_str(), "q612");
     let (Some(a), Some(b)) = (&old.target_buffer, &new.target_buffer) else {
         panic!("both Balsams should write morph targets");
     };
@@ -226,7 +246,7 @@ fn synthetic(
 
 /// `meshdebug` lines, trimmed, without the ones that are about the tool itself.
 fn meshdebug_lines(path: &Path) -> Vec<String> {
-    let out = qt(MESHDEBUG_64).arg(path).output().unwrap();
+    let out = qt(MESHDEBUG_64.as_str()).arg(path).output().unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     text.lines()
@@ -242,8 +262,7 @@ fn meshdebug_lines(path: &Path) -> Vec<String> {
 
 #[test]
 fn meshdebug_reads_our_v5_files_as_we_do() {
-    if !qt_tools_present() {
-        println!("skipped: Qt tools not found");
+    if !qt_tools_present("meshdebug_reads_our_v5_files_as_we_do") {
         return;
     }
     let cases: Vec<(&str, QtMeshFile)> = vec![

@@ -12,6 +12,8 @@
 //! order and both name an unnamed node `nodes[i]`), and their `source` files are
 //! compared. Subsets are compared in order (both follow glTF primitive order).
 
+mod common;
+
 use assetc::formats::qtmesh::{self, component, QtMesh};
 use assetc::import::{import_gltf, ImportOptions};
 use assetc::pipeline::MeshSettings;
@@ -19,16 +21,19 @@ use assetc::targets::qtmesh::{build_qtmesh, QtTargetSettings};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::LazyLock;
 
-const QMLLINT: &str = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/PySide6/qmllint";
-const MESHDEBUG_64: &str = "/usr/lib/qt6/bin/meshdebug";
-const BALSAM_612: &str = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/PySide6/balsam";
+/// A tool's path, or "" when it was not found (then `Path::new("").is_file()` is false).
+fn path_of(tool: Option<PathBuf>) -> String {
+    tool.map(|p| p.display().to_string()).unwrap_or_default()
+}
+
+static QMLLINT: LazyLock<String> = LazyLock::new(|| path_of(common::pyside6_tool("qmllint")));
+static MESHDEBUG_64: LazyLock<String> = LazyLock::new(|| path_of(common::qt6_tool("meshdebug")));
+static BALSAM_612: LazyLock<String> = LazyLock::new(|| path_of(common::pyside6_tool("balsam")));
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    dir.join("gltf").is_dir().then_some(dir)
+    common::corpus("qtmesh_target")
 }
 
 fn qt(tool: &str) -> Command {
@@ -306,11 +311,10 @@ fn build_ours(src: &Path, settings: &QtTargetSettings, out: &Path) -> Option<Pat
 #[test]
 fn our_meshes_carry_balsams_geometry() {
     let Some(corpus) = corpus() else {
-        println!("skipped: corpus not found");
         return;
     };
-    if !Path::new(BALSAM_612).is_file() {
-        println!("skipped: Qt tools not found");
+    if !Path::new(BALSAM_612.as_str()).is_file() {
+        common::missing("our_meshes_carry_balsams_geometry", "PySide6's balsam");
         return;
     }
     let started = std::time::Instant::now();
@@ -333,9 +337,9 @@ fn our_meshes_carry_balsams_geometry() {
             .to_string();
         let ours = build_ours(src, &settings, &tmp.path().join("ours").join(i.to_string()))
             .expect("our output");
-        if Path::new(QMLLINT).is_file() {
+        if Path::new(QMLLINT.as_str()).is_file() {
             let qml = find_qml(&ours).expect("our QML");
-            let lint = qt(QMLLINT).arg(&qml).output().unwrap();
+            let lint = qt(QMLLINT.as_str()).arg(&qml).output().unwrap();
             let text = String::from_utf8_lossy(&lint.stdout).into_owned()
                 + &String::from_utf8_lossy(&lint.stderr);
             assert!(
@@ -344,7 +348,7 @@ fn our_meshes_carry_balsams_geometry() {
             );
         }
         let theirs = tmp.path().join("balsam").join(i.to_string());
-        let _ = qt(BALSAM_612)
+        let _ = qt(BALSAM_612.as_str())
             .arg("-o")
             .arg(&theirs)
             .arg(src)
@@ -403,7 +407,7 @@ fn our_meshes_carry_balsams_geometry() {
 
 /// `meshdebug` lines, trimmed, without the ones about the tool itself.
 fn meshdebug_lines(path: &Path) -> Vec<String> {
-    let out = qt(MESHDEBUG_64).arg(path).output().unwrap();
+    let out = qt(MESHDEBUG_64.as_str()).arg(path).output().unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     text.lines()
@@ -444,11 +448,13 @@ fn same_line(ours: &str, theirs: &str) -> bool {
 #[test]
 fn meshdebug_reads_every_v5_mesh_we_write() {
     let Some(corpus) = corpus() else {
-        println!("skipped: corpus not found");
         return;
     };
-    if !Path::new(MESHDEBUG_64).is_file() {
-        println!("skipped: Qt tools not found");
+    if !Path::new(MESHDEBUG_64.as_str()).is_file() {
+        common::missing(
+            "meshdebug_reads_every_v5_mesh_we_write",
+            "meshdebug (Qt 6.4)",
+        );
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -11,6 +11,8 @@
 //! spline, tangents scaled by the key interval, rotations normalised), which is the curve
 //! every target stores.
 
+mod common;
+
 use assetc::formats::hanim::{self, AnimInterp, AnimPath, Clip};
 use assetc::formats::hmesh::GpuJoint;
 use assetc::import::{import_gltf, ImportOptions};
@@ -23,10 +25,7 @@ use gltf::animation::Interpolation;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    dir.is_dir().then_some(dir)
+    common::corpus("skin_anim")
 }
 
 struct Gltf {
@@ -533,7 +532,6 @@ fn skinned_vertices_match_the_gltf_pose_with_importer() {
 
 fn clips_reproduce_the_gltf_joint_transforms(source: SceneSource) {
     let Some(root) = corpus() else {
-        println!("skipped: corpus not found");
         return;
     };
     let mut checked = 0;
@@ -594,7 +592,6 @@ fn clips_reproduce_the_gltf_joint_transforms(source: SceneSource) {
 
 fn skinned_vertices_match_the_gltf_pose(source: SceneSource) {
     let Some(root) = corpus() else {
-        println!("skipped: corpus not found");
         return;
     };
     let mut checked = 0usize;

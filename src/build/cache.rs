@@ -1,21 +1,73 @@
 //! The incremental-build cache: one record per source, kept in the output folder.
 //!
-//! A source is fresh when its settings and encoder version are unchanged and every input
-//! (the glTF, its buffers and images) is unchanged: size and modification time first,
-//! content hashes only when those moved. The cache is written after the outputs, so a
-//! killed build leaves at worst stale records, which the next run simply rebuilds.
+//! The cache describes exactly what is on disk:
+//! - a source is fresh when its settings and the compiler (its source hash, not only the
+//!   package version) are unchanged, every input is unchanged (size and modification time
+//!   first, content hashes only when those moved), and every output is a file the cache
+//!   vouches for and still holds what was written;
+//! - inputs are stamped before they are imported, so a file saved during a build is seen
+//!   as changed by the next one;
+//! - before a build writes anything it saves an *intent*: the records of the sources it
+//!   rebuilds are dropped and every path it is about to write is listed as pending. A build
+//!   killed while writing thus leaves a cache that vouches only for untouched files, and the
+//!   next build removes the pending files it does not produce itself.
 
 use crate::formats::hash::{fnv1a64_raw, fnv1a64_raw_continue};
 use crate::formats::hman::{EntryKind, ManifestEntry};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 pub const CACHE_NAME: &str = ".assetc-cache.json";
 
-/// Changes whenever output bytes could change for the same inputs and settings.
-pub const ENCODER_VERSION: &str = concat!("assetc ", env!("CARGO_PKG_VERSION"), " cache 1");
+/// Changes whenever output bytes could change for the same inputs and settings: the
+/// package version and a hash of the compiler's own sources taken at build time
+/// (`build.rs`), so a rebuilt compiler never trusts outputs of another one.
+pub const ENCODER_VERSION: &str = concat!(
+    "assetc ",
+    env!("CARGO_PKG_VERSION"),
+    " source ",
+    env!("ASSETC_SOURCE_HASH"),
+    " cache 2"
+);
+
+/// What an output file held when it was written: enough to notice it changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime_ns: u128,
+    pub hash: u64,
+}
+
+impl FileStamp {
+    /// The stamp of a file just written with `bytes`.
+    pub fn written(path: &Path, bytes: &[u8]) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        Ok(Self {
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            hash: fnv1a64_raw(bytes),
+        })
+    }
+
+    /// Whether `path` still holds what was stamped (size and time, else its content);
+    /// returns the stamp with the current time.
+    pub fn check(&self, path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() != self.size {
+            return None;
+        }
+        if mtime_ns(&meta) == self.mtime_ns {
+            return Some(*self);
+        }
+        let bytes = std::fs::read(path).ok()?;
+        (fnv1a64_raw(&bytes) == self.hash).then(|| FileStamp {
+            mtime_ns: mtime_ns(&meta),
+            ..*self
+        })
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputStamp {
@@ -26,6 +78,16 @@ pub struct InputStamp {
 }
 
 impl InputStamp {
+    /// A stamp that never matches: the source rebuilds next time.
+    pub fn unknown(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            size: u64::MAX,
+            mtime_ns: 0,
+            hash: 0,
+        }
+    }
+
     pub fn of(path: &Path) -> std::io::Result<Self> {
         let meta = std::fs::metadata(path)?;
         let bytes = std::fs::read(path)?;
@@ -114,19 +176,82 @@ pub struct Cache {
     pub encoder: String,
     /// Keyed by the source's path relative to the input root.
     pub assets: BTreeMap<String, AssetRecord>,
+    /// Output files (relative to the output root) the cache vouches for, stamped after
+    /// they were renamed into place.
+    #[serde(default)]
+    pub files: BTreeMap<String, FileStamp>,
+    /// Paths a build was about to write when it saved this cache; a build killed while
+    /// writing leaves them here for the next build to remove unless it produces them.
+    #[serde(default)]
+    pub pending: BTreeSet<String>,
 }
 
 impl Cache {
     /// Loads the cache of an output folder; a missing, unreadable or foreign-version cache
     /// is an empty one (everything rebuilds).
     pub fn load(output: &Path) -> Cache {
-        let Ok(text) = std::fs::read_to_string(output.join(CACHE_NAME)) else {
-            return Cache::default();
-        };
-        match serde_json::from_str::<Cache>(&text) {
-            Ok(c) if c.encoder == ENCODER_VERSION => c,
-            _ => Cache::default(),
+        let c = Cache::load_any(output);
+        if c.encoder == ENCODER_VERSION {
+            c
+        } else {
+            Cache::default()
         }
+    }
+
+    /// Loads the cache whatever compiler wrote it: what it lists was written by a build,
+    /// so files no current source produces may be removed even after an upgrade.
+    pub fn load_any(output: &Path) -> Cache {
+        std::fs::read_to_string(output.join(CACHE_NAME))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Cache>(&text).ok())
+            .unwrap_or_default()
+    }
+
+    /// Whether this cache was written by this very compiler.
+    pub fn is_current(&self) -> bool {
+        self.encoder == ENCODER_VERSION
+    }
+
+    /// Whether the output `rel` is a file this cache vouches for and still holds what was
+    /// written; returns its refreshed stamp.
+    pub fn vouched(&self, rel: &str, output: &Path) -> Option<FileStamp> {
+        self.files.get(rel)?.check(&output.join(rel))
+    }
+
+    /// Every output path the cache knows of: recorded, vouched for, or pending.
+    pub fn known_outputs(&self) -> BTreeSet<&str> {
+        self.assets
+            .values()
+            .flat_map(|r| r.outputs.iter().map(String::as_str))
+            .chain(self.files.keys().map(String::as_str))
+            .chain(self.pending.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// The cache to save before writing: the records of `rebuilt` sources are dropped,
+    /// `about_to_write` paths are no longer vouched for, and both are pending. A cache of
+    /// another compiler keeps nothing but its outputs, as pending.
+    pub fn intent<'a>(
+        &self,
+        rebuilt: impl IntoIterator<Item = &'a str>,
+        about_to_write: impl IntoIterator<Item = String>,
+    ) -> Cache {
+        let mut intent = self.clone();
+        if !self.is_current() {
+            intent.pending = self.known_outputs().into_iter().map(String::from).collect();
+            intent.assets.clear();
+            intent.files.clear();
+        }
+        for source in rebuilt {
+            if let Some(record) = intent.assets.remove(source) {
+                intent.pending.extend(record.outputs);
+            }
+        }
+        for rel in about_to_write {
+            intent.files.remove(&rel);
+            intent.pending.insert(rel);
+        }
+        intent
     }
 
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
@@ -153,7 +278,11 @@ impl Cache {
             .iter()
             .map(InputStamp::still_matches)
             .collect::<Option<Vec<_>>>()?;
-        if !record.outputs.iter().all(|o| output.join(o).is_file()) {
+        if !record
+            .outputs
+            .iter()
+            .all(|o| self.vouched(o, output).is_some())
+        {
             return None;
         }
         Some(AssetRecord {
@@ -163,8 +292,149 @@ impl Cache {
     }
 }
 
+/// Stamps taken before a source is imported: the source itself and the inputs its last
+/// build listed (the ones it will most likely read again).
+pub fn stamp_inputs_before(source: &Path, previous: Option<&AssetRecord>) -> Vec<InputStamp> {
+    let mut paths = vec![source.to_path_buf()];
+    if let Some(record) = previous {
+        paths.extend(record.inputs.iter().map(|i| i.path.clone()));
+    }
+    paths.sort();
+    paths.dedup();
+    paths
+        .iter()
+        .map(|p| InputStamp::of(p).unwrap_or_else(|_| InputStamp::unknown(p)))
+        .collect()
+}
+
+/// The stamps to record for `inputs` after the import read them. An input stamped before
+/// keeps that stamp if its size and time did not move meanwhile; one that moved was saved
+/// during the build, so it gets a stamp that never matches and rebuilds next time. Inputs
+/// first seen by this import are stamped now.
+pub fn stamps_after(inputs: &[PathBuf], before: &[InputStamp]) -> Vec<InputStamp> {
+    inputs
+        .iter()
+        .map(|p| match before.iter().find(|b| &b.path == p) {
+            Some(b) => match std::fs::metadata(p) {
+                Ok(meta) if meta.len() == b.size && mtime_ns(&meta) == b.mtime_ns => b.clone(),
+                _ => InputStamp::unknown(p),
+            },
+            None => InputStamp::of(p).unwrap_or_else(|_| InputStamp::unknown(p)),
+        })
+        .collect()
+}
+
+/// Whether a path read from a cache file names something inside the output folder (a
+/// damaged or hand-edited cache must not make a build delete files elsewhere).
+pub fn is_plain_relative(rel: &str) -> bool {
+    let p = Path::new(rel);
+    !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
 /// Hash of everything in the settings that can change an asset's output.
 pub fn settings_hash(settings: &super::asset::AssetSettings) -> u64 {
     let text = format!("{settings:?}");
     fnv1a64_raw_continue(fnv1a64_raw(ENCODER_VERSION.as_bytes()), text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(outputs: &[&str]) -> AssetRecord {
+        AssetRecord {
+            settings_hash: 1,
+            inputs: Vec::new(),
+            outputs: outputs.iter().map(|s| s.to_string()).collect(),
+            manifest: Vec::new(),
+            warnings: Vec::new(),
+            stats: Default::default(),
+        }
+    }
+
+    #[test]
+    fn an_input_changed_between_its_stamp_and_the_record_never_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.gltf"), dir.path().join("b.bin"));
+        std::fs::write(&a, b"one").unwrap();
+        let before = stamp_inputs_before(&a, None);
+        assert_eq!(before, vec![InputStamp::of(&a).unwrap()]);
+        // Saved during the build: another size.
+        std::fs::write(&a, b"three").unwrap();
+        std::fs::write(&b, b"new dependency").unwrap();
+        let after = stamps_after(&[a.clone(), b.clone()], &before);
+        assert_eq!(after[0], InputStamp::unknown(&a));
+        assert!(after[0].still_matches().is_none(), "it rebuilds next time");
+        assert_eq!(
+            after[1],
+            InputStamp::of(&b).unwrap(),
+            "first seen: stamped now"
+        );
+        // Unchanged: the stamp taken before is kept.
+        let before = stamp_inputs_before(&a, None);
+        assert_eq!(stamps_after(std::slice::from_ref(&a), &before), before);
+    }
+
+    #[test]
+    fn outputs_are_vouched_only_while_they_hold_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.hmesh");
+        std::fs::write(&path, b"abcd").unwrap();
+        let mut cache = Cache::default();
+        cache.files.insert(
+            "a.hmesh".into(),
+            FileStamp::written(&path, b"abcd").unwrap(),
+        );
+        assert!(cache.vouched("a.hmesh", dir.path()).is_some());
+        assert!(
+            cache.vouched("b.hmesh", dir.path()).is_none(),
+            "never stamped"
+        );
+        std::fs::write(&path, b"abcx").unwrap(); // same size, other content
+        assert!(cache.vouched("a.hmesh", dir.path()).is_none());
+    }
+
+    #[test]
+    fn the_intent_drops_what_is_rebuilt_or_rewritten_and_lists_it_as_pending() {
+        let stamp = FileStamp {
+            size: 1,
+            mtime_ns: 1,
+            hash: 1,
+        };
+        let mut old = Cache {
+            encoder: ENCODER_VERSION.into(),
+            ..Default::default()
+        };
+        old.assets
+            .insert("a.gltf".into(), record(&["a.hmesh", "tex/1.ktx2"]));
+        old.assets
+            .insert("b.gltf".into(), record(&["b.hmesh", "tex/1.ktx2"]));
+        for f in ["a.hmesh", "b.hmesh", "tex/1.ktx2"] {
+            old.files.insert(f.into(), stamp);
+        }
+        let intent = old.intent(["a.gltf"], ["a.hmesh".to_string(), "tex/2.ktx2".into()]);
+        assert_eq!(intent.assets.keys().collect::<Vec<_>>(), ["b.gltf"]);
+        assert_eq!(
+            intent.files.keys().collect::<Vec<_>>(),
+            ["b.hmesh", "tex/1.ktx2"],
+            "files not rewritten stay vouched for"
+        );
+        assert_eq!(
+            intent.pending.iter().collect::<Vec<_>>(),
+            ["a.hmesh", "tex/1.ktx2", "tex/2.ktx2"]
+        );
+        // Another compiler's cache vouches for nothing.
+        old.encoder = "assetc 0.0.0".into();
+        let intent = old.intent([], []);
+        assert!(intent.assets.is_empty() && intent.files.is_empty());
+        assert_eq!(intent.pending.len(), 3);
+    }
+
+    #[test]
+    fn only_plain_relative_paths_may_be_removed() {
+        assert!(is_plain_relative("tex/0123.ktx2"));
+        assert!(!is_plain_relative("../outside.hmesh"));
+        assert!(!is_plain_relative("/etc/passwd"));
+        assert!(!is_plain_relative(""));
+    }
 }

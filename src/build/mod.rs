@@ -14,6 +14,7 @@ pub mod check;
 pub mod depfile;
 pub mod discover;
 pub mod events;
+pub mod guard;
 pub mod info;
 pub mod manifest;
 pub mod output;
@@ -23,8 +24,8 @@ pub mod verify;
 mod finish;
 mod script;
 
-use asset::{compile_asset, AssetSettings, AssetStats, CompiledAsset};
-use cache::{AssetRecord, Cache, CachedEntry, InputStamp};
+use asset::{AssetSettings, AssetStats, CompiledAsset};
+use cache::{AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
 use discover::{discover_sources, input_root, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
 use rayon::prelude::*;
@@ -242,11 +243,9 @@ impl Builder {
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
 
-        let old_cache = if opts.use_cache {
-            Cache::load(&opts.output)
-        } else {
-            Cache::default()
-        };
+        // Loaded even with --no-cache: what it lists as written may need removing.
+        let old_cache = Cache::load_any(&opts.output);
+        let trust_cache = opts.use_cache && old_cache.is_current();
         let settings: Vec<AssetSettings> = sources
             .iter()
             .map(|s| opts.settings_for(&s.rel_path))
@@ -256,7 +255,7 @@ impl Builder {
             .iter()
             .zip(&hashes)
             .map(|(s, &h)| {
-                if collisions.contains_key(&s.rel_path) {
+                if collisions.contains_key(&s.rel_path) || !trust_cache {
                     None
                 } else {
                     old_cache.fresh_record(&s.rel_path, h, &opts.output)
@@ -272,7 +271,10 @@ impl Builder {
                 finish::report_finished(reporter, source, &fresh_report(source, record), 0);
             }
         }
-        let textures = texture_store::TextureStore::new(&opts.output);
+        let stamps_before = pool.install(|| stamp_inputs_before(&sources, &fresh, &old_cache));
+        // Content-addressed: a texture file the cache vouches for is that texture already.
+        let vouched = |rel: &str| trust_cache && old_cache.vouched(rel, &opts.output).is_some();
+        let textures = texture_store::TextureStore::new(&opts.output, &vouched);
 
         let compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
             (0..sources.len())
@@ -291,7 +293,7 @@ impl Builder {
                             "{}: its outputs would overwrite those of {other} (same path without extension)",
                             source.abs_path.display()
                         )),
-                        None => compile_asset(source, &root, &settings[i]).map_err(|e| e.to_string()),
+                        None => guard::compile_guarded(source, &root, &settings[i]),
                     };
                     let result = finish::with_textures(result, &textures, source, reporter);
                     if result.is_err() {
@@ -304,6 +306,14 @@ impl Builder {
         });
 
         let texture_results = textures.into_results();
+        save_intent(
+            &old_cache,
+            &sources,
+            &fresh,
+            &compiled,
+            &texture_results,
+            &opts.output,
+        )?;
         let textures_encoded = texture_results
             .values()
             .filter(|r| matches!(r, Ok(Some(_))))
@@ -317,6 +327,7 @@ impl Builder {
         for (i, source) in sources.iter().enumerate() {
             let asset_report = match (&fresh[i], &compiled[i]) {
                 (Some(record), _) => {
+                    carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
                     new_cache
                         .assets
                         .insert(source.rel_path.clone(), record.clone());
@@ -324,10 +335,16 @@ impl Builder {
                 }
                 (None, Some((result, _))) => match result {
                     Ok(asset) => {
-                        write_asset(asset, &texture_results, &opts.output)?;
-                        new_cache
-                            .assets
-                            .insert(source.rel_path.clone(), record_of(asset, hashes[i]));
+                        let written = write_asset(asset, &texture_results, &opts.output)?;
+                        new_cache.files.extend(written);
+                        carry_stamps(
+                            &old_cache,
+                            &asset.output_paths(),
+                            &opts.output,
+                            &mut new_cache,
+                        );
+                        let record = record_of(asset, hashes[i], &stamps_before[i]);
+                        new_cache.assets.insert(source.rel_path.clone(), record);
                         built_report(source, asset)
                     }
                     Err(error) => finished_failed(source, error.clone()),
@@ -337,7 +354,7 @@ impl Builder {
             report.assets.push(asset_report);
         }
 
-        report.removed = remove_orphans(&old_cache, &new_cache, &opts.output);
+        report.removed = remove_orphans(&old_cache, &new_cache, &opts.output, opts.use_cache);
         let manifest_entries: Vec<_> = new_cache
             .assets
             .values()
@@ -345,6 +362,7 @@ impl Builder {
             .collect();
         let manifest = manifest::manifest_bytes(&opts.output, manifest_entries)
             .map_err(|e| BuildError::Manifest(e.to_string()))?;
+        guard::check_output(manifest::MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
         let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
         output::write_atomic(&manifest_path, &manifest).map_err(|source| BuildError::Write {
             path: manifest_path.clone(),
@@ -420,24 +438,96 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
     clashes
 }
 
+/// Writes an asset's files (and the textures encoded for it); returns their stamps.
 fn write_asset(
     asset: &CompiledAsset,
     textures: &BTreeMap<u64, Result<Option<Vec<u8>>, String>>,
     output: &Path,
-) -> Result<(), BuildError> {
-    for t in &asset.textures {
-        if let Some(Ok(Some(bytes))) = textures.get(&t.job.id) {
-            let path = output.join(t.rel_path());
-            output::write_atomic(&path, bytes)
-                .map_err(|source| BuildError::Write { path, source })?;
-        }
-    }
-    for f in &asset.files {
-        let path = output.join(&f.rel_path);
-        output::write_atomic(&path, &f.bytes)
+) -> Result<Vec<(String, FileStamp)>, BuildError> {
+    let encoded = asset
+        .textures
+        .iter()
+        .filter_map(|t| match textures.get(&t.job.id) {
+            Some(Ok(Some(bytes))) => Some((t.rel_path(), bytes.as_slice())),
+            _ => None,
+        });
+    let files = asset
+        .files
+        .iter()
+        .map(|f| (f.rel_path.clone(), f.bytes.as_slice()));
+    let mut stamps = Vec::new();
+    for (rel, bytes) in encoded.chain(files) {
+        let path = output.join(&rel);
+        output::write_atomic(&path, bytes)
+            .and_then(|_| FileStamp::written(&path, bytes))
+            .map(|stamp| stamps.push((rel, stamp)))
             .map_err(|source| BuildError::Write { path, source })?;
     }
-    Ok(())
+    Ok(stamps)
+}
+
+/// Stamps taken before compiling, for every source that will be compiled.
+fn stamp_inputs_before(
+    sources: &[Source],
+    fresh: &[Option<AssetRecord>],
+    old: &Cache,
+) -> Vec<Vec<InputStamp>> {
+    sources
+        .par_iter()
+        .zip(fresh)
+        .map(|(s, f)| match f {
+            Some(_) => Vec::new(),
+            None => cache::stamp_inputs_before(&s.abs_path, old.assets.get(&s.rel_path)),
+        })
+        .collect()
+}
+
+/// Saves the cache's intent before anything is written (see [`cache`]): a build killed
+/// from here on leaves a cache that vouches only for files it does not touch.
+fn save_intent(
+    old: &Cache,
+    sources: &[Source],
+    fresh: &[Option<AssetRecord>],
+    compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
+    textures: &BTreeMap<u64, Result<Option<Vec<u8>>, String>>,
+    output: &Path,
+) -> Result<(), BuildError> {
+    let rebuilt = sources
+        .iter()
+        .zip(fresh)
+        .filter(|(_, f)| f.is_none())
+        .map(|(s, _)| s.rel_path.as_str());
+    let about_to_write = compiled
+        .iter()
+        .flatten()
+        .filter_map(|(r, _)| r.as_ref().ok())
+        .flat_map(|asset| {
+            let files = asset.files.iter().map(|f| f.rel_path.clone());
+            let encoded = asset
+                .textures
+                .iter()
+                .filter(|t| matches!(textures.get(&t.job.id), Some(Ok(Some(_)))))
+                .map(|t| t.rel_path());
+            files.chain(encoded).collect::<Vec<_>>()
+        });
+    old.intent(rebuilt, about_to_write)
+        .save(output)
+        .map_err(|source| BuildError::Write {
+            path: output.join(cache::CACHE_NAME),
+            source,
+        })
+}
+
+/// Copies into `new` the stamps `old` holds for `outputs` not stamped yet (fresh assets,
+/// textures reused as they are), when the files still hold what was stamped.
+fn carry_stamps(old: &Cache, outputs: &[String], output: &Path, new: &mut Cache) {
+    for rel in outputs {
+        if !new.files.contains_key(rel) {
+            if let Some(stamp) = old.vouched(rel, output) {
+                new.files.insert(rel.clone(), stamp);
+            }
+        }
+    }
 }
 
 fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::ManifestEntry> {
@@ -485,8 +575,9 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
     }
 }
 
-/// The cache record of a freshly built asset.
-fn record_of(asset: &CompiledAsset, settings_hash: u64) -> AssetRecord {
+/// The cache record of a freshly built asset; `before` are the stamps taken before it was
+/// imported.
+fn record_of(asset: &CompiledAsset, settings_hash: u64, before: &[InputStamp]) -> AssetRecord {
     let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
         .iter()
@@ -496,20 +587,9 @@ fn record_of(asset: &CompiledAsset, settings_hash: u64) -> AssetRecord {
     manifest.dedup();
     AssetRecord {
         settings_hash,
-        // An input that vanished between import and now gets an empty stamp, which never
+        // An input that vanished or changed during the build gets a stamp that never
         // matches again: the asset simply rebuilds next time.
-        inputs: asset
-            .inputs
-            .iter()
-            .map(|p| {
-                InputStamp::of(p).unwrap_or(InputStamp {
-                    path: p.clone(),
-                    size: u64::MAX,
-                    mtime_ns: 0,
-                    hash: 0,
-                })
-            })
-            .collect(),
+        inputs: cache::stamps_after(&asset.inputs, before),
         outputs,
         manifest,
         warnings: asset.warnings.clone(),
@@ -530,27 +610,34 @@ fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
     }
 }
 
-/// Deletes outputs the previous build recorded that no current asset produces (deleted,
-/// renamed or now failing sources; textures nothing uses any more). Returns how many.
-fn remove_orphans(old: &Cache, new: &Cache, output: &Path) -> usize {
+/// Deletes outputs an earlier build recorded or started writing that no current asset
+/// produces (deleted, renamed or now failing sources; textures nothing uses any more).
+/// Without the cache (`--no-cache`) it also sweeps the runtime files `check` would call
+/// unlisted, so that a rebuild from scratch leaves exactly what it produces. Returns how
+/// many files it removed.
+fn remove_orphans(old: &Cache, new: &Cache, output: &Path, use_cache: bool) -> usize {
     let live: BTreeSet<&str> = new
         .assets
         .values()
         .flat_map(|r| r.outputs.iter().map(String::as_str))
         .collect();
-    let mut removed = 0;
-    let stale: BTreeSet<&str> = old
-        .assets
-        .values()
-        .flat_map(|r| r.outputs.iter().map(String::as_str))
-        .filter(|o| !live.contains(o))
+    let mut stale: BTreeSet<String> = old
+        .known_outputs()
+        .into_iter()
+        .filter(|o| !live.contains(o) && cache::is_plain_relative(o))
+        .map(String::from)
         .collect();
-    for rel in stale {
-        if std::fs::remove_file(output.join(rel)).is_ok() {
-            removed += 1;
-        }
+    if !use_cache {
+        stale.extend(
+            output::runtime_files(output)
+                .into_iter()
+                .filter(|o| !live.contains(o.as_str())),
+        );
     }
-    removed
+    stale
+        .iter()
+        .filter(|rel| std::fs::remove_file(output.join(rel)).is_ok())
+        .count()
 }
 
 /// `<output>.spk` beside the output folder (`runtime/` -> `runtime.spk`).

@@ -34,7 +34,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map(|()| true)
+    result.map(|()| {
+        abort_if_write_limit_reached();
+        true
+    })
+}
+
+/// The environment variable of the killed-build test hook: with `=N`, the process aborts
+/// (no cleanup, like SIGKILL) right after its N-th file is renamed into place, so a test
+/// can kill a build in the middle of writing without guessing a time.
+pub const ABORT_AFTER_WRITES_ENV: &str = "ASSETC_TEST_ABORT_AFTER_WRITES";
+
+fn abort_if_write_limit_reached() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+    let limit = LIMIT.get_or_init(|| {
+        std::env::var(ABORT_AFTER_WRITES_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+    });
+    if let Some(limit) = *limit {
+        if WRITTEN.fetch_add(1, Ordering::SeqCst) + 1 >= limit {
+            std::process::abort();
+        }
+    }
 }
 
 /// Removes leftover temporary files of killed builds below `root`.
@@ -51,6 +75,27 @@ pub fn remove_stale_temporaries(root: &Path) {
             let _ = std::fs::remove_file(&path);
         }
     }
+}
+
+/// The runtime files below `root` that `assetc check` requires the manifest to list
+/// (`.hmesh`, `.hmat`, `.hanim`, `.ktx2`), as `/`-separated paths relative to `root`.
+pub fn runtime_files(root: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            matches!(
+                e.path().extension().and_then(|x| x.to_str()),
+                Some("hmesh" | "hmat" | "hanim" | "ktx2")
+            )
+        })
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(root).ok()?;
+            Some(rel.to_string_lossy().replace('\\', "/"))
+        })
+        .collect()
 }
 
 #[cfg(test)]

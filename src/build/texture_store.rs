@@ -7,12 +7,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The encoded file, `None` when it already exists (textures are content-addressed, so an
-/// existing file is current), or the error naming the image.
+/// The encoded file, `None` when a file the cache vouches for already exists (textures are
+/// content-addressed, so such a file is current), or the error naming the image.
 pub type TextureResult = Result<Option<Vec<u8>>, String>;
 
 pub struct TextureStore<'a> {
     output: &'a Path,
+    /// Whether the cache vouches for an existing texture file (relative path): only such a
+    /// file is reused; any other is encoded again, as after a killed build or `--no-cache`.
+    vouched: &'a (dyn Fn(&str) -> bool + Sync),
     slots: Mutex<BTreeMap<u64, Arc<OnceLock<TextureResult>>>>,
 }
 
@@ -26,9 +29,10 @@ pub struct Ensured {
 }
 
 impl<'a> TextureStore<'a> {
-    pub fn new(output: &'a Path) -> Self {
+    pub fn new(output: &'a Path, vouched: &'a (dyn Fn(&str) -> bool + Sync)) -> Self {
         Self {
             output,
+            vouched,
             slots: Mutex::new(BTreeMap::new()),
         }
     }
@@ -83,18 +87,11 @@ impl<'a> TextureStore<'a> {
     }
 
     fn encode(&self, req: &TextureRequest) -> TextureResult {
-        if self.output.join(texture_rel_path(req.job.id)).is_file() {
+        let rel = texture_rel_path(req.job.id);
+        if (self.vouched)(&rel) && self.output.join(&rel).is_file() {
             return Ok(None);
         }
-        crate::pipeline::textures::encode_texture(
-            &req.job.bytes,
-            req.job.mime_type.as_deref(),
-            req.job.mode,
-            req.job.alpha_cutoff,
-            &req.settings,
-        )
-        .map(Some)
-        .map_err(|e| e.named(&req.job.label).to_string())
+        super::guard::encode_texture_guarded(req).map(Some)
     }
 
     /// Every texture asked for, by id.

@@ -221,7 +221,14 @@ pub fn import_gltf(
         input_root,
         limits: opts.limits,
     };
-    build_scene(&ctx, blob, source_ref, &mut warnings).map_err(|b| b.with_file(&file))
+    let scene =
+        build_scene(&ctx, blob, source_ref, &mut warnings).map_err(|b| b.with_file(&file))?;
+    super::scene_check::check_scene(&scene).map_err(|p| ImportError::Invalid {
+        file,
+        gltf_path: p.gltf_path,
+        reason: p.reason,
+    })?;
+    Ok(scene)
 }
 
 /// What the submodules share while importing one file.

@@ -77,6 +77,12 @@ pub fn build_material_table(
         }
 
         let mut row = factors(material);
+        let repaired = repair_factors(&mut row);
+        if !repaired.is_empty() {
+            table
+                .warnings
+                .push(format!("{where_}: {}", repaired.join("; ")));
+        }
         let mask_cutoff = (material.alpha_mode == AlphaMode::Mask).then_some(material.alpha_cutoff);
         let refs: [SlotRef; 5] = [
             (
@@ -206,10 +212,123 @@ fn factors(m: &Material) -> GpuMaterial {
     }
 }
 
+/// Brings a row's factors into the ranges glTF 2.0 defines and `.hmat` validation
+/// requires: a non-finite factor (`1e300` read as f32 is infinite) takes the glTF default,
+/// a finite one outside its range is clamped to it. Returns one note per changed field.
+fn repair_factors(row: &mut GpuMaterial) -> Vec<String> {
+    let defaults = GpuMaterial::default();
+    let mut notes = Vec::new();
+    let mut fix = |name: String, v: &mut f32, default: f32, lo: f32, hi: f32| {
+        let fixed = if v.is_finite() {
+            v.clamp(lo, hi)
+        } else {
+            default
+        };
+        if fixed.to_bits() != v.to_bits() {
+            notes.push(format!("{name} {v} is outside [{lo}, {hi}], using {fixed}"));
+            *v = fixed;
+        }
+    };
+    for (i, c) in row.base_color_factor.iter_mut().enumerate() {
+        fix(
+            format!("baseColorFactor[{i}]"),
+            c,
+            defaults.base_color_factor[i],
+            0.0,
+            1.0,
+        );
+    }
+    // Emissive is unbounded above (KHR_materials_emissive_strength scales it), but must be
+    // finite and not negative.
+    for (i, c) in row.emissive_factor.iter_mut().enumerate() {
+        fix(
+            format!("emissiveFactor[{i}]"),
+            c,
+            defaults.emissive_factor[i],
+            0.0,
+            f32::MAX,
+        );
+    }
+    let scalars = [
+        (
+            "metallicFactor",
+            &mut row.metallic_factor,
+            defaults.metallic_factor,
+            0.0,
+            1.0,
+        ),
+        (
+            "roughnessFactor",
+            &mut row.roughness_factor,
+            defaults.roughness_factor,
+            0.0,
+            1.0,
+        ),
+        (
+            "occlusionTexture.strength",
+            &mut row.occlusion_strength,
+            defaults.occlusion_strength,
+            0.0,
+            1.0,
+        ),
+        (
+            "normalTexture.scale",
+            &mut row.normal_scale,
+            defaults.normal_scale,
+            f32::MIN,
+            f32::MAX,
+        ),
+        (
+            "alphaCutoff",
+            &mut row.alpha_cutoff,
+            defaults.alpha_cutoff,
+            0.0,
+            f32::MAX,
+        ),
+    ];
+    for (name, v, default, lo, hi) in scalars {
+        fix(name.to_string(), v, default, lo, hi);
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scene::{Image, ImageSource};
+
+    #[test]
+    fn out_of_range_and_non_finite_factors_are_repaired_and_reported() {
+        let mut row = factors(&Material {
+            base_color_factor: [3.5, -1.0, 0.25, f32::NAN],
+            metallic_factor: f32::INFINITY,
+            roughness_factor: 0.5,
+            emissive_factor: [2.0, -0.5, 0.0],
+            alpha_cutoff: -0.25,
+            ..Material::default()
+        });
+        let notes = repair_factors(&mut row);
+        assert_eq!(row.base_color_factor, [1.0, 0.0, 0.25, 1.0]);
+        assert_eq!(
+            row.metallic_factor, 1.0,
+            "glTF default for a non-finite value"
+        );
+        assert_eq!(row.roughness_factor, 0.5, "in range: untouched");
+        assert_eq!(
+            row.emissive_factor,
+            [2.0, 0.0, 0.0],
+            "emissive may exceed 1"
+        );
+        assert_eq!(row.alpha_cutoff, 0.0);
+        assert_eq!(notes.len(), 6, "{notes:?}");
+        assert!(notes[0].starts_with("baseColorFactor[0] 3.5"), "{notes:?}");
+        let bytes = crate::formats::hmat::write(&crate::formats::hmat::HMat {
+            materials: vec![row],
+        });
+        assert_eq!(crate::formats::hmat::validate(&bytes), vec![]);
+        let mut fine = factors(&Material::default());
+        assert!(repair_factors(&mut fine).is_empty());
+    }
 
     fn image(bytes: &[u8], uri: &str) -> Image {
         Image {

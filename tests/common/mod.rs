@@ -4,21 +4,85 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The shared corpus, from `ASSETC_CORPUS` or `../shared/corpus`; `None` (and a printed
-/// note) when it is absent.
-pub fn corpus(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
+/// Whether the tests run in CI (`CI=true`, as CI services set it): there, a missing corpus
+/// or peer tool fails the test instead of skipping it, so a test cannot pass having
+/// tested nothing.
+pub fn in_ci() -> bool {
+    std::env::var("CI")
+        .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes"))
+}
+
+/// Reports that `what` (a corpus, a tool) is missing: fails the test under CI, else
+/// prints a note (visible with `--nocapture`) and lets the caller skip.
+pub fn missing(test: &str, what: &str) {
+    if in_ci() {
+        panic!("{test}: {what} is missing; with CI=true every test must run");
+    }
+    eprintln!("skipped {test}: {what} is missing (with CI=true this fails)");
+}
+
+/// The shared corpus folder from `ASSETC_CORPUS` or `../shared/corpus`, whether or not it
+/// exists.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("ASSETC_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+}
+
+/// The shared corpus (holding `gltf/`); `None` when absent, which fails under CI.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.join("gltf").is_dir() {
         Some(dir)
     } else {
-        println!(
-            "skipped {test}: corpus not found at {} (set ASSETC_CORPUS)",
-            dir.display()
+        missing(
+            test,
+            &format!("the corpus at {} (set ASSETC_CORPUS)", dir.display()),
         );
         None
     }
+}
+
+/// A program found through the environment variable `env` (a path), else on PATH by
+/// `name`, else in the `fallback` folders (a distribution's standard place, never a
+/// user's home).
+pub fn tool(env: &str, name: &str, fallback: &[&str]) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env).map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(fallback.iter().map(PathBuf::from))
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Qt 6 host tools (`balsam`, `meshdebug`): `ASSETC_QT6_<NAME>`, PATH, `/usr/lib/qt6/bin`.
+pub fn qt6_tool(name: &str) -> Option<PathBuf> {
+    tool(
+        &format!("ASSETC_QT6_{}", name.to_ascii_uppercase()),
+        name,
+        &["/usr/lib/qt6/bin"],
+    )
+}
+
+/// A tool shipped inside the PySide6 package (`balsam`, `qmllint`): `ASSETC_PYSIDE6_<NAME>`,
+/// else the installed package's folder as `python3 -c 'import PySide6'` reports it.
+pub fn pyside6_tool(name: &str) -> Option<PathBuf> {
+    let env = format!("ASSETC_PYSIDE6_{}", name.to_ascii_uppercase());
+    if let Some(p) = std::env::var_os(&env).map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import os, PySide6; print(os.path.dirname(PySide6.__file__))",
+        ])
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(out.stdout).ok()?;
+    let p = Path::new(dir.trim()).join(name);
+    (out.status.success() && p.is_file()).then_some(p)
 }
 
 pub fn assetc(args: &[&str]) -> Output {

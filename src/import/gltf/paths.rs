@@ -34,8 +34,9 @@ pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
 }
 
 /// Resolves a relative URI against the source folder and checks that it stays inside the
-/// input root. The check is lexical (no symlink resolution) so that a missing file still
-/// gets a path the texture stage can report.
+/// input root: first lexically (so that a missing file still gets a path the texture stage
+/// can report), then, for a file that exists, by its real path, so that a symbolic link in
+/// the tree cannot lead a build to read (or the Qt target to copy) a file outside it.
 pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
     if uri.contains("://") || uri.starts_with('/') || uri.starts_with('\\') {
         return Err("absolute or remote URIs are not allowed".into());
@@ -56,7 +57,31 @@ pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
             root.display()
         ));
     }
+    check_real_path(&joined, &root)?;
     Ok(joined)
+}
+
+/// Refuses a path that exists but whose real location (every symbolic link followed) is
+/// outside the real input root. A path that does not exist is left to the reader, which
+/// reports it missing; a dangling link is refused here because it names a target we will
+/// not follow.
+fn check_real_path(path: &Path, root: &Path) -> Result<(), String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(());
+    }
+    let real = std::fs::canonicalize(path)
+        .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
+    let real_root = std::fs::canonicalize(root)
+        .map_err(|e| format!("the input root {} cannot be resolved: {e}", root.display()))?;
+    if !real.starts_with(&real_root) {
+        return Err(format!(
+            "{} is a link to {}, outside the input root {}",
+            path.display(),
+            real.display(),
+            real_root.display()
+        ));
+    }
+    Ok(())
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -94,6 +119,33 @@ mod tests {
         );
         assert!(parse_data_uri("foo.bin").is_none());
         assert!(matches!(parse_data_uri("data:;base64,@@"), Some(Err(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn real_path_check_refuses_links_out_of_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.png"), b"x").unwrap();
+        std::fs::write(root.path().join("inside.png"), b"x").unwrap();
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, root.path().join(name)).unwrap();
+            root.path().join(name)
+        };
+        let out_file = link(&outside.path().join("secret.png"), "escape.png");
+        let out_dir = link(outside.path(), "dir");
+        let in_file = link(&root.path().join("inside.png"), "alias.png");
+        let dangling = link(&outside.path().join("gone.png"), "dangling.png");
+        let err = check_real_path(&out_file, root.path()).unwrap_err();
+        assert!(err.contains("outside the input root"), "{err}");
+        assert!(check_real_path(&out_dir.join("secret.png"), root.path()).is_err());
+        assert!(check_real_path(&in_file, root.path()).is_ok());
+        assert!(check_real_path(&root.path().join("inside.png"), root.path()).is_ok());
+        assert!(check_real_path(&dangling, root.path()).is_err());
+        assert!(
+            check_real_path(&root.path().join("missing.png"), root.path()).is_ok(),
+            "a missing file is reported by the reader, with its path"
+        );
     }
 
     #[test]

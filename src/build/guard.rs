@@ -1,0 +1,111 @@
+//! The fences around one asset's work: a panic anywhere in compiling a source (or encoding
+//! a texture) becomes that asset's error instead of ending the build, and every output is
+//! checked by its format's validator in memory, before anything is renamed into place, so
+//! a build never writes a file that `assetc check` would reject.
+
+use super::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
+use super::discover::Source;
+use crate::formats::FormatKind;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+/// Compiles one source; a panic or an output that fails validation is its error, naming
+/// the source file.
+pub fn compile_guarded(
+    source: &Source,
+    input_root: &Path,
+    settings: &AssetSettings,
+) -> Result<CompiledAsset, String> {
+    let display = source.abs_path.display();
+    // AssertUnwindSafe: on a panic everything the closure touched is dropped with it; only
+    // shared read-only inputs outlive it.
+    let asset = catch_unwind(AssertUnwindSafe(|| {
+        compile_asset(source, input_root, settings)
+    }))
+    .map_err(|payload| {
+        format!(
+            "{display}: internal error while compiling (a bug in assetc, please report it \
+             with this file): {}",
+            panic_message(payload.as_ref())
+        )
+    })?
+    .map_err(|e| e.to_string())?;
+    for file in &asset.files {
+        check_output(&file.rel_path, &file.bytes).map_err(|e| format!("{display}: {e}"))?;
+    }
+    Ok(asset)
+}
+
+/// Encodes one texture; a panic or an invalid result is that texture's error (the driver
+/// names the image and fails the assets that use it).
+pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, String> {
+    let bytes = catch_unwind(AssertUnwindSafe(|| {
+        crate::pipeline::textures::encode_texture(
+            &req.job.bytes,
+            req.job.mime_type.as_deref(),
+            req.job.mode,
+            req.job.alpha_cutoff,
+            &req.settings,
+        )
+    }))
+    .map_err(|payload| {
+        format!(
+            "{}: internal error while encoding (a bug in assetc, please report it): {}",
+            req.job.label,
+            panic_message(payload.as_ref())
+        )
+    })?
+    .map_err(|e| e.named(&req.job.label).to_string())?;
+    check_output(&req.rel_path(), &bytes).map_err(|e| format!("{}: {e}", req.job.label))?;
+    Ok(bytes)
+}
+
+/// Runs the validator of the file's format (by extension) on bytes about to be written.
+/// Files of no format of ours (`.qml`, copied images) pass.
+pub fn check_output(rel_path: &str, bytes: &[u8]) -> Result<(), String> {
+    let Some(kind) = FormatKind::from_path(Path::new(rel_path)) else {
+        return Ok(());
+    };
+    let problems = super::verify::validate_bytes(kind, bytes);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    Err(format!(
+        "{rel_path} was not written: it fails validation: {}",
+        list.join("; ")
+    ))
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic without a message".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_output_bytes_are_refused_naming_the_file() {
+        let err = check_output("models/a.hmat", b"HMAT").unwrap_err();
+        assert!(err.starts_with("models/a.hmat was not written"), "{err}");
+        let table = crate::formats::hmat::write(&crate::formats::hmat::HMat {
+            materials: vec![Default::default()],
+        });
+        assert_eq!(check_output("models/a.hmat", &table), Ok(()));
+        assert_eq!(check_output("scene.qml", b"anything"), Ok(()));
+    }
+
+    #[test]
+    fn panic_payloads_become_messages() {
+        let p = catch_unwind(|| panic!("index out of bounds")).unwrap_err();
+        assert_eq!(panic_message(p.as_ref()), "index out of bounds");
+        let n = 3;
+        let p = catch_unwind(|| panic!("bad {n}")).unwrap_err();
+        assert_eq!(panic_message(p.as_ref()), "bad 3");
+    }
+}

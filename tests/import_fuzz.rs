@@ -1,0 +1,461 @@
+//! Importer fuzzing on stable Rust: corpus glTF/GLB files, mutated (bit flips, truncation,
+//! spliced ranges, counts/offsets/indices set to 0, max or huge values, swapped accessors,
+//! dropped keys), seeded and deterministic, through `assetc build` in batches. Every case:
+//! no panic (not even one the build caught), no signal, memory bounded by `ulimit -v`,
+//! exit 0 or 1, and whatever was written passes `assetc check`.
+//!
+//! `ASSETC_FUZZ_SEED` (default 14) and `ASSETC_FUZZ_CASES` (default 2000, sized for about
+//! two minutes on two cores) choose the run; a failure names the seed and the case, and the
+//! cases are rebuilt one by one to find which file does it.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Address-space limit of each build (KiB): a case that tries to allocate more aborts,
+/// which the test reports as a crash.
+const MEMORY_LIMIT_KIB: u64 = 3 << 20;
+const CASES_PER_BATCH: usize = 50;
+/// Sources bigger than this (with their buffers) are left out: mutating them teaches little
+/// more and costs time.
+const MAX_SOURCE_BYTES: u64 = 200_000;
+
+/// SplitMix64: tiny, deterministic on every platform and needs no dependency; the cases
+/// only have to be reproducible from the seed, not cryptographically random.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A corpus source: its file and the folder holding what it refers to.
+struct Seed {
+    path: PathBuf,
+    bytes: Vec<u8>,
+}
+
+fn seeds(corpus: &Path) -> Vec<Seed> {
+    let mut out = Vec::new();
+    for path in gltf_files(&corpus.join("gltf")) {
+        let dir = path.parent().unwrap();
+        // The source plus its folder's buffers: what a case reads besides images.
+        let size: u64 = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path() == path || e.path().extension().is_some_and(|x| x == "bin"))
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum();
+        if size <= MAX_SOURCE_BYTES {
+            let bytes = std::fs::read(&path).unwrap();
+            out.push(Seed { path, bytes });
+        }
+    }
+    out
+}
+
+/// The numeric leaves of a JSON document, as pointers (`/accessors/3/count`).
+fn numeric_pointers(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::Number(_) => out.push(at),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                numeric_pointers(item, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                numeric_pointers(item, format!("{at}/{key}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Values a size, offset or index field should never trust.
+fn hostile_number(rng: &mut Rng, old: &Value) -> Value {
+    let old = old.as_f64().unwrap_or(0.0);
+    let choices: [Value; 14] = [
+        0.into(),
+        1.into(),
+        (-1).into(),
+        255.into(),
+        65_535.into(),
+        4_294_967_295u64.into(),
+        9_007_199_254_740_993u64.into(),
+        u64::MAX.into(),
+        serde_json::json!(1e25),
+        serde_json::json!(-1e25),
+        serde_json::json!(1e300),
+        serde_json::json!(old + 1.0),
+        serde_json::json!(old * 2.0),
+        serde_json::json!(old / 3.0),
+    ];
+    choices[rng.below(choices.len())].clone()
+}
+
+/// One structural mutation of a glTF document.
+fn mutate_json(rng: &mut Rng, doc: &mut Value, log: &mut Vec<String>) {
+    match rng.below(4) {
+        // Swap two accessors (or two buffer views): data of the wrong type and size.
+        0 => {
+            let key = if rng.chance(70) {
+                "accessors"
+            } else {
+                "bufferViews"
+            };
+            if let Some(items) = doc.get_mut(key).and_then(Value::as_array_mut) {
+                if items.len() >= 2 {
+                    let (a, b) = (rng.below(items.len()), rng.below(items.len()));
+                    items.swap(a, b);
+                    log.push(format!("swap {key}[{a}] and [{b}]"));
+                }
+            }
+        }
+        // Drop a key somewhere.
+        1 => {
+            let mut pointers = Vec::new();
+            numeric_pointers(doc, String::new(), &mut pointers);
+            if pointers.is_empty() {
+                return;
+            }
+            let p = &pointers[rng.below(pointers.len())];
+            let (parent, key) = p.rsplit_once('/').unwrap();
+            if let Some(Value::Object(map)) = doc.pointer_mut(parent) {
+                let key = key.replace("~1", "/").replace("~0", "~");
+                map.remove(&key);
+                log.push(format!("remove {p}"));
+            }
+        }
+        // Set a number (count, offset, length, stride, index, factor) to a hostile value.
+        _ => {
+            let mut pointers = Vec::new();
+            numeric_pointers(doc, String::new(), &mut pointers);
+            if pointers.is_empty() {
+                return;
+            }
+            let p = pointers[rng.below(pointers.len())].clone();
+            if let Some(slot) = doc.pointer_mut(&p) {
+                let new = hostile_number(rng, slot);
+                log.push(format!("set {p} = {new}"));
+                *slot = new;
+            }
+        }
+    }
+}
+
+/// One byte-level mutation.
+fn mutate_bytes(rng: &mut Rng, bytes: &mut Vec<u8>, log: &mut Vec<String>) {
+    if bytes.is_empty() {
+        return;
+    }
+    match rng.below(5) {
+        0 => {
+            for _ in 0..1 + rng.below(8) {
+                let (i, bit) = (rng.below(bytes.len()), rng.below(8));
+                bytes[i] ^= 1 << bit;
+                log.push(format!("flip bit {bit} of byte {i}"));
+            }
+        }
+        1 => {
+            let len = rng.below(bytes.len());
+            bytes.truncate(len);
+            log.push(format!("truncate to {len}"));
+        }
+        2 => {
+            let (from, to) = (rng.below(bytes.len()), rng.below(bytes.len()));
+            let len = rng.below(256).min(bytes.len() - from).min(bytes.len() - to);
+            let range = bytes[from..from + len].to_vec();
+            bytes[to..to + len].copy_from_slice(&range);
+            log.push(format!("splice {len} bytes from {from} to {to}"));
+        }
+        3 => {
+            let (from, to) = (rng.below(bytes.len()), rng.below(bytes.len()));
+            let len = rng.below(64).min(bytes.len() - from);
+            let range = bytes[from..from + len].to_vec();
+            bytes.splice(to..to, range);
+            log.push(format!("insert {len} bytes from {from} at {to}"));
+        }
+        _ => {
+            let i = rng.below(bytes.len() / 4) * 4;
+            let word: u32 = [0, u32::MAX, 0x7f7f_ffff, 0x8000_0000][rng.below(4)];
+            let end = (i + 4).min(bytes.len());
+            bytes[i..end].copy_from_slice(&word.to_le_bytes()[..end - i]);
+            log.push(format!("word at {i} = {word:#x}"));
+        }
+    }
+}
+
+/// GLB: JSON chunk and optional BIN chunk, or `None` when the container is not plain.
+fn split_glb(bytes: &[u8]) -> Option<(Value, Option<Vec<u8>>)> {
+    let u32_at = |o: usize| Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?));
+    let json_len = u32_at(12)? as usize;
+    let json = serde_json::from_slice(bytes.get(20..20 + json_len)?).ok()?;
+    let bin_at = 20 + json_len;
+    let bin = match u32_at(bin_at) {
+        Some(len) => Some(bytes.get(bin_at + 8..bin_at + 8 + len as usize)?.to_vec()),
+        None => None,
+    };
+    Some((json, bin))
+}
+
+fn join_glb(json: &Value, bin: Option<&[u8]>) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    while j.len() % 4 != 0 {
+        j.push(b' ');
+    }
+    let mut out = b"glTF".to_vec();
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes()); // total, patched below
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    if let Some(bin) = bin {
+        let mut b = bin.to_vec();
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&b);
+    }
+    let total = out.len() as u32;
+    out[8..12].copy_from_slice(&total.to_le_bytes());
+    out
+}
+
+/// A mutated copy of `seed`, and what was done to it.
+fn mutate(rng: &mut Rng, seed: &Seed) -> (Vec<u8>, String) {
+    let mut log = Vec::new();
+    let glb = seed.bytes.starts_with(b"glTF");
+    let rounds = 1 + rng.below(3);
+    let mut bytes = seed.bytes.clone();
+    if rng.chance(60) {
+        let parsed = if glb {
+            split_glb(&bytes)
+        } else {
+            serde_json::from_slice(&bytes).ok().map(|v| (v, None))
+        };
+        if let Some((mut doc, mut bin)) = parsed {
+            for _ in 0..rounds {
+                mutate_json(rng, &mut doc, &mut log);
+            }
+            if let Some(bin) = bin.as_mut().filter(|_| rng.chance(30)) {
+                let mut bin_log = Vec::new();
+                mutate_bytes(rng, bin, &mut bin_log);
+                log.extend(bin_log.into_iter().map(|l| format!("BIN chunk: {l}")));
+            }
+            bytes = if glb {
+                join_glb(&doc, bin.as_deref())
+            } else {
+                serde_json::to_vec_pretty(&doc).unwrap()
+            };
+            return (bytes, log.join("; "));
+        }
+    }
+    for _ in 0..rounds {
+        mutate_bytes(rng, &mut bytes, &mut log);
+    }
+    (bytes, log.join("; "))
+}
+
+struct Case {
+    /// Path below the batch's input root.
+    rel: String,
+    seed_file: PathBuf,
+    mutation: String,
+}
+
+/// Writes one batch: each seed's folder copied once (buffers, images; not its sources),
+/// with the batch's mutated sources beside them.
+fn write_batch(rng: &mut Rng, seeds: &[Seed], input: &Path, first_case: usize) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for n in 0..CASES_PER_BATCH {
+        let s = rng.below(seeds.len());
+        let seed = &seeds[s];
+        let dir_name = format!("s{s}");
+        let dir = input.join(&dir_name);
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir).unwrap();
+            for e in std::fs::read_dir(seed.path.parent().unwrap())
+                .unwrap()
+                .flatten()
+            {
+                let p = e.path();
+                let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+                if p.is_file() && !matches!(ext, "gltf" | "glb") {
+                    std::fs::copy(&p, dir.join(e.file_name())).unwrap();
+                }
+            }
+        }
+        let (bytes, mutation) = mutate(rng, seed);
+        let ext = seed.path.extension().unwrap().to_str().unwrap();
+        let rel = format!("{dir_name}/case{}.{ext}", first_case + n);
+        std::fs::write(input.join(&rel), bytes).unwrap();
+        cases.push(Case {
+            rel,
+            seed_file: seed.path.clone(),
+            mutation,
+        });
+    }
+    cases
+}
+
+fn fuzz_settings(dir: &Path) -> PathBuf {
+    // Small, exact textures: the importer is under test, not the encoders.
+    let path = dir.join("fuzz.toml");
+    std::fs::write(
+        &path,
+        "[texture]\nformat = \"rgba8\"\nmax_size = 32\n[mesh]\nlod_ratios = [0.5]\n",
+    )
+    .unwrap();
+    path
+}
+
+/// `assetc build` under the memory limit.
+fn build(input: &Path, output: &Path, config: &Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_LIMIT_KIB} && exec \"$@\""))
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_assetc"))
+        .args(["build"])
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .arg("--config")
+        .arg(config)
+        .args(["-j", "2", "--message-format", "json"])
+        .output()
+        .unwrap()
+}
+
+/// What is wrong with one build's outcome, if anything.
+fn judge(o: &Output, output: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    match o.status.code() {
+        Some(0 | 1) => {}
+        Some(code) => problems.push(format!("exit {code}: {stderr}")),
+        None => problems.push(format!("killed by a signal ({:?}): {stderr}", o.status)),
+    }
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if let Some(error) = v["error"].as_str() {
+            // The build caught it, but a panic is a bug all the same.
+            if error.contains("internal error") {
+                let at: Vec<&str> = stderr
+                    .lines()
+                    .filter(|l| l.contains("panicked at"))
+                    .collect();
+                problems.push(format!("caught panic: {error} ({})", at.join("; ")));
+            }
+        }
+    }
+    if stderr.contains("panicked") && problems.is_empty() {
+        problems.push(format!("panic message on stderr: {stderr}"));
+    }
+    if output.join("assets.hman").is_file() {
+        let check = assetc(&["check", output.to_str().unwrap()]);
+        if !check.status.success() {
+            problems.push(format!(
+                "check rejects what was written: {}",
+                String::from_utf8_lossy(&check.stdout)
+            ));
+        }
+    }
+    problems
+}
+
+/// Rebuilds each case of a failed batch alone to name the culprits.
+fn culprits(cases: &[Case], input: &Path, config: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for case in cases {
+        let out = tempfile::tempdir().unwrap();
+        let o = build(&input.join(&case.rel), out.path(), config);
+        let problems = judge(&o, out.path());
+        if !problems.is_empty() {
+            found.push(format!(
+                "{} (from {}, {}): {}",
+                case.rel,
+                case.seed_file.display(),
+                case.mutation,
+                problems.join(" | ")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn mutated_corpus_sources_never_crash_the_build_or_write_invalid_output() {
+    let Some(corpus) = corpus("import_fuzz") else {
+        return;
+    };
+    let seeds = seeds(&corpus);
+    assert!(
+        seeds.len() >= 10,
+        "only {} small corpus sources",
+        seeds.len()
+    );
+    let seed = env_number("ASSETC_FUZZ_SEED", 14);
+    let total = env_number("ASSETC_FUZZ_CASES", 2000) as usize;
+    let mut rng = Rng(seed);
+    let work = tempfile::tempdir().unwrap();
+    let config = fuzz_settings(work.path());
+    let mut failures = Vec::new();
+    let mut built = 0;
+    for batch in 0..total.div_ceil(CASES_PER_BATCH) {
+        let input = work.path().join(format!("in{batch}"));
+        let output = work.path().join(format!("out{batch}"));
+        let cases = write_batch(&mut rng, &seeds, &input, batch * CASES_PER_BATCH);
+        let o = build(&input, &output, &config);
+        built += String::from_utf8_lossy(&o.stdout)
+            .matches("\"status\":\"built\"")
+            .count();
+        let problems = judge(&o, &output);
+        if !problems.is_empty() {
+            let named = culprits(&cases, &input, &config);
+            failures.push(format!(
+                "seed {seed}, batch {batch}: {}\n  {}",
+                problems.join(" | "),
+                named.join("\n  ")
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&input);
+        let _ = std::fs::remove_dir_all(&output);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The mutations must leave enough cases buildable for the output checks to mean
+    // something (most mutations of a number or a bit keep the file readable).
+    assert!(
+        built * 10 >= total,
+        "only {built} of {total} cases built: the mutations are too destructive to test \
+         the pipeline"
+    );
+}
