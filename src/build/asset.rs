@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which runtime files a build writes for each source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Target {
     /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).
     HMesh,
@@ -272,6 +273,7 @@ fn compile_hmesh_set(
             source,
         }
     })?;
+    warnings.extend(mesh_build.warnings.iter().map(|w| format!("{display}: {w}")));
     let files = &mut compiled.files;
     let hmesh_bytes = hmesh::write(&mesh_build.mesh).map_err(|e| AssetError::Encode {
         path: display.clone(),
