@@ -273,7 +273,12 @@ fn compile_hmesh_set(
             source,
         }
     })?;
-    warnings.extend(mesh_build.warnings.iter().map(|w| format!("{display}: {w}")));
+    warnings.extend(
+        mesh_build
+            .warnings
+            .iter()
+            .map(|w| format!("{display}: {w}")),
+    );
     let files = &mut compiled.files;
     let hmesh_bytes = hmesh::write(&mesh_build.mesh).map_err(|e| AssetError::Encode {
         path: display.clone(),

@@ -21,7 +21,13 @@ struct Diagnostic<'a> {
     message: &'a str,
 }
 
-fn emit(format: MessageFormat, severity: &'static str, code: &'static str, config: Option<&ConfigError>, message: &str) {
+fn emit(
+    format: MessageFormat,
+    severity: &'static str,
+    code: &'static str,
+    config: Option<&ConfigError>,
+    message: &str,
+) {
     match format {
         MessageFormat::Human => eprintln!("{severity}: {message}"),
         MessageFormat::Json => {
@@ -44,7 +50,13 @@ fn emit(format: MessageFormat, severity: &'static str, code: &'static str, confi
 /// Prints a configuration warning (unless `-q`).
 pub fn config_warning(global: &GlobalArgs, warning: &ConfigError) {
     if !global.quiet {
-        emit(global.message_format, "warning", "config", Some(warning), &warning.to_string());
+        emit(
+            global.message_format,
+            "warning",
+            "config",
+            Some(warning),
+            &warning.to_string(),
+        );
     }
 }
 
@@ -53,7 +65,10 @@ pub fn command_error(format: MessageFormat, error: &anyhow::Error) {
     let message = format!("{error:#}");
     match error.downcast_ref::<UsageError>() {
         Some(usage) => {
-            let config = usage.0.chain().find_map(|e| e.downcast_ref::<ConfigError>());
+            let config = usage
+                .0
+                .chain()
+                .find_map(|e| e.downcast_ref::<ConfigError>());
             let code = if config.is_some() { "config" } else { "usage" };
             emit(format, "error", code, config, &message);
         }

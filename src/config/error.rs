@@ -102,6 +102,8 @@ pub(crate) fn plain_words(message: &str) -> String {
         ("expected a boolean", "expected true or false"),
         ("expected a sequence", "expected a list like [0.5, 0.25]"),
         ("expected a string", "expected a quoted string"),
+        ("unknown field", "unknown key"),
+        ("unknown variant", "unknown value"),
         ("floating point", "number"),
         ("integer `", "whole number `"),
     ];

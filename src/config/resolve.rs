@@ -12,7 +12,8 @@ use std::sync::Arc;
 pub fn parse_target(name: &str) -> Result<Target, String> {
     let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
         name.into_deserializer();
-    Target::deserialize(de).map_err(|e| with_suggestion(&e.to_string()).replace("variant", "target"))
+    Target::deserialize(de)
+        .map_err(|e| with_suggestion(&e.to_string()).replace("variant", "target"))
 }
 
 impl Config {
@@ -73,8 +74,8 @@ impl Config {
             p.apply_tables(&mut options.settings).map_err(invalid)?;
         }
         for rule in &self.rules {
-            let glob = globset::Glob::new(rule.pattern.get_ref())
-                .map_err(|e| invalid(e.to_string()))?;
+            let glob =
+                globset::Glob::new(rule.pattern.get_ref()).map_err(|e| invalid(e.to_string()))?;
             let rule = rule.clone();
             options.rules.push(SettingsRule {
                 matcher: glob.compile_matcher(),

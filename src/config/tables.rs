@@ -285,7 +285,9 @@ mod tests {
     fn only_the_keys_set_are_overlaid() {
         let mut s = AssetSettings::default();
         s.mesh.weld_threshold = 0.5;
-        tables("[mesh]\noptimize = false\n").apply_tables(&mut s).unwrap();
+        tables("[mesh]\noptimize = false\n")
+            .apply_tables(&mut s)
+            .unwrap();
         assert!(!s.mesh.optimize);
         assert_eq!(s.mesh.weld_threshold, 0.5, "a key not in the table is kept");
     }

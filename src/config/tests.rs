@@ -52,13 +52,33 @@ fn wrong_types_are_named_in_plain_words_at_their_line() {
 #[test]
 fn out_of_range_values_point_at_their_line() {
     for (text, line, words) in [
-        ("[mesh]\nmeshlet_max_triangles = 130\n", 2, "meshlet_max_triangles"),
-        ("[texture]\nquality = 1.5\n", 2, "quality must be a number from 0 to 1"),
+        (
+            "[mesh]\nmeshlet_max_triangles = 130\n",
+            2,
+            "meshlet_max_triangles",
+        ),
+        (
+            "[texture]\nquality = 1.5\n",
+            2,
+            "quality must be a number from 0 to 1",
+        ),
         ("[texture]\nquality = -0.1\n", 2, "quality must be"),
-        ("[texture]\nmax_size = 0\n", 2, "max_size must be at least 1"),
-        ("[animation]\ntolerance = -1.0\n", 2, "tolerance must be a number >= 0"),
+        (
+            "[texture]\nmax_size = 0\n",
+            2,
+            "max_size must be at least 1",
+        ),
+        (
+            "[animation]\ntolerance = -1.0\n",
+            2,
+            "tolerance must be a number >= 0",
+        ),
         ("[bmd1]\nsample_rate_hz = 60.0\n", 2, "sample_rate_hz"),
-        ("[qtmesh]\nmesh_version = 6\n", 2, "mesh_version must be 5 or 7"),
+        (
+            "[qtmesh]\nmesh_version = 6\n",
+            2,
+            "mesh_version must be 5 or 7",
+        ),
         (
             "[[rules]]\nmatch = \"a/**\"\ntexture.quality = 2.0\n",
             3,
