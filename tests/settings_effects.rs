@@ -239,3 +239,264 @@ fn animation_settings() {
         "a tolerance drops keys that change the curve only slightly"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// build.toml.example: every key it shows has an effect, and the values it shows are the
+// defaults.
+
+use assetc::build::asset::AssetSettings;
+use assetc::build::{BuildOptions, Target};
+use assetc::pipeline::textures::TextureFormat;
+use assetc::targets::bmd1::Bmd1VertexEncoding;
+use assetc::targets::qtmesh::QtNaming;
+
+const EXAMPLE: &str = include_str!("../build.toml.example");
+
+/// What a resolved build depends on from the file (BuildOptions itself holds closures).
+#[derive(Debug, Clone, PartialEq)]
+struct Resolved {
+    input: PathBuf,
+    output: PathBuf,
+    pack_spk: bool,
+    settings: AssetSettings,
+}
+
+fn resolve(text: &str, preset: Option<&str>) -> (Resolved, BuildOptions) {
+    let config = assetc::config::parse_config(text, Path::new("build.toml"))
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut options = BuildOptions::new("assets", "runtime");
+    config.apply_to(&mut options, preset).unwrap();
+    let r = Resolved {
+        input: options.input.clone(),
+        output: options.output.clone(),
+        pack_spk: options.pack_spk,
+        settings: options.settings.clone(),
+    };
+    (r, options)
+}
+
+fn defaults() -> Resolved {
+    Resolved {
+        input: "assets".into(),
+        output: "runtime".into(),
+        pack_spk: false,
+        settings: AssetSettings::default(),
+    }
+}
+
+/// The example with `key` of `[section]` ("" for the top level) set to `value`; the
+/// commented `# pack = ...` line counts as the key's line.
+fn with_value(section: &str, key: &str, value: &str) -> String {
+    let mut current = String::new();
+    let mut done = false;
+    let lines: Vec<String> = EXAMPLE
+        .lines()
+        .map(|line| {
+            let t = line.trim_start_matches("# ").trim_start();
+            if line.starts_with('[') && !line.starts_with("[[") {
+                current = line[1..line.find(']').unwrap()].to_string();
+            }
+            let is_key = t
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='));
+            if !done && current == section && is_key {
+                done = true;
+                format!("{key} = {value}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    assert!(done, "build.toml.example has no `{key}` in [{section}]");
+    lines.join("\n")
+}
+
+/// Each key of the example, a value other than its default, and what that changes.
+type Case = (&'static str, &'static str, &'static str, fn(&mut Resolved));
+
+const CASES: &[Case] = &[
+    ("", "input", "\"src\"", |r| r.input = "src".into()),
+    ("", "output", "\"out\"", |r| r.output = "out".into()),
+    ("", "targets", "[\"bmd1\", \"qtmesh\"]", |r| {
+        r.settings.targets = vec![Target::Bmd1, Target::QtMesh]
+    }),
+    ("", "pack", "\"spk\"", |r| r.pack_spk = true),
+    ("mesh", "generate_normals", "false", |r| {
+        r.settings.mesh.generate_normals = false
+    }),
+    ("mesh", "generate_tangents", "false", |r| {
+        r.settings.mesh.generate_tangents = false
+    }),
+    ("mesh", "normal_smoothing_angle", "30.0", |r| {
+        r.settings.mesh.normal_smoothing_angle = 30.0
+    }),
+    ("mesh", "weld_vertices", "false", |r| {
+        r.settings.mesh.weld_vertices = false
+    }),
+    ("mesh", "weld_threshold", "0.0", |r| {
+        r.settings.mesh.weld_threshold = 0.0
+    }),
+    ("mesh", "optimize", "false", |r| {
+        r.settings.mesh.optimize = false
+    }),
+    ("mesh", "meshlet_max_vertices", "128", |r| {
+        r.settings.mesh.meshlet_max_vertices = 128
+    }),
+    ("mesh", "meshlet_max_triangles", "256", |r| {
+        r.settings.mesh.meshlet_max_triangles = 256
+    }),
+    ("mesh", "meshlet_cone_weight", "0.0", |r| {
+        r.settings.mesh.meshlet_cone_weight = 0.0
+    }),
+    ("mesh", "lod_ratios", "[]", |r| {
+        r.settings.mesh.lod_ratios = vec![]
+    }),
+    ("mesh", "lod_target_error", "0.01", |r| {
+        r.settings.mesh.lod_target_error = 0.01
+    }),
+    ("mesh", "bake_transforms", "false", |r| {
+        r.settings.mesh.bake_transforms = false
+    }),
+    ("texture", "format", "\"bc7\"", |r| {
+        r.settings.texture.format = TextureFormat::Bc7
+    }),
+    ("texture", "max_size", "1024", |r| {
+        r.settings.texture.max_size = 1024
+    }),
+    ("texture", "mipmaps", "false", |r| {
+        r.settings.texture.mipmaps = false
+    }),
+    ("texture", "quality", "1.0", |r| {
+        r.settings.texture.quality = 1.0
+    }),
+    ("texture", "bc_zstd", "true", |r| {
+        r.settings.texture.bc_zstd = true
+    }),
+    ("animation", "import", "false", |r| {
+        r.settings.animation.import = false
+    }),
+    ("animation", "keyframe_reduction", "false", |r| {
+        r.settings.animation.keyframe_reduction = false
+    }),
+    ("animation", "tolerance", "0.01", |r| {
+        r.settings.animation.tolerance = 0.01
+    }),
+    ("bmd1", "vertex_encoding", "\"128\"", |r| {
+        r.settings.bmd1.vertex_encoding = Bmd1VertexEncoding::Bits128
+    }),
+    ("bmd1", "sample_rate_hz", "15.0", |r| {
+        r.settings.bmd1.sample_rate_hz = 15.0
+    }),
+    ("bmd1", "position_error", "0.0", |r| {
+        r.settings.bmd1.position_error = 0.0
+    }),
+    ("bmd1", "uv_error", "0.0", |r| {
+        r.settings.bmd1.uv_error = 0.0
+    }),
+    ("qtmesh", "mesh_version", "5", |r| {
+        // The example also sets `naming`, so the Qt 6.4 names do not follow.
+        r.settings.qtmesh.mesh_version = 5
+    }),
+    ("qtmesh", "naming", "\"qt64\"", |r| {
+        r.settings.qtmesh.naming = QtNaming::Qt64
+    }),
+];
+
+#[test]
+fn the_example_shows_the_defaults() {
+    let (resolved, options) = resolve(EXAMPLE, None);
+    assert_eq!(resolved, defaults());
+    assert!(options.rules.is_empty());
+}
+
+#[test]
+fn every_example_key_changes_the_resolved_settings_as_documented() {
+    for (section, key, value, change) in CASES {
+        let text = with_value(section, key, value);
+        let (resolved, _) = resolve(&text, None);
+        let mut expected = defaults();
+        change(&mut expected);
+        assert_ne!(
+            expected,
+            defaults(),
+            "{section}.{key} = {value} changes nothing"
+        );
+        assert_eq!(resolved, expected, "{section}.{key} = {value}");
+    }
+}
+
+#[test]
+fn every_key_of_the_example_and_of_the_settings_types_has_a_case() {
+    let cased: Vec<String> = CASES
+        .iter()
+        .map(|(s, k, _, _)| format!("{s}.{k}"))
+        .collect();
+    // Keys the example sets (and `pack`, shown commented out).
+    let example: toml::Table = EXAMPLE.parse().unwrap();
+    let mut keys = vec![".pack".to_string()];
+    for (name, value) in &example {
+        match value {
+            toml::Value::Table(t) => keys.extend(t.keys().map(|k| format!("{name}.{k}"))),
+            _ => keys.push(format!(".{name}")),
+        }
+    }
+    // Every field of every settings type is a key, so each must be in the example too.
+    let s = AssetSettings::default();
+    let fields = |section: &str, value: toml::Value| -> Vec<String> {
+        let toml::Value::Table(t) = value else {
+            panic!("{section} is not a table")
+        };
+        t.keys().map(|k| format!("{section}.{k}")).collect()
+    };
+    let mut typed = Vec::new();
+    typed.extend(fields("mesh", toml::Value::try_from(&s.mesh).unwrap()));
+    typed.extend(fields("texture", toml::Value::try_from(s.texture).unwrap()));
+    typed.extend(fields(
+        "animation",
+        toml::Value::try_from(&s.animation).unwrap(),
+    ));
+    typed.extend(fields("bmd1", toml::Value::try_from(&s.bmd1).unwrap()));
+    typed.extend(fields("qtmesh", toml::Value::try_from(&s.qtmesh).unwrap()));
+    for k in &typed {
+        assert!(
+            keys.contains(k),
+            "settings field {k} is missing from build.toml.example"
+        );
+    }
+    for k in &keys {
+        assert!(
+            cased.contains(k),
+            "build.toml.example key {k} has no case in CASES"
+        );
+    }
+    for k in &cased {
+        assert!(
+            keys.contains(k),
+            "case {k} is not a key of build.toml.example"
+        );
+    }
+}
+
+#[test]
+fn the_examples_rule_and_preset_work_as_shown() {
+    // Uncomment the example's [[rules]] and [presets.mobile] blocks.
+    let start = EXAMPLE.find("# [[rules]]").unwrap();
+    let uncommented: Vec<&str> = EXAMPLE[start..]
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(t) if t.contains(" = ") || t.starts_with('[') => t,
+            _ => l,
+        })
+        .collect();
+    let text = format!("{}{}", &EXAMPLE[..start], uncommented.join("\n"));
+    let (resolved, options) = resolve(&text, Some("mobile"));
+    let mut expected = defaults();
+    expected.output = "runtime-mobile".into();
+    expected.settings.texture.max_size = 1024;
+    expected.settings.mesh.lod_ratios = vec![0.4, 0.15];
+    assert_eq!(resolved, expected);
+    let hero = options.settings_for("characters/hero.glb");
+    assert_eq!(hero.mesh.lod_ratios, vec![0.5, 0.25, 0.125]);
+    assert_eq!(hero.texture.format, TextureFormat::Bc7);
+    assert_eq!(options.settings_for("props/box.glb"), expected.settings);
+}

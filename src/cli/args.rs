@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// runtime files: .hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips
 /// and one assets.hman manifest.
 ///
-/// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage error.
+/// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage or
+/// configuration error (bad flags, bad build.toml, unknown preset, missing input).
 #[derive(Debug, Parser)]
 #[command(name = "assetc", version, about, long_about, propagate_version = true)]
 pub struct Cli {
@@ -148,10 +149,10 @@ pub struct BuildArgs {
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// Runtime targets to write (repeatable): hmesh, bmd1, qtmesh; replaces build.toml's `targets`.
-    #[arg(long = "target", value_name = "TARGET")]
-    pub targets: Vec<String>,
+    #[arg(long = "target", value_name = "TARGET", value_parser = super::options::parse_target_arg)]
+    pub targets: Vec<assetc::build::Target>,
     /// Qt `.mesh` version for the qtmesh target: 7 (current Qt) or 5 (Qt 6.4 and older).
-    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u16).range(5..=7))]
+    #[arg(long, value_name = "VERSION", value_parser = super::options::parse_qt_mesh_version)]
     pub qt_mesh_version: Option<u16>,
 }
 

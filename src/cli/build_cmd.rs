@@ -8,67 +8,18 @@ use assetc::config;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Resolves the options: defaults, then build.toml (and preset), then flags.
-pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
-    let mut options = BuildOptions::new("assets", "runtime");
-    let config_path = match (&args.config, args.no_config) {
-        (Some(p), _) => Some(p.clone()),
-        (None, false) => {
-            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
-        }
-        (None, true) => None,
-    };
-    match config_path {
-        Some(path) => {
-            let cfg = config::load_config(&path)?;
-            cfg.apply_to(&mut options, args.preset.as_deref())
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        }
-        None if args.preset.is_some() => {
-            anyhow::bail!("--preset needs a build.toml, and none was found")
-        }
-        None => {}
-    }
-    if let Some(i) = &args.input {
-        options.input = i.clone();
-    }
-    if let Some(o) = &args.output {
-        options.output = o.clone();
-    }
-    if !args.targets.is_empty() {
-        options.settings.targets = args
-            .targets
-            .iter()
-            .map(|t| config::parse_target(t))
-            .collect::<Result<_, _>>()
-            .map_err(anyhow::Error::msg)?;
-    }
-    if let Some(v) = args.qt_mesh_version {
-        if v != 5 && v != 7 {
-            anyhow::bail!("--qt-mesh-version must be 5 or 7, got {v}");
-        }
-        options.settings.qtmesh.mesh_version = v;
-        if v == 5 {
-            options.settings.qtmesh.naming = assetc::targets::qtmesh::QtNaming::Qt64;
-        }
-    }
-    options.jobs = args.jobs;
-    options.verify = args.verify;
-    options.fail_fast = args.fail_fast;
-    options.use_cache = !args.no_cache;
-    if args.pack.is_some() {
-        options.pack_spk = true;
-    }
-    Ok(options)
-}
-
 pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let reporter = CliReporter::new(&global);
-    let options = match options_from(&args) {
-        Ok(o) => o,
+    let options = match super::options::options_from(&args) {
+        Ok(resolved) => {
+            for w in &resolved.warnings {
+                super::diagnostics::config_warning(&global, w);
+            }
+            resolved.options
+        }
         Err(e) => {
             reporter.build_error(&format!("{e:#}"));
-            return Err(e);
+            return Err(e.into());
         }
     };
     let code = build_once(&options, &args, &reporter)?;

@@ -4,8 +4,10 @@ mod args;
 mod build_cmd;
 mod check_cmd;
 mod clean_cmd;
+mod diagnostics;
 mod init_cmd;
 mod inspect_cmd;
+mod options;
 mod pack_cmd;
 mod progress;
 mod table;
@@ -17,9 +19,18 @@ use std::process::ExitCode;
 
 /// Exit code when one or more assets (or checked files) failed.
 pub const EXIT_FAILED: u8 = 1;
+/// Exit code for usage and configuration errors (as clap's own).
+pub const EXIT_USAGE: u8 = 2;
+
+/// An error in how assetc was asked to run (a bad build.toml, an unknown preset, a
+/// missing input folder): exit code [`EXIT_USAGE`].
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct UsageError(pub anyhow::Error);
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    let format = cli.global.message_format;
     let result = match cli.command {
         Command::Build(args) => build_cmd::run(args, cli.global),
         Command::Check(args) => check_cmd::run_check(args, cli.global),
@@ -32,8 +43,12 @@ pub fn run() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_FAILED)
+            diagnostics::command_error(format, &e);
+            ExitCode::from(if e.downcast_ref::<UsageError>().is_some() {
+                EXIT_USAGE
+            } else {
+                EXIT_FAILED
+            })
         }
     }
 }

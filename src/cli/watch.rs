@@ -67,9 +67,10 @@ pub fn run_watch(
             .collect();
         reporter.changed(&names);
         if changes.config_changed {
-            match super::build_cmd::options_from(args) {
-                Ok(o) => options = o,
+            match super::options::options_from(args) {
+                Ok(resolved) => options = resolved.options,
                 Err(e) => {
+                    let e = anyhow::Error::new(e);
                     reporter.build_error(&format!("{e:#}"));
                     report_error(reporter, &e);
                     return;

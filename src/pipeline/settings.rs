@@ -1,7 +1,8 @@
 //! Mesh settings: SparkEngine's `MeshSettings` (seed 004) plus assetc's own knobs.
 
 /// How `.hmesh` geometry is built. Every field is a `[mesh]` key of `build.toml`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MeshSettings {
     /// Generate normals where the source has none (else missing normals are written as +Z).
     pub generate_normals: bool,
@@ -16,8 +17,12 @@ pub struct MeshSettings {
     pub weld_threshold: f32,
     /// Vertex-cache and vertex-fetch optimisation.
     pub optimize: bool,
+    /// Most vertices per meshlet, 3..=255.
     pub meshlet_max_vertices: u32,
+    /// Most triangles per meshlet, a multiple of 4 in 4..=512.
     pub meshlet_max_triangles: u32,
+    /// 0..=1: how much meshlet building favours tight normal cones (for cone culling)
+    /// over fewer, fuller meshlets.
     pub meshlet_cone_weight: f32,
     /// Target fractions of LOD0's triangles, one reduced level each; empty for no LODs.
     pub lod_ratios: Vec<f32>,

@@ -40,7 +40,9 @@ use thiserror::Error;
 /// "does not change the curve" with tolerance 0: a few f32 ulps of the values.
 const EXACT_EPS: f32 = 1e-6;
 
-#[derive(Debug, Clone, PartialEq)]
+/// How clips are written. Every field is an `[animation]` key of `build.toml`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AnimationSettings {
     /// Export animations at all.
     pub import: bool,

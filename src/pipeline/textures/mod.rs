@@ -49,7 +49,8 @@ impl TextureMode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TextureFormat {
     Uastc,
     Bc7,
@@ -97,11 +98,15 @@ impl std::str::FromStr for TextureFormat {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How textures are encoded. Every field is a `[texture]` key of `build.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TextureSettings {
+    /// Block format of the `.ktx2` files.
     pub format: TextureFormat,
     /// Longest side after downscaling; larger images are scaled down keeping their aspect.
     pub max_size: u32,
+    /// Write the full mip chain down to 1x1 (else only the base level).
     pub mipmaps: bool,
     /// 0..1, higher is better and slower (default 0.5, the fastest setting that meets the
     /// quality aims). UASTC pack level / RDO and BC7 preset; RGBA8, BC1 and BC3 ignore it.

@@ -29,7 +29,7 @@ use crate::formats::bmd1::{
 use serde::Deserialize;
 
 /// Which reader the written files are made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bmd1Compat {
     /// Files BGBTech3's own loader reads correctly (the rules of this module).

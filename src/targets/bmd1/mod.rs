@@ -47,17 +47,23 @@ pub use compat::Bmd1Compat;
 pub use skeleton::MAX_JOINTS;
 
 /// How vertices are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Bmd1VertexEncoding {
     /// Per vertex, the smallest record within the error bound (see the module docs).
     #[default]
+    #[serde(rename = "auto")]
     Auto,
+    #[serde(rename = "64")]
     Bits64,
+    #[serde(rename = "96")]
     Bits96,
+    #[serde(rename = "128")]
     Bits128,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// The BGBTech3 target. Every field is a `[bmd1]` key of `build.toml`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Bmd1Settings {
     pub vertex_encoding: Bmd1VertexEncoding,
     /// Clip sampling rate; stored in 0.25 Hz steps, 0.25..=31.75 Hz.

@@ -38,7 +38,8 @@ use crate::scene::{ImageSource, Scene};
 use names::{balsam_stem, component_name, file_name, Unique};
 
 /// How meshes are named in `meshes/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum QtNaming {
     /// `<mesh>_mesh.mesh`, as Balsam 6.12 writes.
     #[default]
@@ -47,13 +48,17 @@ pub enum QtNaming {
     Qt64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The Qt Quick 3D target. Every field but `component_name` is a `[qtmesh]` key of
+/// `build.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct QtTargetSettings {
     /// 7 (current Qt) or 5 (Qt 6.4 and older, no levels of detail).
     pub mesh_version: u16,
     pub naming: QtNaming,
     /// Name of the QML component (file stem), normally the source file's stem with its
     /// original case; `None` derives it from the (lower-cased) source ref.
+    #[serde(skip)]
     pub component_name: Option<String>,
 }
 

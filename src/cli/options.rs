@@ -1,0 +1,94 @@
+//! From build.toml and `assetc build` flags to [`BuildOptions`]: defaults, then the file
+//! (and its preset), then flags. Every error here is a usage error (exit code 2).
+
+use super::args::BuildArgs;
+use super::UsageError;
+use assetc::build::discover::discover_sources;
+use assetc::build::{BuildOptions, Target};
+use assetc::config::{self, ConfigError};
+use std::path::PathBuf;
+
+/// The resolved options and the warnings about the configuration (a rule matching no
+/// source).
+pub struct Resolved {
+    pub options: BuildOptions,
+    pub warnings: Vec<ConfigError>,
+}
+
+/// `--target NAME`, parsed as build.toml's `targets` are.
+pub fn parse_target_arg(name: &str) -> Result<Target, String> {
+    config::parse_target(name)
+}
+
+/// `--qt-mesh-version`: the two versions the Qt target writes.
+pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
+    match v {
+        "5" => Ok(5),
+        "7" => Ok(7),
+        _ => Err(format!("must be 5 or 7, got `{v}`")),
+    }
+}
+
+/// Resolves the options: defaults, then build.toml (and preset), then flags.
+pub fn options_from(args: &BuildArgs) -> Result<Resolved, UsageError> {
+    resolve(args).map_err(UsageError)
+}
+
+fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
+    let mut options = BuildOptions::new("assets", "runtime");
+    let config_path = match (&args.config, args.no_config) {
+        (Some(p), _) => Some(p.clone()),
+        (None, false) => {
+            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+        }
+        (None, true) => None,
+    };
+    let config = match config_path {
+        Some(path) => {
+            let cfg = config::load_config(&path)?;
+            cfg.apply_to(&mut options, args.preset.as_deref())?;
+            Some(cfg)
+        }
+        None if args.preset.is_some() => {
+            anyhow::bail!("--preset needs a build.toml, and none was found")
+        }
+        None => None,
+    };
+    if let Some(i) = &args.input {
+        options.input = i.clone();
+    }
+    if let Some(o) = &args.output {
+        options.output = o.clone();
+    }
+    if !args.targets.is_empty() {
+        options.settings.targets = args.targets.clone();
+    }
+    if let Some(v) = args.qt_mesh_version {
+        options.settings.qtmesh.mesh_version = v;
+        if v == 5 {
+            options.settings.qtmesh.naming = assetc::targets::qtmesh::QtNaming::Qt64;
+        }
+    }
+    options.jobs = args.jobs;
+    options.verify = args.verify;
+    options.fail_fast = args.fail_fast;
+    options.use_cache = !args.no_cache;
+    if args.pack.is_some() {
+        options.pack_spk = true;
+    }
+    if !options.input.exists() {
+        anyhow::bail!(
+            "input {} does not exist (give a folder or a .gltf/.glb file, or set `input` in build.toml)",
+            options.input.display()
+        );
+    }
+    let warnings = match &config {
+        // A single-file input has one source: rules for others are not a mistake.
+        Some(cfg) if options.input.is_dir() => {
+            let sources = discover_sources(&options.input).unwrap_or_default();
+            cfg.unmatched_rules(sources.iter().map(|s| s.rel_path.as_str()))
+        }
+        _ => Vec::new(),
+    };
+    Ok(Resolved { options, warnings })
+}

@@ -1,0 +1,99 @@
+//! The shape of `build.toml`: the top level, `[presets.NAME]` and `[[rules]]`.
+
+use super::tables::{settings_layer, Partial};
+use crate::build::asset::Target;
+use crate::pipeline::animation::AnimationSettings;
+use crate::pipeline::textures::TextureSettings;
+use crate::pipeline::MeshSettings;
+use crate::targets::bmd1::Bmd1Settings;
+use crate::targets::qtmesh::QtTargetSettings;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use toml::Spanned;
+
+/// Archive formats `pack` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PackFormat {
+    /// SparkPak: `<output>.spk`.
+    Spk,
+}
+
+/// The whole `build.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Source folder, relative to the file's folder.
+    pub input: Option<PathBuf>,
+    /// Output folder, relative to the file's folder.
+    pub output: Option<PathBuf>,
+    /// Runtime targets for every source.
+    pub targets: Option<Vec<Target>>,
+    /// Bundle the output into an archive after the build.
+    pub pack: Option<PackFormat>,
+    #[serde(default)]
+    pub mesh: Partial<MeshSettings>,
+    #[serde(default)]
+    pub texture: Partial<TextureSettings>,
+    #[serde(default)]
+    pub animation: Partial<AnimationSettings>,
+    #[serde(default)]
+    pub bmd1: Partial<Bmd1Settings>,
+    #[serde(default)]
+    pub qtmesh: Partial<QtTargetSettings>,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    #[serde(default)]
+    pub presets: BTreeMap<String, Preset>,
+    /// The file itself, for messages.
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// The file's text, to place warnings found after parsing (a rule matching nothing).
+    #[serde(skip)]
+    pub text: String,
+    /// The folder the file was found in: relative paths in it are relative to this.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+/// `[presets.NAME]`, chosen with `--preset NAME`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub output: Option<PathBuf>,
+    pub targets: Option<Vec<Target>>,
+    #[serde(default)]
+    pub mesh: Partial<MeshSettings>,
+    #[serde(default)]
+    pub texture: Partial<TextureSettings>,
+    #[serde(default)]
+    pub animation: Partial<AnimationSettings>,
+    #[serde(default)]
+    pub bmd1: Partial<Bmd1Settings>,
+    #[serde(default)]
+    pub qtmesh: Partial<QtTargetSettings>,
+}
+
+/// `[[rules]]`: settings for the sources whose path matches a glob.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Glob over the source path relative to the input folder (`characters/**/*.glb`).
+    #[serde(rename = "match")]
+    pub pattern: Spanned<String>,
+    #[serde(default)]
+    pub mesh: Partial<MeshSettings>,
+    #[serde(default)]
+    pub texture: Partial<TextureSettings>,
+    #[serde(default)]
+    pub animation: Partial<AnimationSettings>,
+    #[serde(default)]
+    pub bmd1: Partial<Bmd1Settings>,
+    #[serde(default)]
+    pub qtmesh: Partial<QtTargetSettings>,
+}
+
+settings_layer!(Config);
+settings_layer!(Preset);
+settings_layer!(Rule);

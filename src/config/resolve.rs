@@ -1,0 +1,119 @@
+//! From a parsed `build.toml` to [`BuildOptions`]: the top level, the preset, the rules.
+
+use super::error::{with_suggestion, ConfigError};
+use super::file::{Config, PackFormat, Preset};
+use crate::build::asset::Target;
+use crate::build::{BuildOptions, SettingsRule};
+use serde::de::IntoDeserializer;
+use serde::Deserialize;
+use std::sync::Arc;
+
+/// A target name from the command line, parsed as build.toml's `targets` are.
+pub fn parse_target(name: &str) -> Result<Target, String> {
+    let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    Target::deserialize(de)
+        .map_err(|e| with_suggestion(&e.to_string()).replace("variant", "target"))
+}
+
+impl Config {
+    pub fn preset_names(&self) -> impl Iterator<Item = &str> {
+        self.presets.keys().map(String::as_str)
+    }
+
+    /// Looks up a preset, suggesting the nearest name when it does not exist.
+    pub fn preset(&self, name: &str) -> Result<&Preset, ConfigError> {
+        self.presets.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.preset_names().collect();
+            let hint = super::nearest(name, known.iter().copied())
+                .map(|n| format!("; did you mean `{n}`?"))
+                .unwrap_or_default();
+            ConfigError::new(
+                &self.path,
+                if known.is_empty() {
+                    format!("unknown preset `{name}`: the file defines no presets")
+                } else {
+                    format!(
+                        "unknown preset `{name}` (defined: {}){hint}",
+                        known.join(", ")
+                    )
+                },
+            )
+        })
+    }
+
+    /// Fills `options` from this config and the selected preset. Input and output given
+    /// in the file are relative to the file's folder.
+    pub fn apply_to(
+        &self,
+        options: &mut BuildOptions,
+        preset: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        let preset = preset.map(|p| self.preset(p)).transpose()?;
+        let invalid = |m: String| ConfigError::new(&self.path, m);
+        if let Some(i) = &self.input {
+            options.input = self.base_dir.join(i);
+        }
+        if let Some(o) = preset
+            .and_then(|p| p.output.as_ref())
+            .or(self.output.as_ref())
+        {
+            options.output = self.base_dir.join(o);
+        }
+        if let Some(targets) = preset
+            .and_then(|p| p.targets.as_ref())
+            .or(self.targets.as_ref())
+        {
+            options.settings.targets = targets.clone();
+        }
+        if let Some(PackFormat::Spk) = self.pack {
+            options.pack_spk = true;
+        }
+        self.apply_tables(&mut options.settings).map_err(invalid)?;
+        if let Some(p) = preset {
+            p.apply_tables(&mut options.settings).map_err(invalid)?;
+        }
+        for rule in &self.rules {
+            let glob =
+                globset::Glob::new(rule.pattern.get_ref()).map_err(|e| invalid(e.to_string()))?;
+            let rule = rule.clone();
+            options.rules.push(SettingsRule {
+                matcher: glob.compile_matcher(),
+                // Every key was checked alone when the file was parsed, so overlaying
+                // cannot fail here; were it to, the settings stay as they were.
+                apply: Arc::new(move |s| {
+                    let _ = rule.apply_tables(s);
+                }),
+            });
+        }
+        Ok(())
+    }
+
+    /// Warnings for `[[rules]]` whose glob matches none of `sources` (paths relative to
+    /// the input folder): most likely a typo or a moved folder.
+    pub fn unmatched_rules<'a>(
+        &self,
+        sources: impl IntoIterator<Item = &'a str> + Clone,
+    ) -> Vec<ConfigError> {
+        self.rules
+            .iter()
+            .filter_map(|rule| {
+                let matcher = globset::Glob::new(rule.pattern.get_ref())
+                    .ok()?
+                    .compile_matcher();
+                if sources.clone().into_iter().any(|s| matcher.is_match(s)) {
+                    return None;
+                }
+                Some(ConfigError::at(
+                    &self.path,
+                    &self.text,
+                    rule.pattern.span().start,
+                    format!(
+                        "rules: `{}` matches no source; its settings are not used",
+                        rule.pattern.get_ref()
+                    ),
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,304 @@
+//! Settings tables (`[mesh]`, `[texture]`, ...) as written in build.toml: partial, and
+//! overlaid on the pipeline's own settings types.
+//!
+//! The settings types derive `Deserialize` with `#[serde(default, deny_unknown_fields)]`,
+//! so their fields *are* the keys: adding a key is adding a field (with a doc comment) to
+//! the settings struct. A table in the file sets only some keys; [`Partial`] keeps the keys
+//! it sets, with their places in the file, and [`Partial::apply`] overlays exactly those on
+//! settings resolved so far (defaults, then the top level, the preset, matching rules).
+
+use super::error::{plain_words, with_suggestion, ConfigError};
+use crate::build::asset::AssetSettings;
+use crate::pipeline::animation::AnimationSettings;
+use crate::pipeline::textures::TextureSettings;
+use crate::pipeline::MeshSettings;
+use crate::targets::bmd1::Bmd1Settings;
+use crate::targets::qtmesh::{QtNaming, QtTargetSettings};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::path::Path;
+use toml::Spanned;
+
+/// A settings type that is one table of build.toml.
+pub trait Section: Serialize + DeserializeOwned + Default {
+    /// The table's name in build.toml.
+    const NAME: &'static str;
+    /// Where the resolved settings of this table live.
+    fn of(settings: &mut AssetSettings) -> &mut Self;
+    /// Ranges the type itself cannot express (`quality` in 0..1, ...).
+    fn check_ranges(&self) -> Result<(), String>;
+}
+
+impl Section for MeshSettings {
+    const NAME: &'static str = "mesh";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.mesh
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        self.validate()
+    }
+}
+
+impl Section for TextureSettings {
+    const NAME: &'static str = "texture";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.texture
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.quality) {
+            return Err(format!(
+                "quality must be a number from 0 to 1, got {}",
+                self.quality
+            ));
+        }
+        if self.max_size < 1 {
+            return Err("max_size must be at least 1 (pixels)".to_string());
+        }
+        Ok(())
+    }
+}
+
+impl Section for AnimationSettings {
+    const NAME: &'static str = "animation";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.animation
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
+            return Err(format!(
+                "tolerance must be a number >= 0, got {}",
+                self.tolerance
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Section for Bmd1Settings {
+    const NAME: &'static str = "bmd1";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.bmd1
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        self.validate()
+    }
+}
+
+impl Section for QtTargetSettings {
+    const NAME: &'static str = "qtmesh";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.qtmesh
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        if self.mesh_version != 5 && self.mesh_version != 7 {
+            return Err(format!(
+                "mesh_version must be 5 or 7, got {}",
+                self.mesh_version
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The keys one table of the file sets, each with its place in the file.
+pub struct Partial<T> {
+    entries: BTreeMap<String, Spanned<toml::Value>>,
+    section: PhantomData<fn() -> T>,
+}
+
+impl<T> Default for Partial<T> {
+    fn default() -> Self {
+        Self {
+            entries: BTreeMap::new(),
+            section: PhantomData,
+        }
+    }
+}
+
+impl<T> Clone for Partial<T> {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            section: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Partial<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.entries.iter().map(|(k, v)| (k, v.get_ref())))
+            .finish()
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Partial<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Self {
+            entries: BTreeMap::deserialize(deserializer)?,
+            section: PhantomData,
+        })
+    }
+}
+
+impl<T: Section> Partial<T> {
+    /// The keys this table sets.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&toml::Value> {
+        self.entries.get(key).map(Spanned::get_ref)
+    }
+
+    /// Checks every key alone (name, type, range), so an error points at its line.
+    pub fn check(&self, file: &Path, text: &str) -> Result<(), ConfigError> {
+        for (key, value) in &self.entries {
+            let here = |message: String| ConfigError::at(file, text, value.span().start, message);
+            let alone: toml::Table = [(key.clone(), value.get_ref().clone())]
+                .into_iter()
+                .collect();
+            let probe: T = toml::Value::Table(alone).try_into().map_err(|e| {
+                here(format!(
+                    "[{}] {key}: {}",
+                    T::NAME,
+                    plain_words(&with_suggestion(e.message()))
+                ))
+            })?;
+            probe
+                .check_ranges()
+                .map_err(|m| here(format!("[{}] {m}", T::NAME)))?;
+        }
+        Ok(())
+    }
+
+    /// Overlays the keys this table sets on `base`.
+    pub fn apply(&self, base: &mut T) -> Result<(), String> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        let mut table = match toml::Value::try_from(&*base).map_err(|e| e.to_string())? {
+            toml::Value::Table(t) => t,
+            _ => return Err(format!("[{}] settings are not a table", T::NAME)),
+        };
+        for (key, value) in &self.entries {
+            table.insert(key.clone(), value.get_ref().clone());
+        }
+        *base = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e| plain_words(&with_suggestion(e.message())))?;
+        Ok(())
+    }
+}
+
+/// Runs `$body` once for every settings table of `$layer`, with `$t` bound to it. With the
+/// fields of [`Config`](super::Config), [`Preset`](super::Preset) and
+/// [`Rule`](super::Rule), the one list of sections.
+macro_rules! each_table {
+    ($layer:expr, |$t:ident| $body:expr) => {{
+        {
+            let $t = &$layer.mesh;
+            $body;
+        }
+        {
+            let $t = &$layer.texture;
+            $body;
+        }
+        {
+            let $t = &$layer.animation;
+            $body;
+        }
+        {
+            let $t = &$layer.bmd1;
+            $body;
+        }
+        {
+            let $t = &$layer.qtmesh;
+            $body;
+        }
+    }};
+}
+
+/// `check_tables` and `apply_tables` for a layer of the file (the top level, a preset, a
+/// rule): a struct with one [`Partial`] field per section.
+macro_rules! settings_layer {
+    ($layer:ty) => {
+        impl $layer {
+            /// Checks every key of every table, each where it stands.
+            pub fn check_tables(
+                &self,
+                file: &std::path::Path,
+                text: &str,
+            ) -> Result<(), $crate::config::ConfigError> {
+                $crate::config::tables::each_table!(self, |t| t.check(file, text)?);
+                Ok(())
+            }
+
+            /// Overlays every key these tables set on `settings`.
+            pub fn apply_tables(
+                &self,
+                settings: &mut $crate::build::asset::AssetSettings,
+            ) -> Result<(), String> {
+                $crate::config::tables::each_table!(self, |t| {
+                    $crate::config::tables::apply_to_settings(t, settings)?
+                });
+                $crate::config::tables::qt_naming_follows_version(&self.qtmesh, settings);
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(crate) use {each_table, settings_layer};
+
+pub(crate) fn apply_to_settings<T: Section>(
+    t: &Partial<T>,
+    settings: &mut AssetSettings,
+) -> Result<(), String> {
+    t.apply(T::of(settings))
+}
+
+/// As `--qt-mesh-version 5` does: Qt 6.4 and older also name meshes the old way, unless
+/// the table names them itself.
+pub(crate) fn qt_naming_follows_version(
+    qtmesh: &Partial<QtTargetSettings>,
+    settings: &mut AssetSettings,
+) {
+    if qtmesh.get("mesh_version").and_then(toml::Value::as_integer) == Some(5)
+        && qtmesh.get("naming").is_none()
+    {
+        settings.qtmesh.naming = QtNaming::Qt64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables(text: &str) -> crate::config::Preset {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn only_the_keys_set_are_overlaid() {
+        let mut s = AssetSettings::default();
+        s.mesh.weld_threshold = 0.5;
+        tables("[mesh]\noptimize = false\n")
+            .apply_tables(&mut s)
+            .unwrap();
+        assert!(!s.mesh.optimize);
+        assert_eq!(s.mesh.weld_threshold, 0.5, "a key not in the table is kept");
+    }
+
+    #[test]
+    fn each_key_is_checked_where_it_stands() {
+        let text = "[texture]\nmipmaps = true\nquality = 1.5\n";
+        let err = tables(text)
+            .check_tables(Path::new("build.toml"), text)
+            .unwrap_err();
+        assert_eq!((err.line, err.column), (Some(3), Some(11)), "{err}");
+        assert!(err.message.contains("quality must be a number from 0 to 1"));
+    }
+}

@@ -1,0 +1,176 @@
+use super::*;
+use crate::build::asset::Target;
+use crate::build::BuildOptions;
+use crate::pipeline::textures::TextureFormat;
+use crate::targets::bmd1::Bmd1VertexEncoding;
+use crate::targets::qtmesh::QtNaming;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    parse_config(text, Path::new("build.toml"))
+}
+
+fn err(text: &str) -> ConfigError {
+    parse(text).unwrap_err()
+}
+
+fn resolved(text: &str) -> BuildOptions {
+    let mut options = BuildOptions::new("assets", "runtime");
+    parse(text).unwrap().apply_to(&mut options, None).unwrap();
+    options
+}
+
+#[test]
+fn unknown_key_points_at_its_line_and_suggests() {
+    let e = err("[texture]\nformat = \"bc7\"\nmax_sise = 512\n");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.to_string().starts_with("build.toml:3:"), "{e}");
+    assert!(e.message.contains("did you mean `max_size`?"), "{e}");
+    let e = err("[meshh]\noptimize = false\n");
+    assert!(e.message.contains("did you mean `mesh`?"), "{e}");
+}
+
+#[test]
+fn wrong_types_are_named_in_plain_words_at_their_line() {
+    let e = err("[mesh]\nweld_vertices = \"yes\"\n");
+    assert_eq!((e.line, e.column), (Some(2), Some(17)), "{e}");
+    assert!(e.message.contains("expected true or false"), "{e}");
+    let e = err("[texture]\nmax_size = 1.5\n");
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.message.contains("a whole number"), "{e}");
+    assert!(!e.message.contains("u32"), "{e}");
+    let e = err("[texture]\nformat = \"bc8\"\n");
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(
+        e.message.contains("did you mean `bc7`?") || e.message.contains("did you mean `bc1`?"),
+        "{e}"
+    );
+    let e = err("targets = [\"hmesh\", \"bdm1\"]\n");
+    assert_eq!(e.line, Some(1), "{e}");
+    assert!(e.message.contains("did you mean `bmd1`?"), "{e}");
+}
+
+#[test]
+fn out_of_range_values_point_at_their_line() {
+    for (text, line, words) in [
+        (
+            "[mesh]\nmeshlet_max_triangles = 130\n",
+            2,
+            "meshlet_max_triangles",
+        ),
+        (
+            "[texture]\nquality = 1.5\n",
+            2,
+            "quality must be a number from 0 to 1",
+        ),
+        ("[texture]\nquality = -0.1\n", 2, "quality must be"),
+        (
+            "[texture]\nmax_size = 0\n",
+            2,
+            "max_size must be at least 1",
+        ),
+        (
+            "[animation]\ntolerance = -1.0\n",
+            2,
+            "tolerance must be a number >= 0",
+        ),
+        ("[bmd1]\nsample_rate_hz = 60.0\n", 2, "sample_rate_hz"),
+        (
+            "[qtmesh]\nmesh_version = 6\n",
+            2,
+            "mesh_version must be 5 or 7",
+        ),
+        (
+            "[[rules]]\nmatch = \"a/**\"\ntexture.quality = 2.0\n",
+            3,
+            "quality must be",
+        ),
+        ("[presets.m]\nmesh.lod_ratios = [1.5]\n", 2, "lod_ratios"),
+    ] {
+        let e = err(text);
+        assert_eq!(e.line, Some(line), "{text:?}: {e}");
+        assert!(e.message.contains(words), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn bad_glob_and_pack_format_are_errors() {
+    let e = err("[[rules]]\nmatch = \"a/[b\"\n");
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.message.contains("not a valid glob"), "{e}");
+    let e = err("pack = \"zip\"\n");
+    assert_eq!(e.line, Some(1), "{e}");
+    assert!(e.message.contains("`spk`"), "{e}");
+}
+
+#[test]
+fn rules_later_win_and_presets_redirect_output() {
+    let config = parse(
+        "output = \"out\"\n[mesh]\nlod_ratios = [0.5]\n\
+         [[rules]]\nmatch = \"chars/**\"\nmesh.lod_ratios = [0.3]\n\
+         [[rules]]\nmatch = \"chars/hero.glb\"\nmesh.lod_ratios = [0.7]\n\
+         [presets.mobile]\noutput = \"out-mobile\"\ntexture.max_size = 512\n",
+    )
+    .unwrap();
+    let mut options = BuildOptions::new("assets", "runtime");
+    config.apply_to(&mut options, Some("mobile")).unwrap();
+    assert_eq!(options.output, PathBuf::from("out-mobile"));
+    assert_eq!(options.settings.texture.max_size, 512);
+    assert_eq!(
+        options.settings_for("props/box.glb").mesh.lod_ratios,
+        vec![0.5]
+    );
+    assert_eq!(
+        options.settings_for("chars/orc.glb").mesh.lod_ratios,
+        vec![0.3]
+    );
+    assert_eq!(
+        options.settings_for("chars/hero.glb").mesh.lod_ratios,
+        vec![0.7]
+    );
+    let e = config.apply_to(&mut options, Some("mobil")).unwrap_err();
+    assert!(e.message.contains("did you mean `mobile`?"), "{e}");
+}
+
+#[test]
+fn pack_targets_and_every_target_table_are_applied() {
+    let o = resolved(
+        "targets = [\"bmd1\", \"qtmesh\"]\npack = \"spk\"\n\
+         [bmd1]\nvertex_encoding = \"96\"\n\
+         [qtmesh]\nmesh_version = 5\n",
+    );
+    assert!(o.pack_spk);
+    assert_eq!(o.settings.targets, vec![Target::Bmd1, Target::QtMesh]);
+    assert_eq!(o.settings.bmd1.vertex_encoding, Bmd1VertexEncoding::Bits96);
+    assert_eq!(o.settings.qtmesh.mesh_version, 5);
+    assert_eq!(
+        o.settings.qtmesh.naming,
+        QtNaming::Qt64,
+        "Qt 6.4 meshes get Qt 6.4 names unless the file says otherwise"
+    );
+    let o = resolved("[qtmesh]\nmesh_version = 5\nnaming = \"qt612\"\n");
+    assert_eq!(o.settings.qtmesh.naming, QtNaming::Qt612);
+    let o = resolved(
+        "[[rules]]\nmatch = \"ui/**\"\ntexture.format = \"rgba8\"\nqtmesh.naming = \"qt64\"\n",
+    );
+    let ui = o.settings_for("ui/icon.glb");
+    assert_eq!(ui.texture.format, TextureFormat::Rgba8);
+    assert_eq!(ui.qtmesh.naming, QtNaming::Qt64);
+    assert_eq!(o.settings_for("props/box.glb"), o.settings);
+}
+
+#[test]
+fn a_rule_matching_nothing_is_a_warning_at_its_line() {
+    let config =
+        parse("[[rules]]\nmatch = \"chars/**\"\n\n[[rules]]\nmatch = \"props/*.glb\"\n").unwrap();
+    let warnings = config.unmatched_rules(["props/box.glb", "scene.gltf"]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].line, Some(2));
+    assert!(warnings[0].message.contains("`chars/**` matches no source"));
+}
+
+#[test]
+fn cli_target_names_parse_like_the_file() {
+    assert_eq!(parse_target("qtmesh"), Ok(Target::QtMesh));
+    let e = parse_target("hmseh").unwrap_err();
+    assert!(e.contains("did you mean `hmesh`?"), "{e}");
+}
