@@ -60,6 +60,8 @@ pub struct BuildOptions {
     pub use_cache: bool,
     /// After a successful build, bundle the output folder into `<output>.spk`.
     pub pack_spk: bool,
+    /// Write `<output>/report/index.html` with thumbnails and figures (`--report`).
+    pub report: bool,
     pub settings: AssetSettings,
     pub rules: Vec<SettingsRule>,
 }
@@ -74,6 +76,7 @@ impl BuildOptions {
             fail_fast: false,
             use_cache: true,
             pack_spk: false,
+            report: false,
             settings: AssetSettings::default(),
             rules: Vec::new(),
         }
@@ -102,6 +105,8 @@ pub struct AssetReport {
     pub stats: AssetStats,
     pub inputs: Vec<PathBuf>,
     pub times: crate::pipeline::StageTimes,
+    /// Wall time of its compilation (0 when fresh).
+    pub time_ms: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -113,6 +118,8 @@ pub struct BuildReport {
     pub verify_problems: Vec<String>,
     /// The archive written with `pack_spk`.
     pub archive: Option<PathBuf>,
+    /// The HTML report written with `report`.
+    pub report_page: Option<PathBuf>,
 }
 
 impl BuildReport {
@@ -188,6 +195,8 @@ pub enum BuildError {
     Manifest(String),
     #[error("packing the output: {0}")]
     Pack(String),
+    #[error("build report: {0}")]
+    Report(#[from] crate::report::ReportError),
 }
 
 /// Runs builds; see the module example.
@@ -312,7 +321,7 @@ impl Builder {
         };
         let mut new_cache = Cache::default();
         for (i, source) in sources.iter().enumerate() {
-            let (asset_report, time_ms) = match (&fresh[i], &compiled[i]) {
+            let (mut asset_report, time_ms) = match (&fresh[i], &compiled[i]) {
                 (Some(record), _) => {
                     new_cache
                         .assets
@@ -346,6 +355,7 @@ impl Builder {
                 }
                 (None, None) => continue,
             };
+            asset_report.time_ms = time_ms;
             reporter.event(&Event::AssetFinished {
                 source: asset_report.source.clone(),
                 status: asset_report.status,
@@ -389,6 +399,9 @@ impl Builder {
                 path: opts.output.join(cache::CACHE_NAME),
                 source,
             })?;
+        if opts.report {
+            report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
+        }
         if opts.verify {
             report.verify_problems = verify::verify_tree(&opts.output);
         }
@@ -534,6 +547,7 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
         stats: asset.stats.clone(),
         inputs: asset.inputs.clone(),
         times: asset.times.clone(),
+        time_ms: 0.0,
     }
 }
 
@@ -547,6 +561,7 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
         stats: AssetStats::default(),
         inputs: vec![source.abs_path.clone()],
         times: Default::default(),
+        time_ms: 0.0,
     }
 }
 
@@ -592,6 +607,7 @@ fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
         stats: record.stats.clone(),
         inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
         times: Default::default(),
+        time_ms: 0.0,
     }
 }
 

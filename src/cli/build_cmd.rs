@@ -59,6 +59,7 @@ pub fn options_from(args: &BuildArgs) -> anyhow::Result<BuildOptions> {
     if args.pack.is_some() {
         options.pack_spk = true;
     }
+    options.report |= args.report;
     Ok(options)
 }
 
@@ -87,6 +88,9 @@ fn build_once(
         .with_context(|| format!("building {}", options.input.display()))?;
     for problem in &report.verify_problems {
         eprintln!("verify: {problem}");
+    }
+    if let Some(page) = &report.report_page {
+        eprintln!("report {}", page.display());
     }
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());

@@ -7,6 +7,7 @@ mod clean_cmd;
 mod init_cmd;
 mod inspect_cmd;
 mod pack_cmd;
+mod preview_cmd;
 mod progress;
 mod watch;
 
@@ -27,6 +28,7 @@ pub fn run() -> ExitCode {
         Command::Init(args) => init_cmd::run(args, cli.global),
         Command::Pack(args) => pack_cmd::run(args, cli.global),
         Command::Inspect(args) => inspect_cmd::run(args, cli.global),
+        Command::Preview(args) => preview_cmd::run(args, cli.global),
     };
     match result {
         Ok(code) => code,

@@ -176,6 +176,8 @@ pub struct Config {
     pub targets: Option<Vec<String>>,
     /// Bundle the output into an archive after the build (`"spk"`).
     pub pack: Option<String>,
+    /// Write the HTML build report (`--report`).
+    pub report: Option<bool>,
     #[serde(default)]
     pub mesh: MeshSection,
     #[serde(default)]
@@ -428,6 +430,9 @@ impl Config {
         let preset = preset.map(|p| self.preset(p)).transpose()?;
         if let Some(i) = &self.input {
             options.input = self.base_dir.join(i);
+        }
+        if let Some(r) = self.report {
+            options.report = r;
         }
         if let Some(o) = preset
             .and_then(|p| p.output.as_ref())
