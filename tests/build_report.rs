@@ -41,16 +41,34 @@ fn report_lists_every_asset_and_reuses_its_thumbnails() {
     let input = sample_input(dir.path());
     let out = dir.path().join("out");
     let first = build_with_report(&input, &out);
-    assert_eq!(first.status.code(), Some(1), "the broken source fails the build");
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "the broken source fails the build"
+    );
     let index = out.join("report/index.html");
     let html = std::fs::read_to_string(&index).unwrap();
     assert!(!html.contains("<script"), "the page needs no script");
-    assert!(!html.contains("http://") && !html.contains("https://"), "no network");
-    for source in ["box", "hierarchy.gltf", "soup.gltf", "strip.gltf", "terrain"] {
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no network"
+    );
+    for source in [
+        "box",
+        "hierarchy.gltf",
+        "soup.gltf",
+        "strip.gltf",
+        "terrain",
+    ] {
         assert!(html.contains(source), "{source} missing from the report");
     }
     assert!(html.contains("broken.gltf") && html.contains("class=\"error\""));
-    for section in ["Totals", "Slowest assets", "Largest outputs", "Warnings by kind"] {
+    for section in [
+        "Totals",
+        "Slowest assets",
+        "Largest outputs",
+        "Warnings by kind",
+    ] {
         assert!(html.contains(section), "{section} missing");
     }
     let images = image_sources(&html);
@@ -145,18 +163,29 @@ fn report_in_chromium_shows_the_page_with_every_image_loaded() {
         .arg(format!("file://{}", index.display()))
         .output()
         .unwrap();
-    assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        shot.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     let img = image::open(&shot).unwrap().to_rgba8();
     let background = img.get_pixel(0, 0).0;
     let differing = img.pixels().filter(|p| p.0 != background).count();
     let share = differing as f64 / (img.width() * img.height()) as f64;
-    assert!(share > 0.05, "the screenshot is blank ({:.1}% non-background)", share * 100.0);
+    assert!(
+        share > 0.05,
+        "the screenshot is blank ({:.1}% non-background)",
+        share * 100.0
+    );
     // The thumbnails' dark background shows: images were drawn, not just text.
     let dark = img
         .pixels()
         .filter(|p| p.0[..3] == assetc::preview::BACKGROUND[..3])
         .count();
-    assert!(dark > 1000, "no thumbnail visible in the screenshot ({dark} pixels)");
+    assert!(
+        dark > 1000,
+        "no thumbnail visible in the screenshot ({dark} pixels)"
+    );
 
     // 2. Every <img> loaded: a test-only harness (the report itself has no script) loads
     // the page in a frame, waits for it, and writes what it finds into its own DOM, which
@@ -179,7 +208,11 @@ document.getElementById("f").addEventListener("load", function () {
     )
     .unwrap();
     let dump = chromium_command(&chromium, &dir.path().join("profile2"))
-        .args(["--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom"])
+        .args([
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
         .arg(format!("file://{}", harness.display()))
         .output()
         .unwrap();
@@ -187,7 +220,12 @@ document.getElementById("f").addEventListener("load", function () {
     let line = dom
         .lines()
         .find(|l| l.contains("IMAGES "))
-        .unwrap_or_else(|| panic!("no result in the DOM: {dom}\n{}", String::from_utf8_lossy(&dump.stderr)));
+        .unwrap_or_else(|| {
+            panic!(
+                "no result in the DOM: {dom}\n{}",
+                String::from_utf8_lossy(&dump.stderr)
+            )
+        });
     let expected = format!("IMAGES {expected_images} BROKEN 0 ");
     assert!(line.contains(&expected), "{line} (expected {expected})");
 }

@@ -16,7 +16,9 @@ fn corpus_gltf(test: &str) -> Option<PathBuf> {
     match common::corpus(test) {
         Some(c) => Some(c.join("gltf")),
         None if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("{test}: the corpus (ASSETC_CORPUS or ../shared/corpus) is missing under CI=true")
+            panic!(
+                "{test}: the corpus (ASSETC_CORPUS or ../shared/corpus) is missing under CI=true"
+            )
         }
         None => None,
     }
@@ -55,7 +57,11 @@ fn corpus_previews_show_the_model_and_are_deterministic() {
     let mut others = Vec::new();
     others.extend(files_with_ext(out.path(), "mesh").into_iter().take(1));
     others.extend(files_with_ext(out.path(), "bmd").into_iter().take(1));
-    assert_eq!(others.len(), 2, "no .mesh or no .bmd in the build: {others:?}");
+    assert_eq!(
+        others.len(),
+        2,
+        "no .mesh or no .bmd in the build: {others:?}"
+    );
 
     let options = PreviewOptions {
         size: 96,
@@ -73,7 +79,11 @@ fn corpus_previews_show_the_model_and_are_deterministic() {
             path.display(),
             c * 100.0
         );
-        assert!(c < 1.0, "{}: no background left: not framed", path.display());
+        assert!(
+            c < 1.0,
+            "{}: no background left: not framed",
+            path.display()
+        );
         assert!(a.image == b.image, "{}: two renders differ", path.display());
     }
 
@@ -193,7 +203,12 @@ fn head_on_checker_quad_matches_the_expected_pixels() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} pixels differ: {:?}", wrong.len(), &wrong[..wrong.len().min(8)]);
+    assert!(
+        wrong.is_empty(),
+        "{} pixels differ: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(8)]
+    );
 }
 
 #[test]
@@ -218,10 +233,18 @@ fn texture_coordinates_are_perspective_correct() {
     };
     draw_quad(&mut fb, &camera, quad, &halves);
     for x in 12..32 {
-        assert!(close(pixel(&fb, x, 32), A), "pixel {x}: {:?}", pixel(&fb, x, 32));
+        assert!(
+            close(pixel(&fb, x, 32), A),
+            "pixel {x}: {:?}",
+            pixel(&fb, x, 32)
+        );
     }
     for x in 32..43 {
-        assert!(close(pixel(&fb, x, 32), B), "pixel {x}: {:?}", pixel(&fb, x, 32));
+        assert!(
+            close(pixel(&fb, x, 32), B),
+            "pixel {x}: {:?}",
+            pixel(&fb, x, 32)
+        );
     }
     assert_eq!(pixel(&fb, 50, 32), BACKGROUND);
 }
@@ -274,7 +297,11 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
         "--no-config",
         "-q",
     ]);
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let mesh = files_with_ext(out.path(), "hmesh").remove(0);
     let png = out.path().join("shot.png");
     let run = common::assetc(&[
@@ -285,7 +312,11 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
         "--size",
         "64",
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let img = image::open(&png).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (64, 64));
     assert!(coverage(&img) >= MIN_COVERAGE);
@@ -294,7 +325,10 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
     let bad = common::assetc(&["preview", manifest.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(1));
     let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(err.contains("assets.hman") && err.contains("cannot preview"), "{err}");
+    assert!(
+        err.contains("assets.hman") && err.contains("cannot preview"),
+        "{err}"
+    );
     let missing = common::assetc(&["preview", "no/such/file.hmesh"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/file.hmesh"));

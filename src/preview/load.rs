@@ -185,9 +185,9 @@ pub fn load_qtmesh(path: &Path, bytes: &[u8], lod: usize) -> Result<Scene, Previ
         let base = scene.vertices.len() as u32;
         let vb = &m.vertex_buffer;
         let attr = |name: &str| {
-            vb.entries.iter().find(|e| {
-                e.name == name && e.component_type == qtmesh::component::F32
-            })
+            vb.entries
+                .iter()
+                .find(|e| e.name == name && e.component_type == qtmesh::component::F32)
         };
         let Some(pos) = attr(qtmesh::attr::POSITION).filter(|e| e.component_count >= 3) else {
             return Err(PreviewError::Option(format!(

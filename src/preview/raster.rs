@@ -140,9 +140,17 @@ impl Framebuffer {
         let to_eye = (camera.eye - v[0].position).normalize_or_zero();
         let (w, h) = (self.width as f32, self.height as f32);
         let min_x = p.iter().map(|q| q.0).fold(f32::INFINITY, f32::min).max(0.0);
-        let max_x = p.iter().map(|q| q.0).fold(f32::NEG_INFINITY, f32::max).min(w);
+        let max_x = p
+            .iter()
+            .map(|q| q.0)
+            .fold(f32::NEG_INFINITY, f32::max)
+            .min(w);
         let min_y = p.iter().map(|q| q.1).fold(f32::INFINITY, f32::min).max(0.0);
-        let max_y = p.iter().map(|q| q.1).fold(f32::NEG_INFINITY, f32::max).min(h);
+        let max_y = p
+            .iter()
+            .map(|q| q.1)
+            .fold(f32::NEG_INFINITY, f32::max)
+            .min(h);
         if min_x >= max_x || min_y >= max_y {
             return;
         }

@@ -80,8 +80,7 @@ impl Scene {
             for tri in d.indices.chunks_exact(3) {
                 let v = [tri[0], tri[1], tri[2]].map(|i| self.vertices.get(i as usize));
                 if let [Some(a), Some(b), Some(c)] = v {
-                    if a.position.is_finite() && b.position.is_finite() && c.position.is_finite()
-                    {
+                    if a.position.is_finite() && b.position.is_finite() && c.position.is_finite() {
                         fb.draw_triangle(&camera, [a, b, c], &shading);
                     }
                 }

@@ -1,8 +1,9 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
 use super::THUMB_SIZE;
+use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
-use crate::build::{AssetReport, AssetStats};
+use crate::build::AssetReport;
 use crate::formats::{hmesh, ktx2};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};

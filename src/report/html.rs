@@ -24,7 +24,7 @@ pub fn page(pages: &[AssetPage], failed_renders: &BTreeMap<String, String>) -> S
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     h.push_str("<title>assetc build report</title>");
-    let _ = write!(h, "<style>{STYLE}</style></head><body>\n");
+    let _ = writeln!(h, "<style>{STYLE}</style></head><body>");
     h.push_str("<h1>assetc build report</h1>\n");
     summary(&mut h, pages);
     for p in pages {
@@ -59,7 +59,11 @@ fn summary(h: &mut String, pages: &[AssetPage]) {
     h.push_str("</table></section>");
 
     let mut slow: Vec<&AssetPage> = pages.iter().filter(|p| p.time_ms.is_some()).collect();
-    slow.sort_by(|a, b| b.time_ms.partial_cmp(&a.time_ms).unwrap_or(std::cmp::Ordering::Equal));
+    slow.sort_by(|a, b| {
+        b.time_ms
+            .partial_cmp(&a.time_ms)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     h.push_str("<section><h2>Slowest assets</h2><table>");
     for p in slow.iter().take(TOP) {
         let _ = write!(
@@ -74,7 +78,11 @@ fn summary(h: &mut String, pages: &[AssetPage]) {
 
     let mut files: Vec<(&str, &str, u64)> = pages
         .iter()
-        .flat_map(|p| p.outputs.iter().map(|(f, b)| (p.source.as_str(), f.as_str(), *b)))
+        .flat_map(|p| {
+            p.outputs
+                .iter()
+                .map(|(f, b)| (p.source.as_str(), f.as_str(), *b))
+        })
         .collect();
     files.sort_by(|a, b| b.2.cmp(&a.2).then(a.1.cmp(b.1)));
     files.dedup_by(|a, b| a.1 == b.1);
@@ -117,9 +125,9 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
     } else {
         "asset"
     };
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<section class=\"{class}\" id=\"{}\"><h2>{} <span class=\"status\">{status}</span></h2>\n",
+        "<section class=\"{class}\" id=\"{}\"><h2>{} <span class=\"status\">{status}</span></h2>",
         anchor(&p.source),
         esc(&p.source)
     );
@@ -127,12 +135,12 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         let _ = writeln!(h, "<p class=\"error\">{}</p>", esc(e));
     }
     if p.status != AssetStatus::Failed {
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<table><tr><th>vertices</th><th>triangles</th><th>meshlets</th><th>submeshes</th>\
              <th>materials</th><th>clips</th><th>source</th><th>output</th><th>time</th></tr>\
              <tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr></table>\n",
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr></table>",
             p.stats.vertices,
             p.stats.triangles,
             p.stats.meshlets,
@@ -153,7 +161,14 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
                 m.lod,
                 m.triangles
             );
-            figure(h, &m.image, THUMB_SIZE, THUMB_SIZE, &caption, failed_renders);
+            figure(
+                h,
+                &m.image,
+                THUMB_SIZE,
+                THUMB_SIZE,
+                &caption,
+                failed_renders,
+            );
         }
         h.push_str("</div>\n");
     }

@@ -8,8 +8,8 @@ pub fn warning_kind(warning: &str) -> String {
     let mut text = warning.trim();
     // Leading locations: `meshes[3].primitives[0]: `, `a/b.gltf: `.
     while let Some((head, rest)) = text.split_once(": ") {
-        let is_location = !head.contains(' ')
-            && (head.contains('[') || head.contains('.') || head.contains('/'));
+        let is_location =
+            !head.contains(' ') && (head.contains('[') || head.contains('.') || head.contains('/'));
         if !is_location {
             break;
         }
