@@ -262,27 +262,29 @@ fn nearer_surfaces_hide_farther_ones_whatever_the_order() {
         height: 1,
         rgba: B.to_vec(),
     };
-    let quad = |z: f32| {
+    // The near quad (half-size 0.5 at z = 1, three units away) spans pixels 32 -+ 16;
+    // the far one (half-size 1 at z = 0, four units away) 32 -+ 24.
+    let quad = |z: f32, h: f32| {
         [
-            vertex(-1.0, 1.0, z, 0.0, 0.0),
-            vertex(1.0, 1.0, z, 1.0, 0.0),
-            vertex(1.0, -1.0, z, 1.0, 1.0),
-            vertex(-1.0, -1.0, z, 0.0, 1.0),
+            vertex(-h, h, z, 0.0, 0.0),
+            vertex(h, h, z, 1.0, 0.0),
+            vertex(h, -h, z, 1.0, 1.0),
+            vertex(-h, -h, z, 0.0, 1.0),
         ]
     };
     for near_first in [true, false] {
         let mut fb = Framebuffer::new(64, 64, BACKGROUND, &camera);
         if near_first {
-            draw_quad(&mut fb, &camera, quad(1.0), &red);
-            draw_quad(&mut fb, &camera, quad(0.0), &blue);
+            draw_quad(&mut fb, &camera, quad(1.0, 0.5), &red);
+            draw_quad(&mut fb, &camera, quad(0.0, 1.0), &blue);
         } else {
-            draw_quad(&mut fb, &camera, quad(0.0), &blue);
-            draw_quad(&mut fb, &camera, quad(1.0), &red);
+            draw_quad(&mut fb, &camera, quad(0.0, 1.0), &blue);
+            draw_quad(&mut fb, &camera, quad(1.0, 0.5), &red);
         }
-        assert!(close(pixel(&fb, 32, 32), A));
-        // The far quad is smaller on screen (corners at 32 -+ 24): outside the near quad's
-        // 32 -+ 32 nothing else shows.
-        assert_eq!(pixel(&fb, 1, 1), BACKGROUND);
+        assert!(close(pixel(&fb, 32, 32), A), "near quad hidden");
+        assert!(close(pixel(&fb, 17, 40), A));
+        assert!(close(pixel(&fb, 12, 32), B), "far quad outside the near one");
+        assert_eq!(pixel(&fb, 4, 4), BACKGROUND);
     }
 }
 
