@@ -283,7 +283,10 @@ fn nearer_surfaces_hide_farther_ones_whatever_the_order() {
         }
         assert!(close(pixel(&fb, 32, 32), A), "near quad hidden");
         assert!(close(pixel(&fb, 17, 40), A));
-        assert!(close(pixel(&fb, 12, 32), B), "far quad outside the near one");
+        assert!(
+            close(pixel(&fb, 12, 32), B),
+            "far quad outside the near one"
+        );
         assert_eq!(pixel(&fb, 4, 4), BACKGROUND);
     }
 }

@@ -6,7 +6,7 @@ use super::scene::{palette, Draw, Material, Scene};
 use super::texture::{decode_ktx2, level_for_size};
 use super::PreviewError;
 use crate::formats::{bmd1, hmat, hmesh, octahedral, qtmesh};
-use glam::Vec3;
+use glam::{Mat4, Quat, Vec3};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -250,9 +250,11 @@ pub fn load_qtmesh(path: &Path, bytes: &[u8], lod: usize) -> Result<Scene, Previ
 }
 
 /// The meshes of a BMD1 model's first LOD (all meshes when it declares none), untextured
-/// (materials are names the engine resolves). Vertices are drawn where they are stored.
+/// (materials are names the engine resolves). Skinned vertices are stored relative to
+/// their bone [B8]; they are placed by the bind pose of the skeleton.
 pub fn load_bmd(path: &Path, bytes: &[u8]) -> Result<Scene, PreviewError> {
     let model = bmd1::read(bytes).map_err(|e| PreviewError::read(path, e))?;
+    let bind = bmd_bind_pose(&model.bones);
     let meshes = match model.lods.first() {
         Some(l) => l.first_mesh as usize..l.first_mesh as usize + l.mesh_count as usize,
         None => 0..model.meshes.len(),
@@ -263,13 +265,17 @@ pub fn load_bmd(path: &Path, bytes: &[u8]) -> Result<Scene, PreviewError> {
             continue;
         }
         let base = scene.vertices.len() as u32;
-        scene
-            .vertices
-            .extend(mesh.vertices.iter().map(|v| RasterVertex {
-                position: Vec3::from(v.attrs.position),
-                normal: Vec3::from(v.attrs.normal),
+        scene.vertices.extend(mesh.vertices.iter().map(|v| {
+            let m = bind
+                .get(usize::from(v.attrs.bone))
+                .copied()
+                .unwrap_or(Mat4::IDENTITY);
+            RasterVertex {
+                position: m.transform_point3(Vec3::from(v.attrs.position)),
+                normal: m.transform_vector3(Vec3::from(v.attrs.normal)),
                 uv: v.attrs.uv,
-            }));
+            }
+        }));
         let mut indices = Vec::new();
         for p in &mesh.primitives {
             let tri: &[usize] = match p {
@@ -284,4 +290,42 @@ pub fn load_bmd(path: &Path, bytes: &[u8]) -> Result<Scene, PreviewError> {
         });
     }
     Ok(scene)
+}
+
+/// Model-space bind transform of every bone: a normal bone is its parent's transform, then
+/// its origin, then its rotation (raw F8A quaternion, normalised; all zero = identity). A
+/// pseudo-bone takes the transform of its first bone (enough to place a picture).
+fn bmd_bind_pose(bones: &[bmd1::Bone]) -> Vec<Mat4> {
+    let mut world: Vec<Mat4> = Vec::with_capacity(bones.len());
+    for (i, b) in bones.iter().enumerate() {
+        let m = match &b.kind {
+            bmd1::BoneKind::Normal {
+                parent,
+                rotation,
+                origin,
+            } => {
+                let q = Quat::from_array(*rotation);
+                let len = q.length();
+                let q = if len > 0.0 && len.is_finite() {
+                    q / len
+                } else {
+                    Quat::IDENTITY
+                };
+                let parent = match i {
+                    0 => Mat4::IDENTITY,
+                    _ => world
+                        .get(usize::from(*parent))
+                        .copied()
+                        .unwrap_or(Mat4::IDENTITY),
+                };
+                parent * Mat4::from_rotation_translation(q, Vec3::from(*origin))
+            }
+            bmd1::BoneKind::Pseudo { bones: ids, .. } => world
+                .get(usize::from(ids[0]))
+                .copied()
+                .unwrap_or(Mat4::IDENTITY),
+        };
+        world.push(m);
+    }
+    world
 }
