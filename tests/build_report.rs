@@ -219,7 +219,7 @@ document.getElementById("f").addEventListener("load", function () {
     let dom = String::from_utf8_lossy(&dump.stdout);
     let line = dom
         .lines()
-        .find(|l| l.contains("IMAGES "))
+        .find(|l| l.contains("<pre id=\"result\">"))
         .unwrap_or_else(|| {
             panic!(
                 "no result in the DOM: {dom}\n{}",
