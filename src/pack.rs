@@ -1,6 +1,7 @@
 //! `assetc pack`: SparkPak archives from folders and back, with SparkEngine's layering.
 //!
-//! Archive paths are the lower-cased `/`-joined relative paths of the tree. Extraction
+//! Archive paths are the `/`-joined relative paths of the tree, in their case on disk [S2];
+//! two that differ only in case are refused. Empty files are ordinary entries [S14]. Extraction
 //! checks every path again, never follows a symlink out of the destination and writes each
 //! file through a temporary sibling renamed into place.
 
@@ -26,7 +27,7 @@ pub enum PackError {
     InvalidPath { path: PathBuf, reason: String },
     #[error("{path}: symbolic links are not packed")]
     Symlink { path: PathBuf },
-    #[error("{first} and {second} are the same archive path once lower-cased")]
+    #[error("{first} and {second} differ only in case; SparkEngine may look paths up case-insensitively [S2]")]
     CaseClash { first: PathBuf, second: PathBuf },
     #[error("{dir}: no files to pack")]
     NothingToPack { dir: PathBuf },
@@ -52,6 +53,8 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PackError + '_ {
 /// Reads every regular file under `dir` as (archive path, content), sorted by path.
 fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
     let mut files: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
+    // Lower-cased archive path -> the file that took it, for [S2]'s case clash.
+    let mut folded: BTreeMap<String, PathBuf> = BTreeMap::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(false)
         .sort_by_file_name();
@@ -78,9 +81,11 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
         }
         let archive_path = archive_path(dir, item.path())?;
         let data = fs::read(item.path()).map_err(io_err(item.path()))?;
-        if let Some((first, _)) = files.get(&archive_path) {
+        if let Some(first) =
+            folded.insert(archive_path.to_ascii_lowercase(), item.path().to_owned())
+        {
             return Err(PackError::CaseClash {
-                first: first.clone(),
+                first,
                 second: item.path().to_owned(),
             });
         }
@@ -94,7 +99,7 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
     Ok(files.into_iter().map(|(p, (_, d))| (p, d)).collect())
 }
 
-/// `file` relative to `dir`, lower-cased and `/`-joined, checked against [S7].
+/// `file` relative to `dir`, `/`-joined in its own case [S2], checked against [S7].
 fn archive_path(dir: &Path, file: &Path) -> Result<String, PackError> {
     let invalid = |reason: String| PackError::InvalidPath {
         path: file.to_owned(),
@@ -111,7 +116,7 @@ fn archive_path(dir: &Path, file: &Path) -> Result<String, PackError> {
         let part = part
             .to_str()
             .ok_or_else(|| invalid(PathFault::NonAscii(0x80).to_string()))?;
-        parts.push(part.to_ascii_lowercase());
+        parts.push(part);
     }
     let joined = parts.join("/");
     check_path(joined.as_bytes()).map_err(|fault| invalid(fault.to_string()))?;
@@ -130,15 +135,38 @@ fn open_archive<'a>(path: &Path, bytes: &'a [u8]) -> Result<spk::SpkArchive<'a>,
 }
 
 /// Packs `dir` into archive bytes; with `base`, only the files that are new or differ from
-/// the base (a patch archive to mount after it).
+/// the base (a patch archive to mount after it). Warnings are dropped; see [`pack_tree`].
 pub fn pack_dir(dir: &Path, base: Option<&Path>) -> Result<Vec<u8>, PackError> {
+    pack_tree(dir, base).map(|p| p.bytes)
+}
+
+/// An archive and what its user should know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    pub bytes: Vec<u8>,
+    /// One per empty file stored (SparkEngine's seed tells callers to treat an empty read
+    /// as a failure [S14]) and one per base file the tree no longer has (a patch cannot
+    /// delete it: the game keeps reading the base's copy).
+    pub warnings: Vec<String>,
+}
+
+/// [`pack_dir`] with its warnings.
+pub fn pack_tree(dir: &Path, base: Option<&Path>) -> Result<Packed, PackError> {
     let files = collect_tree(dir)?;
+    let mut warnings = Vec::new();
     let entries = match base {
         None => files,
         Some(base_path) => {
             let bytes = read_archive(base_path)?;
             let base = open_archive(base_path, &bytes)?;
             let plan = spk::plan_patch(&base, files);
+            for path in &plan.not_removable {
+                warnings.push(format!(
+                    "{path}: in the base {} but not in {}; a patch archive cannot delete it, so the game still reads the base's copy",
+                    base_path.display(),
+                    dir.display()
+                ));
+            }
             if plan.entries.is_empty() {
                 return Err(PackError::NothingChanged {
                     base: base_path.to_owned(),
@@ -147,7 +175,15 @@ pub fn pack_dir(dir: &Path, base: Option<&Path>) -> Result<Vec<u8>, PackError> {
             plan.entries
         }
     };
-    Ok(spk::write(&entries)?)
+    for (path, data) in &entries {
+        if data.is_empty() {
+            warnings.push(format!(
+                "{path}: empty file stored; SparkEngine's callers may treat an empty read as a missing file [S14]"
+            ));
+        }
+    }
+    let bytes = spk::write(&entries)?;
+    Ok(Packed { bytes, warnings })
 }
 
 /// What `extract` did, entry by entry.

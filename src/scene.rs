@@ -88,6 +88,56 @@ impl Primitive {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
+
+    /// The primitive as attribute streams for the geometry stages: every attribute the
+    /// importer decoded, the ones `keep` accepts (positions always). The one place that
+    /// maps the importer's fields to stream semantics.
+    pub fn streams(
+        &self,
+        keep: impl Fn(crate::pipeline::geometry::Semantic, u32) -> bool,
+    ) -> crate::pipeline::geometry::Geometry {
+        use crate::pipeline::geometry::{widen, Geometry, Semantic as S};
+        let mut g = Geometry::new(
+            self.gltf_path.clone(),
+            &self.positions,
+            self.indices.clone(),
+        );
+        g.indexed = self.indexed;
+        g.material = self.material;
+        let mut add = |s: S, set: u32, data: Option<Vec<[f32; 4]>>| {
+            if let Some(data) = data.filter(|_| keep(s, set)) {
+                g.set_stream(s, set, data);
+            }
+        };
+        add(S::Normal, 0, self.normals.as_deref().map(widen));
+        add(S::Tangent, 0, self.tangents.clone());
+        add(S::TexCoord, 0, self.uv0.as_deref().map(widen));
+        add(S::TexCoord, 1, self.uv1.as_deref().map(widen));
+        add(S::Color, 0, self.colors.clone());
+        for (set, (j, w)) in self.joints.iter().zip(&self.weights).enumerate() {
+            let joints = j.iter().map(|j| j.map(f32::from)).collect();
+            add(S::Joints, set as u32, Some(joints));
+            add(S::Weights, set as u32, Some(w.clone()));
+        }
+        for (t, target) in self.targets.iter().enumerate() {
+            add(
+                S::MorphPosition,
+                t as u32,
+                target.positions.as_deref().map(widen),
+            );
+            add(
+                S::MorphNormal,
+                t as u32,
+                target.normals.as_deref().map(widen),
+            );
+            add(
+                S::MorphTangent,
+                t as u32,
+                target.tangents.as_deref().map(widen),
+            );
+        }
+        g
+    }
 }
 
 /// A morph target's displacements, parallel to the primitive's vertices.

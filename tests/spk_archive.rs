@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use assetc::formats::spk::{assemble_raw, RawTocEntry};
-use assetc::pack::{check, extract, list, pack_dir, PackError};
+use assetc::pack::{check, extract, list, pack_dir, pack_tree, PackError};
 
 fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let files: Vec<(String, Vec<u8>)> = vec![
@@ -75,22 +75,123 @@ fn pack_extract_round_trip_byte_for_byte() {
 }
 
 #[test]
-fn paths_are_lower_cased_and_clashes_refused() {
+fn paths_keep_their_case_and_case_clashes_are_refused() {
+    // A packed Qt build: its QML names meshes/mesh_armLeft_mesh.mesh and Alien.qml.
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
-    fs::create_dir_all(src.join("Tex")).unwrap();
-    fs::write(src.join("Tex/Brick.PNG"), b"png").unwrap();
+    fs::create_dir_all(src.join("meshes")).unwrap();
+    fs::write(src.join("meshes/mesh_armLeft_mesh.mesh"), b"mesh").unwrap();
+    fs::write(src.join("Alien.qml"), b"qml").unwrap();
     let archive = tmp.path().join("a.spk");
     fs::write(&archive, pack_dir(&src, None).unwrap()).unwrap();
-    let listed = list(&[archive]).unwrap();
-    assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].path, "tex/brick.png");
+    let listed: Vec<String> = list(std::slice::from_ref(&archive))
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(listed, ["Alien.qml", "meshes/mesh_armLeft_mesh.mesh"]);
+    let out = tmp.path().join("out");
+    assert!(extract(&archive, &out).unwrap().failed.is_empty());
+    assert_eq!(
+        fs::read(out.join("meshes/mesh_armLeft_mesh.mesh")).unwrap(),
+        b"mesh"
+    );
+    assert_eq!(fs::read(out.join("Alien.qml")).unwrap(), b"qml");
 
-    fs::write(src.join("Tex/brick.png"), b"other").unwrap();
-    assert!(matches!(
-        pack_dir(&src, None),
-        Err(PackError::CaseClash { .. })
-    ));
+    fs::write(src.join("meshes/mesh_armleft_mesh.mesh"), b"other").unwrap();
+    match pack_dir(&src, None) {
+        Err(PackError::CaseClash { first, second }) => {
+            let names = [first, second].map(|p| p.file_name().unwrap().to_owned());
+            assert!(
+                names.contains(&"mesh_armLeft_mesh.mesh".into()),
+                "{names:?}"
+            );
+            assert!(
+                names.contains(&"mesh_armleft_mesh.mesh".into()),
+                "{names:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn empty_files_are_packed_listed_extracted_and_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    make_tree(&src);
+    fs::write(src.join("override.cfg"), b"").unwrap();
+    let packed = pack_tree(&src, None).unwrap();
+    assert_eq!(packed.warnings.len(), 1, "{:?}", packed.warnings);
+    assert!(packed.warnings[0].starts_with("override.cfg: empty file"));
+    let archive = tmp.path().join("a.spk");
+    fs::write(&archive, &packed.bytes).unwrap();
+    assert!(check(&archive).is_empty(), "{:?}", check(&archive));
+    let listed = list(std::slice::from_ref(&archive)).unwrap();
+    let empty = listed.iter().find(|e| e.path == "override.cfg").unwrap();
+    assert_eq!((empty.original_size, empty.compressed_size), (0, 0));
+    let out = tmp.path().join("out");
+    let report = extract(&archive, &out).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(fs::read(out.join("override.cfg")).unwrap(), b"");
+}
+
+#[test]
+fn a_patch_warns_about_each_base_file_it_cannot_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    make_tree(&src);
+    let base = tmp.path().join("base.spk");
+    fs::write(&base, pack_dir(&src, None).unwrap()).unwrap();
+    fs::remove_file(src.join("readme.txt")).unwrap();
+    fs::remove_file(src.join("meshes/lod0/tree.hmesh")).unwrap();
+    fs::write(src.join("new.bin"), b"new").unwrap();
+    let packed = pack_tree(&src, Some(&base)).unwrap();
+    let named: Vec<&str> = packed
+        .warnings
+        .iter()
+        .map(|w| w.split(':').next().unwrap())
+        .collect();
+    assert_eq!(named, ["meshes/lod0/tree.hmesh", "readme.txt"]);
+    assert!(packed.warnings.iter().all(|w| w.contains("cannot delete")));
+}
+
+/// `assetc pack list … | head`: stdout closed after the first line.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_never_panics() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // 3000 list lines are far more than a pipe buffer holds.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    // Enough lines to overflow the pipe buffer after the reader has gone.
+    for i in 0..3000 {
+        fs::write(src.join(format!("file_{i:05}.txt")), format!("{i}")).unwrap();
+    }
+    let archive = tmp.path().join("a.spk");
+    fs::write(&archive, pack_dir(&src, None).unwrap()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .args(["pack", "list"])
+        .arg(&archive)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE, like any filter"
+    );
 }
 
 #[test]

@@ -3,49 +3,16 @@
 
 use super::discover::Source;
 use crate::formats::hman::EntryKind;
-use crate::formats::{hanim, hmat, hmesh};
 use crate::import::{import_gltf, ImportError, ImportOptions};
-use crate::pipeline::animation::{
-    build_hanim, warn_without_skeleton, AnimError, AnimationSettings,
-};
-use crate::pipeline::materials::build_material_table;
-use crate::pipeline::skinning::{build_skeleton, SkinError};
-use crate::pipeline::textures::{TextureError, TextureMode, TextureSettings};
-use crate::pipeline::{build_hmesh, MeshError, MeshSettings, StageTimes};
+use crate::pipeline::animation::AnimationSettings;
+use crate::pipeline::materials::TextureJob;
+use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::textures::TextureSettings;
+use crate::pipeline::{MeshSettings, StageTimes};
+use crate::targets::{TargetError, TargetInput};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-/// Which runtime files a build writes for each source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).
-    HMesh,
-    /// BGBTech3 `<source>.bmd`.
-    Bmd1,
-    /// Qt Quick 3D: `<source>.qt/` with a `.qml` scene, `meshes/*.mesh` and `maps/`.
-    QtMesh,
-}
-
-impl Target {
-    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1", "qtmesh"];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::HMesh => "hmesh",
-            Target::Bmd1 => "bmd1",
-            Target::QtMesh => "qtmesh",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "hmesh" => Some(Target::HMesh),
-            "bmd1" => Some(Target::Bmd1),
-            "qtmesh" => Some(Target::QtMesh),
-            _ => None,
-        }
-    }
-}
+pub use crate::targets::Target;
 
 /// The settings one source is built with (defaults, then matching rules, then CLI flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -83,19 +50,13 @@ pub struct OutputFile {
 /// the driver encodes each id once for the whole build.
 #[derive(Debug, Clone)]
 pub struct TextureRequest {
-    pub id: u64,
-    pub image_bytes: Arc<Vec<u8>>,
-    pub mime_type: Option<String>,
-    pub mode: TextureMode,
-    pub alpha_cutoff: Option<f32>,
-    /// `images[2] (wood.png)`, for messages.
-    pub image_label: String,
+    pub job: TextureJob,
     pub settings: TextureSettings,
 }
 
 impl TextureRequest {
     pub fn rel_path(&self) -> String {
-        texture_rel_path(self.id)
+        texture_rel_path(self.job.id)
     }
 }
 
@@ -141,18 +102,11 @@ pub enum AssetError {
     #[error(transparent)]
     Import(#[from] ImportError),
     #[error("{path}: {source}")]
-    Mesh { path: String, source: MeshError },
-    #[error("{path}: {source}")]
-    Skin { path: String, source: SkinError },
-    #[error("{path}: {source}")]
-    Animation { path: String, source: AnimError },
-    #[error("{path}: {source}")]
-    Texture { path: String, source: TextureError },
-    #[error("{path}: {message}")]
-    Encode { path: String, message: String },
+    Target { path: String, source: TargetError },
 }
 
-/// Imports `source` and runs every stage the settings' targets need.
+/// Imports `source` and runs every target the settings ask for. Targets share one
+/// [`PrepareCache`], so geometry work common to them is done once.
 pub fn compile_asset(
     source: &Source,
     input_root: &Path,
@@ -172,56 +126,47 @@ pub fn compile_asset(
         .collect();
     let mut inputs = vec![source.abs_path.clone()];
     inputs.extend(scene.dependencies.iter().cloned());
-
+    let mut compiled = CompiledAsset {
+        files: Vec::new(),
+        textures: Vec::new(),
+        warnings: Vec::new(),
+        stats: AssetStats::default(),
+        times: StageTimes::default(),
+        inputs,
+    };
     if scene.primitive_instances().is_empty() {
         // Material libraries, animation-only files and empty scenes are valid glTF; the
         // runtime formats need at least one submesh, so such a source writes nothing.
         warnings.push(format!(
             "{display}: the scene has no triangle geometry; nothing is written for it"
         ));
-        return Ok(CompiledAsset {
-            files: Vec::new(),
-            textures: Vec::new(),
-            warnings,
-            stats: AssetStats::default(),
-            times: StageTimes::default(),
-            inputs,
-        });
+        compiled.warnings = warnings;
+        return Ok(compiled);
     }
-    let mut compiled = CompiledAsset {
-        files: Vec::new(),
-        textures: Vec::new(),
-        warnings,
-        stats: AssetStats::default(),
-        times: StageTimes::default(),
-        inputs,
-    };
-    if settings.targets.contains(&Target::HMesh) {
-        compile_hmesh_set(&scene, source, settings, &display, &mut compiled)?;
-    }
-    if settings.targets.contains(&Target::Bmd1) {
-        let out = crate::targets::bmd1::build_bmd1(&scene, &settings.bmd1, &settings.mesh)
-            .map_err(|e| AssetError::Encode {
-                path: display.clone(),
-                message: e.to_string(),
-            })?;
-        add_target_output(&mut compiled, out, &display);
-    }
-    if settings.targets.contains(&Target::QtMesh) {
+    compiled.warnings = warnings;
+    let cache = PrepareCache::default();
+    let input = TargetInput {
+        scene: &scene,
+        settings,
         // Balsam names the QML component after the source file's stem, case kept.
-        let mut qt = settings.qtmesh.clone();
-        if qt.component_name.is_none() {
-            qt.component_name = source
-                .abs_path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned());
-        }
-        let out =
-            crate::targets::qtmesh::build_qtmesh(&scene, &qt, &settings.mesh).map_err(|e| {
-                AssetError::Encode {
-                    path: display.clone(),
-                    message: e.to_string(),
-                }
+        source_stem: source
+            .abs_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned()),
+        cache: &cache,
+    };
+    // A fixed order, whatever the order the settings name targets in, so outputs and
+    // warnings do not depend on it.
+    let chosen = Target::EVERY
+        .iter()
+        .filter(|t| settings.targets.contains(t));
+    for target in chosen {
+        let out = target
+            .writer()
+            .build(&input)
+            .map_err(|source| AssetError::Target {
+                path: display.clone(),
+                source,
             })?;
         add_target_output(&mut compiled, out, &display);
     }
@@ -230,7 +175,7 @@ pub fn compile_asset(
     Ok(compiled)
 }
 
-/// Files of another target, listed in the manifest as raw files.
+/// Adds a target's files, textures, warnings and figures to the asset.
 fn add_target_output(
     compiled: &mut CompiledAsset,
     out: crate::targets::TargetOutput,
@@ -244,124 +189,11 @@ fn add_target_output(
         .extend(out.files.into_iter().map(|f| OutputFile {
             rel_path: f.rel_path,
             bytes: f.bytes,
-            kind: EntryKind::RawFile,
+            kind: f.kind,
         }));
-}
-
-/// The default target: `.hmesh`, `.hmat`, texture requests and `.hanim`.
-fn compile_hmesh_set(
-    scene: &crate::scene::Scene,
-    source: &Source,
-    settings: &AssetSettings,
-    display: &str,
-    compiled: &mut CompiledAsset,
-) -> Result<(), AssetError> {
-    let display = display.to_string();
-    let warnings = &mut compiled.warnings;
-    let skeleton = build_skeleton(scene).map_err(|source| AssetError::Skin {
-        path: display.clone(),
-        source,
-    })?;
-    let skeleton = skeleton.map(|(skeleton, skin_warnings)| {
-        warnings.extend(skin_warnings.into_iter().map(|w| format!("{display}: {w}")));
-        skeleton
-    });
-    let mesh_build = build_hmesh(scene, &settings.mesh, skeleton.as_ref()).map_err(|source| {
-        AssetError::Mesh {
-            path: display.clone(),
-            source,
-        }
-    })?;
-    let files = &mut compiled.files;
-    let hmesh_bytes = hmesh::write(&mesh_build.mesh).map_err(|e| AssetError::Encode {
-        path: display.clone(),
-        message: e.to_string(),
-    })?;
-    files.push(OutputFile {
-        rel_path: source.output_rel("hmesh"),
-        bytes: hmesh_bytes,
-        kind: EntryKind::Mesh,
-    });
-
-    let slots: Vec<Option<usize>> = mesh_build
-        .slots
-        .source_materials
-        .iter()
-        .map(|&m| Some(m))
-        .collect();
-    let table = build_material_table(scene, &slots, &settings.texture).map_err(|source| {
-        AssetError::Texture {
-            path: display.clone(),
-            source,
-        }
-    })?;
-    warnings.extend(table.warnings.iter().map(|w| format!("{display}: {w}")));
-    let hmat_bytes = hmat::write(&hmat::HMat {
-        materials: table.rows.clone(),
-    });
-    files.push(OutputFile {
-        rel_path: source.output_rel("hmat"),
-        bytes: hmat_bytes,
-        kind: EntryKind::MaterialTable,
-    });
-
-    let textures = &mut compiled.textures;
-    // External image files are already inputs: the importer lists them in
-    // `scene.dependencies`.
-    for job in table.textures {
-        textures.push(TextureRequest {
-            id: job.id,
-            image_bytes: job.bytes,
-            mime_type: job.mime_type,
-            mode: job.mode,
-            alpha_cutoff: job.alpha_cutoff,
-            image_label: job.label,
-            settings: settings.texture,
-        });
+    compiled.textures.extend(out.textures);
+    if let Some(stats) = out.stats {
+        compiled.stats = stats;
+        compiled.times = out.times;
     }
-
-    let mut clips = 0;
-    match &skeleton {
-        Some(skeleton) if settings.animation.import && !scene.animations.is_empty() => {
-            let (anim, clip_warnings) =
-                build_hanim(scene, skeleton, &settings.animation).map_err(|source| {
-                    AssetError::Animation {
-                        path: display.clone(),
-                        source,
-                    }
-                })?;
-            warnings.extend(clip_warnings.into_iter().map(|w| format!("{display}: {w}")));
-            clips = anim.clips.len();
-            if clips > 0 {
-                let bytes = hanim::write(&anim).map_err(|e| AssetError::Encode {
-                    path: display.clone(),
-                    message: e.to_string(),
-                })?;
-                files.push(OutputFile {
-                    rel_path: source.output_rel("hanim"),
-                    bytes,
-                    kind: EntryKind::Animation,
-                });
-            }
-        }
-        None if settings.animation.import => {
-            warnings.extend(
-                warn_without_skeleton(scene)
-                    .into_iter()
-                    .map(|w| format!("{display}: {w}")),
-            );
-        }
-        _ => {}
-    }
-    let mesh = &mesh_build.mesh;
-    compiled.stats = AssetStats {
-        vertices: mesh.vertices.len(),
-        triangles: mesh_build.triangle_count,
-        meshlets: mesh.meshlets.len(),
-        submeshes: mesh.submeshes.len(),
-        materials: mesh.materials.len(),
-        clips,
-    };
-    compiled.times = mesh_build.times;
-    Ok(())
 }

@@ -331,11 +331,11 @@ impl Builder {
                 (None, Some((result, time_ms))) => {
                     let outcome = result.as_ref().map_err(Clone::clone).and_then(|asset| {
                         for t in &asset.textures {
-                            if let Some(Err(e)) = texture_results.get(&t.id) {
+                            if let Some(Err(e)) = texture_results.get(&t.job.id) {
                                 return Err(format!(
                                     "{}: {} {e}",
                                     source.abs_path.display(),
-                                    t.image_label
+                                    t.job.label
                                 ));
                             }
                         }
@@ -473,7 +473,7 @@ fn encode_textures(
     for (result, _) in compiled.iter().flatten() {
         if let Ok(asset) = result {
             for t in &asset.textures {
-                unique.entry(t.id).or_insert(t);
+                unique.entry(t.job.id).or_insert(t);
             }
         }
     }
@@ -485,14 +485,14 @@ fn encode_textures(
                 return (*id, Ok(None));
             }
             let result = crate::pipeline::textures::encode_texture(
-                &req.image_bytes,
-                req.mime_type.as_deref(),
-                req.mode,
-                req.alpha_cutoff,
+                &req.job.bytes,
+                req.job.mime_type.as_deref(),
+                req.job.mode,
+                req.job.alpha_cutoff,
                 &req.settings,
             )
             .map(Some)
-            .map_err(|e| e.named(&req.image_label).to_string());
+            .map_err(|e| e.named(&req.job.label).to_string());
             (*id, result)
         })
         .collect()
@@ -504,7 +504,7 @@ fn write_asset(
     output: &Path,
 ) -> Result<(), BuildError> {
     for t in &asset.textures {
-        if let Some(Ok(Some(bytes))) = textures.get(&t.id) {
+        if let Some(Ok(Some(bytes))) = textures.get(&t.job.id) {
             let path = output.join(t.rel_path());
             output::write_atomic(&path, bytes)
                 .map_err(|source| BuildError::Write { path, source })?;
@@ -530,8 +530,8 @@ fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::Manif
         manifest::entry_for(
             &t.rel_path(),
             EntryKind::Texture,
-            Some(t.id),
-            t.mode == TextureMode::Color,
+            Some(t.job.id),
+            t.job.mode == TextureMode::Color,
         )
     }));
     out

@@ -26,7 +26,10 @@ pub fn pack(
     base: Option<&std::path::Path>,
     global: &GlobalArgs,
 ) -> anyhow::Result<ExitCode> {
-    let bytes = assetc::pack::pack_dir(dir, base)?;
+    let assetc::pack::Packed { bytes, warnings } = assetc::pack::pack_tree(dir, base)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     assetc::build::output::write_atomic(output, &bytes)
         .with_context(|| format!("writing {}", output.display()))?;
     let problems = assetc::pack::check(output);

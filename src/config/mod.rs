@@ -105,6 +105,7 @@ pub struct Bmd1Section {
     pub sample_rate_hz: Option<f32>,
     pub position_error: Option<f32>,
     pub uv_error: Option<f32>,
+    pub compat: Option<crate::targets::bmd1::Bmd1Compat>,
 }
 
 /// `[qtmesh]`: the Qt Quick 3D target.
@@ -399,6 +400,7 @@ fn apply_sections(
     set!(b.sample_rate_hz, bmd1.sample_rate_hz);
     set!(b.position_error, bmd1.position_error);
     set!(b.uv_error, bmd1.uv_error);
+    set!(b.compat, bmd1.compat);
 }
 
 impl Config {

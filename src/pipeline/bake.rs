@@ -1,6 +1,6 @@
 //! Bake a node's world transform into static geometry.
 
-use super::geometry::Geometry;
+use super::geometry::{Geometry, Semantic};
 use glam::{Mat3, Mat4, Vec3};
 
 /// Transforms positions by `world`, normals by its inverse-transpose and tangents by its
@@ -17,19 +17,30 @@ pub fn bake_transform(geometry: &mut Geometry, world: Mat4) {
         // A singular transform flattens the mesh; directions then keep the linear part.
         linear
     };
-    for p in &mut geometry.positions {
-        *p = world.transform_point3(Vec3::from(*p)).to_array();
-    }
-    if let Some(normals) = &mut geometry.normals {
-        for n in normals.iter_mut() {
-            *n = renormalise(normal_matrix * Vec3::from(*n), Vec3::from(*n));
-        }
-    }
-    if let Some(tangents) = &mut geometry.tangents {
-        for t in tangents.iter_mut() {
-            let dir = Vec3::new(t[0], t[1], t[2]);
-            let d = renormalise(linear * dir, dir);
-            *t = [d[0], d[1], d[2], t[3]];
+    // Morph target displacements stay in mesh space: targets that bake do not store them.
+    for s in &mut geometry.streams {
+        match s.semantic {
+            Semantic::Position => {
+                for p in &mut s.data {
+                    let q = world.transform_point3(Vec3::new(p[0], p[1], p[2]));
+                    *p = [q.x, q.y, q.z, p[3]];
+                }
+            }
+            Semantic::Normal => {
+                for n in &mut s.data {
+                    let v = Vec3::new(n[0], n[1], n[2]);
+                    let d = renormalise(normal_matrix * v, v);
+                    *n = [d[0], d[1], d[2], n[3]];
+                }
+            }
+            Semantic::Tangent => {
+                for t in &mut s.data {
+                    let dir = Vec3::new(t[0], t[1], t[2]);
+                    let d = renormalise(linear * dir, dir);
+                    *t = [d[0], d[1], d[2], t[3]];
+                }
+            }
+            _ => {}
         }
     }
     if world.determinant() < 0.0 {
@@ -50,15 +61,17 @@ fn renormalise(v: Vec3, fallback: Vec3) -> [f32; 3] {
 mod tests {
     use super::*;
 
+    use crate::pipeline::geometry::xyz;
+
     fn triangle() -> Geometry {
-        Geometry {
-            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-            normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
-            tangents: Some(vec![[1.0, 0.0, 0.0, 1.0]; 3]),
-            indices: vec![0, 1, 2],
-            indexed: true,
-            ..Default::default()
-        }
+        let mut g = Geometry::new(
+            "t",
+            &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            vec![0, 1, 2],
+        );
+        g.set_stream(Semantic::Normal, 0, vec![[0.0, 0.0, 1.0, 0.0]; 3]);
+        g.set_stream(Semantic::Tangent, 0, vec![[1.0, 0.0, 0.0, 1.0]; 3]);
+        g
     }
 
     #[test]
@@ -70,25 +83,22 @@ mod tests {
         let p: Vec<Vec3> = g
             .indices
             .iter()
-            .map(|&i| Vec3::from(g.positions[i as usize]))
+            .map(|&i| Vec3::from(xyz(g.positions()[i as usize])))
             .collect();
         let face = (p[1] - p[0]).cross(p[2] - p[0]).normalize();
-        let n = Vec3::from(g.normals.as_ref().unwrap()[0]);
+        let n = Vec3::from(xyz(g.stream(Semantic::Normal, 0).unwrap()[0]));
         assert!(face.dot(n) > 0.999, "face {face} normal {n}");
     }
 
     #[test]
     fn non_uniform_scale_uses_inverse_transpose_for_normals() {
-        let mut g = Geometry {
-            positions: vec![[0.0; 3]],
-            normals: Some(vec![[1.0, 1.0, 0.0]]),
-            indices: vec![],
-            ..Default::default()
-        };
-        g.normals.as_mut().unwrap()[0] = Vec3::new(1.0, 1.0, 0.0).normalize().to_array();
+        let mut g = Geometry::new("n", &[[0.0; 3]], vec![]);
+        let n = Vec3::new(1.0, 1.0, 0.0).normalize();
+        g.set_stream(Semantic::Normal, 0, vec![[n.x, n.y, n.z, 0.0]]);
         bake_transform(&mut g, Mat4::from_scale(Vec3::new(2.0, 1.0, 1.0)));
         // A plane x + y = c scaled by 2 in x becomes x/2 + y = c: normal (0.5, 1, 0).
         let expected = Vec3::new(0.5, 1.0, 0.0).normalize();
-        assert!(Vec3::from(g.normals.unwrap()[0]).dot(expected) > 0.99999);
+        let baked = Vec3::from(xyz(g.stream(Semantic::Normal, 0).unwrap()[0]));
+        assert!(baked.dot(expected) > 0.99999);
     }
 }

@@ -1,17 +1,65 @@
-//! The working geometry of one submesh as it moves through the stages.
+//! The working geometry of one primitive as it moves through the stages: a triangle list
+//! over vertex attribute streams, in the spirit of gltfpack's `Mesh { streams }`.
+//!
+//! Every stage that reorders, splits, welds or drops vertices does it through
+//! [`Geometry::keep_vertices`] / [`Geometry::duplicate_vertex`], which treat all streams
+//! alike, so a new vertex attribute needs no stage changes: only a [`Semantic`], the
+//! importer's conversion ([`crate::scene::Primitive::streams`]) and the packers of the
+//! targets that store it.
 
-use crate::formats::hmesh::GpuSkinVertex;
+/// What a vertex stream holds. Values are stored as four floats per vertex whatever the
+/// attribute's width (unused components 0); joint indices are stored as exact floats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Semantic {
+    Position,
+    Normal,
+    /// xyz direction, w handedness (+1 or -1).
+    Tangent,
+    TexCoord,
+    /// Linear RGBA.
+    Color,
+    Joints,
+    Weights,
+    /// A morph target's displacements; the stream's set is the target index.
+    MorphPosition,
+    MorphNormal,
+    MorphTangent,
+}
 
-/// One submesh: a primitive instance's vertices and triangle list.
+impl Semantic {
+    /// The glTF attribute name of set `set`, for messages: `TEXCOORD_1`, `targets[2].NORMAL`.
+    pub fn gltf_name(self, set: u32) -> String {
+        match self {
+            Semantic::Position => "POSITION".into(),
+            Semantic::Normal => "NORMAL".into(),
+            Semantic::Tangent => "TANGENT".into(),
+            Semantic::TexCoord => format!("TEXCOORD_{set}"),
+            Semantic::Color => format!("COLOR_{set}"),
+            Semantic::Joints => format!("JOINTS_{set}"),
+            Semantic::Weights => format!("WEIGHTS_{set}"),
+            Semantic::MorphPosition => format!("targets[{set}].POSITION"),
+            Semantic::MorphNormal => format!("targets[{set}].NORMAL"),
+            Semantic::MorphTangent => format!("targets[{set}].TANGENT"),
+        }
+    }
+}
+
+/// One attribute of every vertex: `semantic` set `set` (`TEXCOORD_1` is `TexCoord`, 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stream {
+    pub semantic: Semantic,
+    pub set: u32,
+    pub data: Vec<[f32; 4]>,
+}
+
+/// One primitive: its vertex streams and triangle list.
 #[derive(Debug, Clone, Default)]
 pub struct Geometry {
     /// `meshes[i].primitives[j]`, for messages.
     pub gltf_path: String,
-    pub positions: Vec<[f32; 3]>,
-    pub normals: Option<Vec<[f32; 3]>>,
-    pub tangents: Option<Vec<[f32; 4]>>,
-    pub uvs: Option<Vec<[f32; 2]>>,
-    pub skin: Option<Vec<GpuSkinVertex>>,
+    /// At most one stream per (semantic, set); `Position` set 0 always present (possibly
+    /// empty) once the geometry is built with [`Geometry::new`].
+    pub streams: Vec<Stream>,
     pub indices: Vec<u32>,
     /// False for sources without indices: generated normals are then flat.
     pub indexed: bool,
@@ -19,45 +67,116 @@ pub struct Geometry {
     pub material: Option<usize>,
 }
 
+/// Widens an attribute to the four-float stream layout.
+pub fn widen<const N: usize>(v: &[[f32; N]]) -> Vec<[f32; 4]> {
+    v.iter()
+        .map(|a| {
+            let mut out = [0.0; 4];
+            out[..N].copy_from_slice(a);
+            out
+        })
+        .collect()
+}
+
+/// The first three components of a stream value.
+pub fn xyz(v: [f32; 4]) -> [f32; 3] {
+    [v[0], v[1], v[2]]
+}
+
 impl Geometry {
-    pub fn vertex_count(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// Appends a copy of vertex `v` (every attribute) and returns its index.
-    pub fn duplicate_vertex(&mut self, v: usize) -> u32 {
-        fn dup<T: Copy>(attr: &mut Option<Vec<T>>, v: usize) {
-            if let Some(a) = attr {
-                a.push(a[v]);
-            }
+    /// A geometry with positions only.
+    pub fn new(gltf_path: impl Into<String>, positions: &[[f32; 3]], indices: Vec<u32>) -> Self {
+        Self {
+            gltf_path: gltf_path.into(),
+            streams: vec![Stream {
+                semantic: Semantic::Position,
+                set: 0,
+                data: widen(positions),
+            }],
+            indices,
+            indexed: true,
+            material: None,
         }
-        self.positions.push(self.positions[v]);
-        dup(&mut self.normals, v);
-        dup(&mut self.tangents, v);
-        dup(&mut self.uvs, v);
-        dup(&mut self.skin, v);
-        (self.positions.len() - 1) as u32
     }
 
-    /// Rebuilds every attribute so that new vertex `i` is old vertex `kept[i]`; the caller
+    pub fn vertex_count(&self) -> usize {
+        self.stream(Semantic::Position, 0).map_or(0, <[_]>::len)
+    }
+
+    pub fn stream(&self, semantic: Semantic, set: u32) -> Option<&[[f32; 4]]> {
+        self.streams
+            .iter()
+            .find(|s| s.semantic == semantic && s.set == set)
+            .map(|s| s.data.as_slice())
+    }
+
+    pub fn stream_mut(&mut self, semantic: Semantic, set: u32) -> Option<&mut Vec<[f32; 4]>> {
+        self.streams
+            .iter_mut()
+            .find(|s| s.semantic == semantic && s.set == set)
+            .map(|s| &mut s.data)
+    }
+
+    pub fn has(&self, semantic: Semantic, set: u32) -> bool {
+        self.stream(semantic, set).is_some()
+    }
+
+    /// Positions (set 0); empty when there are none.
+    pub fn positions(&self) -> &[[f32; 4]] {
+        self.stream(Semantic::Position, 0).unwrap_or(&[])
+    }
+
+    /// Adds or replaces a stream.
+    pub fn set_stream(&mut self, semantic: Semantic, set: u32, data: Vec<[f32; 4]>) {
+        match self.stream_mut(semantic, set) {
+            Some(s) => *s = data,
+            None => self.streams.push(Stream {
+                semantic,
+                set,
+                data,
+            }),
+        }
+    }
+
+    /// Appends a copy of vertex `v` (every stream) and returns its index.
+    pub fn duplicate_vertex(&mut self, v: usize) -> u32 {
+        for s in &mut self.streams {
+            s.data.push(s.data[v]);
+        }
+        (self.vertex_count() - 1) as u32
+    }
+
+    /// Rebuilds every stream so that new vertex `i` is old vertex `kept[i]`; the caller
     /// renumbers the indices.
     pub fn keep_vertices(&mut self, kept: &[u32]) {
-        fn gather<T: Copy>(attr: &mut Vec<T>, kept: &[u32]) {
-            *attr = kept.iter().map(|&v| attr[v as usize]).collect();
+        for s in &mut self.streams {
+            s.data = kept.iter().map(|&v| s.data[v as usize]).collect();
         }
-        gather(&mut self.positions, kept);
-        if let Some(a) = &mut self.normals {
-            gather(a, kept);
+    }
+
+    /// Index of an out-of-range vertex reference or a stream of the wrong length, if any:
+    /// the stages index streams directly and rely on this having been checked.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.vertex_count();
+        for s in &self.streams {
+            if s.data.len() != n {
+                return Err(format!(
+                    "{} has {} entries for {n} vertices",
+                    s.semantic.gltf_name(s.set),
+                    s.data.len()
+                ));
+            }
         }
-        if let Some(a) = &mut self.tangents {
-            gather(a, kept);
+        if self.indices.len() % 3 != 0 {
+            return Err(format!(
+                "{} indices are not whole triangles",
+                self.indices.len()
+            ));
         }
-        if let Some(a) = &mut self.uvs {
-            gather(a, kept);
+        if let Some(bad) = self.indices.iter().find(|&&i| i as usize >= n) {
+            return Err(format!("index {bad} is not below the vertex count {n}"));
         }
-        if let Some(a) = &mut self.skin {
-            gather(a, kept);
-        }
+        Ok(())
     }
 
     /// Gives every corner (index slot) the value in `corner_values`, storing it per vertex and
@@ -67,38 +186,102 @@ impl Geometry {
         corner_values: &[T],
         unused: T,
     ) -> Vec<T> {
-        debug_assert_eq!(corner_values.len(), self.indices.len());
-        let mut per_vertex: Vec<Option<T>> = vec![None; self.positions.len()];
-        // Duplicates made for a vertex, so corners with an already-seen value share one copy.
-        let mut copies: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
-        for (corner, &value) in corner_values.iter().enumerate() {
-            let v = self.indices[corner];
-            match per_vertex[v as usize] {
-                None => per_vertex[v as usize] = Some(value),
-                Some(existing) if existing == value => {}
-                Some(_) => {
-                    let found = copies.get(&v).and_then(|list| {
-                        list.iter()
-                            .copied()
-                            .find(|&c| per_vertex[c as usize] == Some(value))
-                    });
-                    let target = match found {
-                        Some(c) => c,
-                        None => {
-                            let c = self.duplicate_vertex(v as usize);
-                            per_vertex.push(Some(value));
-                            copies.entry(v).or_default().push(c);
-                            c
-                        }
-                    };
-                    self.indices[corner] = target;
-                }
+        let (indices, origin, per_vertex) =
+            split_by_corner_values(&self.indices, self.vertex_count(), corner_values, unused);
+        if origin.len() > self.vertex_count() {
+            let added: Vec<u32> = origin[self.vertex_count()..].to_vec();
+            for v in added {
+                self.duplicate_vertex(v as usize);
             }
         }
-        // Vertices no triangle uses get `unused`; the optimiser drops them anyway.
+        self.indices = indices;
         per_vertex
-            .into_iter()
-            .map(|v| v.unwrap_or(unused))
-            .collect()
+    }
+}
+
+/// The split of [`Geometry::split_by_corner_values`] without the geometry: new indices,
+/// the origin of each vertex (old vertices keep their index, copies are appended) and the
+/// per-vertex values.
+pub fn split_by_corner_values<T: Copy + PartialEq>(
+    indices: &[u32],
+    vertex_count: usize,
+    corner_values: &[T],
+    unused: T,
+) -> (Vec<u32>, Vec<u32>, Vec<T>) {
+    debug_assert_eq!(corner_values.len(), indices.len());
+    let mut indices = indices.to_vec();
+    let mut origin: Vec<u32> = (0..vertex_count as u32).collect();
+    let mut per_vertex: Vec<Option<T>> = vec![None; vertex_count];
+    // Duplicates made for a vertex, so corners with an already-seen value share one copy.
+    let mut copies: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for (corner, &value) in corner_values.iter().enumerate() {
+        let v = indices[corner];
+        match per_vertex[v as usize] {
+            None => per_vertex[v as usize] = Some(value),
+            Some(existing) if existing == value => {}
+            Some(_) => {
+                let found = copies.get(&v).and_then(|list| {
+                    list.iter()
+                        .copied()
+                        .find(|&c| per_vertex[c as usize] == Some(value))
+                });
+                let target = match found {
+                    Some(c) => c,
+                    None => {
+                        let c = origin.len() as u32;
+                        origin.push(v);
+                        per_vertex.push(Some(value));
+                        copies.entry(v).or_default().push(c);
+                        c
+                    }
+                };
+                indices[corner] = target;
+            }
+        }
+    }
+    // Vertices no triangle uses get `unused`; the optimiser drops them anyway.
+    let per_vertex = per_vertex
+        .into_iter()
+        .map(|v| v.unwrap_or(unused))
+        .collect();
+    (indices, origin, per_vertex)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stream_follows_a_split_and_a_gather() {
+        let mut g = Geometry::new("p", &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vec![]);
+        g.indices = vec![0, 1, 2, 0, 2, 1];
+        g.set_stream(
+            Semantic::TexCoord,
+            1,
+            widen(&[[0.5f32, 0.5], [1.0, 0.0], [0.0, 1.0]]),
+        );
+        // Vertex 0's two corners disagree: it is split, its copy keeps its UV1.
+        let values = g.split_by_corner_values(&[1, 1, 1, 2, 1, 1], 0);
+        assert_eq!(g.vertex_count(), 4);
+        assert_eq!(g.indices, vec![0, 1, 2, 3, 2, 1]);
+        assert_eq!(values, vec![1, 1, 1, 2]);
+        assert_eq!(
+            g.stream(Semantic::TexCoord, 1).unwrap()[3],
+            [0.5, 0.5, 0.0, 0.0]
+        );
+        g.keep_vertices(&[3, 0]);
+        assert_eq!(g.positions(), &[[0.0; 4], [0.0; 4]]);
+        assert_eq!(g.stream(Semantic::TexCoord, 1).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn check_finds_bad_lengths_and_indices() {
+        let mut g = Geometry::new("p", &[[0.0; 3]; 3], vec![0, 1, 2]);
+        assert!(g.check().is_ok());
+        g.indices[2] = 3;
+        assert!(g.check().unwrap_err().contains("index 3"));
+        g.indices[2] = 2;
+        g.set_stream(Semantic::Normal, 0, vec![[0.0; 4]; 2]);
+        assert!(g.check().unwrap_err().contains("NORMAL has 2 entries"));
     }
 }

@@ -15,7 +15,7 @@ pub struct MeshletSet {
 /// meshoptimizer pads each meshlet's triangle bytes to 4; `.hmesh` wants them dense and
 /// counted in triangles, so they are copied out.
 pub fn build_meshlets(
-    positions: &[[f32; 3]],
+    positions: &[[f32; 4]],
     indices: &[u32],
     max_vertices: u32,
     max_triangles: u32,
@@ -25,8 +25,8 @@ pub fn build_meshlets(
     if indices.is_empty() {
         return out;
     }
-    let bytes = bytemuck::cast_slice::<[f32; 3], u8>(positions);
-    let Ok(adapter) = meshopt::VertexDataAdapter::new(bytes, 12, 0) else {
+    let bytes = bytemuck::cast_slice::<[f32; 4], u8>(positions);
+    let Ok(adapter) = meshopt::VertexDataAdapter::new(bytes, 16, 0) else {
         return out;
     };
     let built = meshopt::build_meshlets(
@@ -68,8 +68,8 @@ mod tests {
     fn meshlets_cover_every_triangle_within_limits() {
         // A 20x20 grid: 800 triangles, 441 vertices.
         let n = 21u32;
-        let positions: Vec<[f32; 3]> = (0..n * n)
-            .map(|i| [(i % n) as f32, (i / n) as f32, 0.0])
+        let positions: Vec<[f32; 4]> = (0..n * n)
+            .map(|i| [(i % n) as f32, (i / n) as f32, 0.0, 0.0])
             .collect();
         let mut indices = Vec::new();
         for y in 0..n - 1 {

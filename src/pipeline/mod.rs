@@ -1,14 +1,15 @@
 //! The processing stages, one per module, each with one entry function.
 //!
-//! Geometry for `.hmesh`, driven by [`hmesh_stage::build_hmesh`]: bake -> normals ->
-//! tangents -> weld -> optimize -> pack -> meshlets + lods, with material refs and bounds.
-//! Textures, materials, skinning and animation are stages of their own.
+//! Geometry: [`prepare::prepare`] runs a primitive's attribute streams
+//! ([`geometry::Geometry`]) through normals -> bake -> tangents -> weld -> optimize ->
+//! LODs + meshlets, as each target asks, sharing what it can between targets. Packing into
+//! a format is each target's own (`pack` holds `.hmesh`'s). Textures, materials, skinning
+//! and animation are stages of their own. See `docs/architecture.md`.
 
 pub mod animation;
 pub mod bake;
 pub mod bounds;
 pub mod geometry;
-pub mod hmesh_stage;
 pub mod lods;
 pub mod material_refs;
 pub mod materials;
@@ -16,11 +17,13 @@ pub mod meshlets;
 pub mod normals;
 pub mod optimize;
 pub mod pack;
+pub mod prepare;
 pub mod settings;
 pub mod skinning;
 pub mod tangents;
 pub mod textures;
+pub mod times;
 pub mod weld;
 
-pub use hmesh_stage::{build_hmesh, MeshBuild, MeshError, StageTimes};
 pub use settings::MeshSettings;
+pub use times::StageTimes;

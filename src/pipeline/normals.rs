@@ -1,16 +1,42 @@
 //! Generate missing normals: area-weighted across faces that meet at less than the
 //! smoothing angle, flat for sources without indices.
 
-use super::geometry::Geometry;
+use super::geometry::{split_by_corner_values, xyz, Geometry, Semantic};
 use glam::Vec3;
 use std::collections::HashMap;
 
-/// Fills `geometry.normals` when absent. Vertices whose corners get different normals
+/// Generated normals as a change to apply to a geometry: the new triangle list, the
+/// source vertex of each new vertex (hard edges split vertices) and each vertex's normal.
+/// Computed from positions and indices alone, so one result serves every target's stream
+/// set ([`NormalSplit::apply`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NormalSplit {
+    pub indices: Vec<u32>,
+    pub origin: Vec<u32>,
+    pub normals: Vec<[f32; 4]>,
+}
+
+impl NormalSplit {
+    /// Gives `geometry` (the geometry the split was computed from, any streams) the
+    /// generated normals.
+    pub fn apply(&self, geometry: &mut Geometry) {
+        geometry.keep_vertices(&self.origin);
+        geometry.indices.clone_from(&self.indices);
+        geometry.set_stream(Semantic::Normal, 0, self.normals.clone());
+    }
+}
+
+/// Fills the normal stream when absent. Vertices whose corners get different normals
 /// (hard edges) are split, so the triangle list stays valid.
 pub fn generate_normals(geometry: &mut Geometry, smoothing_angle_degrees: f32) {
-    if geometry.normals.is_some() {
+    if geometry.has(Semantic::Normal, 0) {
         return;
     }
+    normal_split(geometry, smoothing_angle_degrees).apply(geometry);
+}
+
+/// The normals [`generate_normals`] would give `geometry`, without applying them.
+pub fn normal_split(geometry: &Geometry, smoothing_angle_degrees: f32) -> NormalSplit {
     let face_normals = face_normals(geometry);
     let corner_normals: Vec<[f32; 3]> = if geometry.indexed {
         smooth_corner_normals(geometry, &face_normals, smoothing_angle_degrees)
@@ -19,17 +45,27 @@ pub fn generate_normals(geometry: &mut Geometry, smoothing_angle_degrees: f32) {
             .map(|c| unit_or_z(face_normals[c / 3]))
             .collect()
     };
-    let per_vertex = geometry.split_by_corner_values(&corner_normals, [0.0, 0.0, 1.0]);
-    geometry.normals = Some(per_vertex);
+    let (indices, origin, normals) = split_by_corner_values(
+        &geometry.indices,
+        geometry.vertex_count(),
+        &corner_normals,
+        [0.0, 0.0, 1.0],
+    );
+    NormalSplit {
+        indices,
+        origin,
+        normals: super::geometry::widen(&normals),
+    }
 }
 
 /// Unnormalised face normals: their length is twice the triangle's area.
 fn face_normals(geometry: &Geometry) -> Vec<Vec3> {
+    let positions = geometry.positions();
     geometry
         .indices
         .chunks_exact(3)
         .map(|t| {
-            let p = |i: u32| Vec3::from(geometry.positions[i as usize]);
+            let p = |i: u32| Vec3::from(xyz(positions[i as usize]));
             let (a, b, c) = (p(t[0]), p(t[1]), p(t[2]));
             (b - a).cross(c - a)
         })
@@ -51,10 +87,10 @@ fn smooth_corner_normals(
     let cos_limit = angle_degrees.to_radians().cos();
     let mut group_of_position: HashMap<[u32; 3], u32> = HashMap::new();
     let vertex_group: Vec<u32> = geometry
-        .positions
+        .positions()
         .iter()
         .map(|p| {
-            let key = p.map(|c| if c == 0.0 { 0 } else { c.to_bits() });
+            let key = xyz(*p).map(|c| if c == 0.0 { 0 } else { c.to_bits() });
             let next = group_of_position.len() as u32;
             *group_of_position.entry(key).or_insert(next)
         })
@@ -112,7 +148,7 @@ mod tests {
 
     /// A unit cube's 8 shared corners, 12 triangles, counter-clockwise from outside.
     fn shared_cube() -> Geometry {
-        let positions = (0..8)
+        let positions: Vec<[f32; 3]> = (0..8)
             .map(|i| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32])
             .collect();
         let indices = vec![
@@ -123,12 +159,19 @@ mod tests {
             0, 4, 2, 2, 4, 6, // x = 0
             1, 3, 5, 3, 7, 5, // x = 1
         ];
-        Geometry {
-            positions,
-            indices,
-            indexed: true,
-            ..Default::default()
-        }
+        Geometry::new("cube", &positions, indices)
+    }
+
+    fn normals(g: &Geometry) -> Vec<[f32; 3]> {
+        g.stream(Semantic::Normal, 0)
+            .unwrap()
+            .iter()
+            .map(|n| xyz(*n))
+            .collect()
+    }
+
+    fn position(g: &Geometry, i: u32) -> Vec3 {
+        Vec3::from(xyz(g.positions()[i as usize]))
     }
 
     #[test]
@@ -137,9 +180,9 @@ mod tests {
         generate_normals(&mut g, 60.0);
         // Each of the 8 corners touches 3 faces at 90 degrees: 24 distinct vertices.
         assert_eq!(g.vertex_count(), 24);
-        let normals = g.normals.as_ref().unwrap();
+        let normals = normals(&g);
         for tri in g.indices.chunks_exact(3) {
-            let p = |i: u32| Vec3::from(g.positions[i as usize]);
+            let p = |i: u32| position(&g, i);
             let face = (p(tri[1]) - p(tri[0]))
                 .cross(p(tri[2]) - p(tri[0]))
                 .normalize();
@@ -161,25 +204,26 @@ mod tests {
         );
         // Each normal is the normalised sum of the (area-weighted) normals of the triangles
         // touching that corner, which points out of the cube.
-        for (v, n) in g.normals.as_ref().unwrap().iter().enumerate() {
+        for (v, n) in normals(&g).iter().enumerate() {
             let mut sum = Vec3::ZERO;
             for t in source.indices.chunks(3).filter(|t| t.contains(&(v as u32))) {
-                let p = |i: u32| Vec3::from(source.positions[i as usize]);
+                let p = |i: u32| position(&source, i);
                 sum += (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]));
             }
             assert!(
                 Vec3::from(*n).dot(sum.normalize()) > 0.99999,
                 "vertex {v}: {n:?}"
             );
-            let out = Vec3::from(g.positions[v]) - Vec3::splat(0.5);
+            let out = position(&g, v as u32) - Vec3::splat(0.5);
             assert!(Vec3::from(*n).dot(out) > 0.0);
         }
     }
 
     #[test]
     fn unindexed_data_gets_flat_normals() {
-        let mut g = Geometry {
-            positions: vec![
+        let mut g = Geometry::new(
+            "flat",
+            &[
                 [0.0, 0.0, 0.0],
                 [1.0, 0.0, 0.0],
                 [0.0, 1.0, 0.0],
@@ -187,12 +231,11 @@ mod tests {
                 [0.0, 1.0, 0.0],
                 [0.0, 0.0, 1.0],
             ],
-            indices: (0..6).collect(),
-            indexed: false,
-            ..Default::default()
-        };
+            (0..6).collect(),
+        );
+        g.indexed = false;
         generate_normals(&mut g, 180.0);
-        let n = g.normals.unwrap();
+        let n = normals(&g);
         assert_eq!(&n[..3], &[[0.0, 0.0, 1.0]; 3]);
         assert_eq!(&n[3..], &[[1.0, 0.0, 0.0]; 3]);
     }

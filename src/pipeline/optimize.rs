@@ -33,17 +33,17 @@ mod tests {
 
     #[test]
     fn keeps_triangles_and_drops_unused_vertices() {
-        let mut g = Geometry {
-            positions: vec![
+        let mut g = Geometry::new(
+            "p",
+            &[
                 [9.0; 3],
                 [0.0; 3],
                 [1.0, 0.0, 0.0],
                 [0.0, 1.0, 0.0],
                 [1.0, 1.0, 0.0],
             ],
-            indices: vec![1, 2, 3, 2, 4, 3],
-            ..Default::default()
-        };
+            vec![1, 2, 3, 2, 4, 3],
+        );
         let before: Vec<[[f32; 3]; 3]> = triangles(&g);
         optimize_vertex_order(&mut g);
         assert_eq!(g.vertex_count(), 4);
@@ -64,7 +64,9 @@ mod tests {
     fn triangles(g: &Geometry) -> Vec<[[f32; 3]; 3]> {
         g.indices
             .chunks(3)
-            .map(|t| [0, 1, 2].map(|k| g.positions[t[k] as usize]))
+            .map(|t| {
+                [0, 1, 2].map(|k| crate::pipeline::geometry::xyz(g.positions()[t[k] as usize]))
+            })
             .collect()
     }
 }

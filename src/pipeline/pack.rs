@@ -1,26 +1,62 @@
 //! Octahedral-pack normals and tangents into the 28-byte `GpuVertex`.
 
-use super::geometry::Geometry;
+use super::geometry::{xyz, Geometry, Semantic};
 use super::tangents::perpendicular;
-use crate::formats::hmesh::GpuVertex;
+use crate::formats::hmesh::{GpuSkinVertex, GpuVertex};
 use crate::formats::octahedral;
 
-/// Packs every vertex. Missing normals are written as +Z; missing tangents as a fixed unit
-/// vector perpendicular to the normal with handedness +1; missing UVs as 0.
-pub fn pack_vertices(geometry: &Geometry) -> Vec<GpuVertex> {
-    (0..geometry.vertex_count())
-        .map(|v| {
-            let normal = geometry.normals.as_ref().map_or([0.0, 0.0, 1.0], |n| n[v]);
-            let tangent = match &geometry.tangents {
-                Some(t) => octahedral::encode_tangent([t[v][0], t[v][1], t[v][2]], t[v][3]),
+/// Packs every vertex. Missing normals are written as +Z; missing UVs as 0. With
+/// `real_tangents` false (the mesh-wide DESC flag is clear) every tangent is written as the
+/// fixed unit vector perpendicular to the normal with handedness +1, as `.hmesh` requires;
+/// with it true a geometry without a tangent stream (no UVs, so nothing can be
+/// normal-mapped along a tangent) gets that same fixed frame.
+pub fn pack_vertices(geometry: &Geometry, real_tangents: bool) -> Vec<GpuVertex> {
+    let normals = geometry.stream(Semantic::Normal, 0);
+    let tangents = geometry
+        .stream(Semantic::Tangent, 0)
+        .filter(|_| real_tangents);
+    let uvs = geometry.stream(Semantic::TexCoord, 0);
+    geometry
+        .positions()
+        .iter()
+        .enumerate()
+        .map(|(v, p)| {
+            let normal = normals.map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));
+            let tangent = match tangents {
+                Some(t) => octahedral::encode_tangent(xyz(t[v]), t[v][3]),
                 None => octahedral::encode_tangent(perpendicular(normal), 1.0),
             };
             GpuVertex {
-                position: geometry.positions[v],
+                position: xyz(*p),
                 normal: octahedral::encode(normal),
                 tangent,
-                uv: geometry.uvs.as_ref().map_or([0.0, 0.0], |uv| uv[v]),
+                uv: uvs.map_or([0.0, 0.0], |uv| [uv[v][0], uv[v][1]]),
             }
         })
         .collect()
+}
+
+/// The skinning stream of every vertex (joints and weights set 0), when the geometry has one.
+pub fn pack_skin(geometry: &Geometry) -> Option<Vec<GpuSkinVertex>> {
+    let joints = geometry.stream(Semantic::Joints, 0)?;
+    let weights = geometry.stream(Semantic::Weights, 0)?;
+    Some(
+        joints
+            .iter()
+            .zip(weights)
+            .map(|(j, w)| GpuSkinVertex {
+                // Joint indices are stored as exact floats of u16 values.
+                joints: j.map(|x| x as u16),
+                weights: *w,
+            })
+            .collect(),
+    )
+}
+
+/// The skinning data as streams, for the stages to carry.
+pub fn skin_streams(geometry: &mut Geometry, skin: &[GpuSkinVertex]) {
+    let joints = skin.iter().map(|s| s.joints.map(f32::from)).collect();
+    let weights = skin.iter().map(|s| s.weights).collect();
+    geometry.set_stream(Semantic::Joints, 0, joints);
+    geometry.set_stream(Semantic::Weights, 0, weights);
 }

@@ -1,67 +1,108 @@
-//! Generate missing tangents with MikkTSpace (the `mikktspace` crate), as glTF recommends.
+//! Generate missing tangents with MikkTSpace, as glTF recommends.
+//!
+//! `bevy_mikktspace` is a safe-Rust port that gives bit-identical tangents to the
+//! `mikktspace` 0.3 crate used before, which could index out of bounds or crash on
+//! degenerate input (corners with equal positions or UVs, a node scaled by 0).
 
-use super::geometry::Geometry;
+use super::geometry::{xyz, Geometry, Semantic};
+use bevy_mikktspace::TangentSpace;
 
 struct MikkInput<'a> {
-    geometry: &'a Geometry,
-    uvs: &'a [[f32; 2]],
-    normals: &'a [[f32; 3]],
+    indices: &'a [u32],
+    positions: &'a [[f32; 4]],
+    uvs: &'a [[f32; 4]],
+    normals: &'a [[f32; 4]],
     corner_tangents: Vec<[f32; 4]>,
 }
 
-impl mikktspace::Geometry for MikkInput<'_> {
+impl MikkInput<'_> {
+    fn vertex(&self, face: usize, vert: usize) -> usize {
+        self.indices[face * 3 + vert] as usize
+    }
+}
+
+impl bevy_mikktspace::Geometry for MikkInput<'_> {
     fn num_faces(&self) -> usize {
-        self.geometry.indices.len() / 3
+        self.indices.len() / 3
     }
     fn num_vertices_of_face(&self, _face: usize) -> usize {
         3
     }
     fn position(&self, face: usize, vert: usize) -> [f32; 3] {
-        self.geometry.positions[self.geometry.indices[face * 3 + vert] as usize]
+        xyz(self.positions[self.vertex(face, vert)])
     }
     fn normal(&self, face: usize, vert: usize) -> [f32; 3] {
-        self.normals[self.geometry.indices[face * 3 + vert] as usize]
+        xyz(self.normals[self.vertex(face, vert)])
     }
     fn tex_coord(&self, face: usize, vert: usize) -> [f32; 2] {
-        self.uvs[self.geometry.indices[face * 3 + vert] as usize]
+        let uv = self.uvs[self.vertex(face, vert)];
+        [uv[0], uv[1]]
     }
-    fn set_tangent_encoded(&mut self, tangent: [f32; 4], face: usize, vert: usize) {
-        self.corner_tangents[face * 3 + vert] = tangent;
+    fn set_tangent(&mut self, tangent_space: Option<TangentSpace>, face: usize, vert: usize) {
+        // A corner MikkTSpace could not give a frame (a degenerate face with no usable
+        // neighbour) gets the default frame the C implementation writes.
+        if let Some(slot) = self.corner_tangents.get_mut(face * 3 + vert) {
+            *slot = tangent_space.unwrap_or_default().tangent_encoded();
+        }
     }
 }
 
-/// Fills `geometry.tangents` when absent and the geometry has UVs and normals. Returns
-/// whether the geometry has real tangents afterwards. Vertices whose corners get different
-/// tangents are split.
+/// Fills the tangent stream when absent and the geometry has UVs (set 0) and normals.
+/// Returns whether the geometry has real tangents afterwards. Vertices whose corners get
+/// different tangents are split. Never panics on degenerate or non-finite input: such
+/// corners get a unit tangent perpendicular to the normal.
 pub fn generate_tangents(geometry: &mut Geometry) -> bool {
-    if geometry.tangents.is_some() {
+    if geometry.has(Semantic::Tangent, 0) {
         return true;
     }
-    let (Some(uvs), Some(normals)) = (&geometry.uvs, &geometry.normals) else {
+    let (Some(uvs), Some(normals)) = (
+        geometry.stream(Semantic::TexCoord, 0),
+        geometry.stream(Semantic::Normal, 0),
+    ) else {
         return false;
     };
+    let n = geometry.vertex_count();
     if geometry.indices.is_empty() {
-        geometry.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; geometry.positions.len()]);
+        geometry.set_stream(Semantic::Tangent, 0, vec![[1.0, 0.0, 0.0, 1.0]; n]);
         return true;
     }
-    let (uvs, normals) = (uvs.clone(), normals.clone());
+    let in_range = geometry.indices.len() % 3 == 0
+        && geometry.indices.iter().all(|&i| (i as usize) < n)
+        && uvs.len() == n
+        && normals.len() == n;
     let mut input = MikkInput {
-        geometry,
-        uvs: &uvs,
-        normals: &normals,
+        indices: &geometry.indices,
+        positions: geometry.positions(),
+        uvs,
+        normals,
         corner_tangents: vec![[1.0, 0.0, 0.0, 1.0]; geometry.indices.len()],
     };
-    // MikkTSpace leaves degenerate faces at the fallback value above; `false` only means
-    // it found nothing usable at all, which still leaves a valid (fallback) tangent frame.
-    mikktspace::generate_tangents(&mut input);
+    if in_range {
+        // The port is safe Rust, but a panic inside it must still not take the build down:
+        // the frame then falls back to the fixed perpendicular, corner by corner.
+        let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            bevy_mikktspace::generate_tangents::<_, bevy_mikktspace::StdOps>(&mut input).is_ok()
+        }));
+        if generated.is_err() {
+            input.corner_tangents.fill([0.0; 4]);
+        }
+    }
     let corners: Vec<[f32; 4]> = input
         .corner_tangents
-        .into_iter()
+        .iter()
         .zip(geometry.indices.iter())
-        .map(|(t, &v)| sanitize_tangent(t, normals[v as usize]))
+        .map(|(t, &v)| {
+            let normal = normals.get(v as usize).map_or([0.0, 0.0, 1.0], |n| xyz(*n));
+            sanitize_tangent(*t, normal)
+        })
         .collect();
+    if !in_range {
+        // `Geometry::check` runs before the stages; this keeps the stage total anyway.
+        geometry.set_stream(Semantic::Tangent, 0, vec![[1.0, 0.0, 0.0, 1.0]; n]);
+        return true;
+    }
     let per_vertex = geometry.split_by_corner_values(&corners, [1.0, 0.0, 0.0, 1.0]);
-    geometry.tangents = Some(per_vertex);
+    geometry.set_stream(Semantic::Tangent, 0, per_vertex);
     true
 }
 
@@ -87,40 +128,107 @@ pub fn perpendicular(n: [f32; 3]) -> [f32; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::geometry::widen;
     use glam::Vec3;
+
+    fn with_uvs_and_normals(
+        positions: &[[f32; 3]],
+        uvs: &[[f32; 2]],
+        normals: &[[f32; 3]],
+        indices: Vec<u32>,
+    ) -> Geometry {
+        let mut g = Geometry::new("p", positions, indices);
+        g.set_stream(Semantic::TexCoord, 0, widen(uvs));
+        g.set_stream(Semantic::Normal, 0, widen(normals));
+        g
+    }
+
+    fn unit_tangents(g: &Geometry) -> Vec<[f32; 4]> {
+        let t = g.stream(Semantic::Tangent, 0).unwrap().to_vec();
+        assert_eq!(t.len(), g.vertex_count());
+        for v in &t {
+            let len = Vec3::new(v[0], v[1], v[2]).length();
+            assert!((len - 1.0).abs() < 1e-4 && v[3].abs() == 1.0, "{v:?}");
+        }
+        t
+    }
 
     #[test]
     fn quad_tangent_follows_u_direction() {
         // A quad in the XY plane with u along +X and v along -Y (glTF's top-left origin).
-        let mut g = Geometry {
-            positions: vec![
+        let mut g = with_uvs_and_normals(
+            &[
                 [0.0, 0.0, 0.0],
                 [1.0, 0.0, 0.0],
                 [1.0, 1.0, 0.0],
                 [0.0, 1.0, 0.0],
             ],
-            normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
-            uvs: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
-            indices: vec![0, 1, 2, 0, 2, 3],
-            indexed: true,
-            ..Default::default()
-        };
+            &[[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],
+            &[[0.0, 0.0, 1.0]; 4],
+            vec![0, 1, 2, 0, 2, 3],
+        );
         assert!(generate_tangents(&mut g));
-        for t in g.tangents.unwrap() {
+        for t in unit_tangents(&g) {
             assert!(Vec3::new(t[0], t[1], t[2]).dot(Vec3::X) > 0.999, "{t:?}");
         }
     }
 
     #[test]
     fn no_uvs_means_no_tangents() {
-        let mut g = Geometry {
-            positions: vec![[0.0; 3]; 3],
-            normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
-            indices: vec![0, 1, 2],
-            ..Default::default()
-        };
+        let mut g = Geometry::new("p", &[[0.0; 3]; 3], vec![0, 1, 2]);
+        g.set_stream(Semantic::Normal, 0, vec![[0.0, 0.0, 1.0, 0.0]; 3]);
         assert!(!generate_tangents(&mut g));
-        assert!(g.tangents.is_none());
+        assert!(!g.has(Semantic::Tangent, 0));
+    }
+
+    #[test]
+    fn degenerate_triangles_get_unit_tangents_without_crashing() {
+        // Corners with equal positions, corners with equal UVs, a triangle collapsed to a
+        // point (a node scaled by 0), zero and non-finite normals, NaN UVs.
+        let positions = [
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0; 3],
+            [0.0; 3],
+            [0.0; 3],
+            [2.0, 0.0, 0.0],
+        ];
+        let uvs = [
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [1.0, 1.0],
+            [0.5, 0.5],
+            [0.5, 0.5],
+            [0.5, 0.5],
+            [f32::NAN, 0.0],
+        ];
+        let normals = [
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [f32::INFINITY, 0.0, 0.0],
+        ];
+        let indices = vec![
+            0, 1, 2, // two equal positions
+            1, 2, 3, // three equal UVs
+            5, 6, 7, // a point
+            2, 4, 8, // NaN UV and infinite normal
+            3, 3, 3, // one vertex three times
+        ];
+        let mut g = with_uvs_and_normals(&positions, &uvs, &normals, indices);
+        assert!(generate_tangents(&mut g));
+        unit_tangents(&g);
+        assert!(g.indices.iter().all(|&i| (i as usize) < g.vertex_count()));
     }
 
     #[test]

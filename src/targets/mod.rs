@@ -1,25 +1,122 @@
-//! Target writers: serialise an imported, processed scene for a runtime other than the
-//! default `.hmesh` set (which the build driver writes itself from the pipeline stages).
+//! Targets: each turns an imported scene into one runtime's files, through the shared
+//! geometry step ([`crate::pipeline::prepare`]). The build driver knows them only through
+//! [`Target`] and [`TargetWriter`]; adding a target is a module here, a variant of
+//! [`Target`] and its settings in `AssetSettings`.
 
 pub mod bmd1;
+pub mod hmesh;
 pub mod qtmesh;
+
+use crate::build::asset::{AssetSettings, AssetStats, TextureRequest};
+use crate::formats::hman::EntryKind;
+use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::StageTimes;
+use crate::scene::Scene;
+
+/// Which runtime files a build writes for each source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).
+    HMesh,
+    /// BGBTech3 `<source>.bmd`.
+    Bmd1,
+    /// Qt Quick 3D: `<source>.qt/` with a `.qml` scene, `meshes/*.mesh` and `maps/`.
+    QtMesh,
+}
+
+impl Target {
+    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1", "qtmesh"];
+    /// Every target, in the order a build runs them.
+    pub const EVERY: &'static [Target] = &[Target::HMesh, Target::Bmd1, Target::QtMesh];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::HMesh => "hmesh",
+            Target::Bmd1 => "bmd1",
+            Target::QtMesh => "qtmesh",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "hmesh" => Some(Target::HMesh),
+            "bmd1" => Some(Target::Bmd1),
+            "qtmesh" => Some(Target::QtMesh),
+            _ => None,
+        }
+    }
+
+    /// The writer of this target.
+    pub fn writer(self) -> &'static dyn TargetWriter {
+        match self {
+            Target::HMesh => &hmesh::HMeshTarget,
+            Target::Bmd1 => &bmd1::Bmd1Target,
+            Target::QtMesh => &qtmesh::QtMeshTarget,
+        }
+    }
+}
+
+/// What every target gets for one source.
+pub struct TargetInput<'a> {
+    pub scene: &'a Scene,
+    pub settings: &'a AssetSettings,
+    /// The source file's stem with its case kept (Qt names its QML component after it).
+    pub source_stem: Option<String>,
+    /// Stage results shared with the source's other targets.
+    pub cache: &'a PrepareCache,
+}
+
+/// One target: scene in, files out. Implementations call
+/// [`crate::pipeline::prepare::prepare`] for geometry so that work shared between targets
+/// is done once.
+pub trait TargetWriter: Sync {
+    fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError>;
+}
 
 /// A file a target writes, relative to the output root.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetFile {
     pub rel_path: String,
     pub bytes: Vec<u8>,
+    /// How the manifest lists it.
+    pub kind: EntryKind,
+}
+
+impl TargetFile {
+    /// A file listed in the manifest as a raw file.
+    pub fn raw(rel_path: String, bytes: Vec<u8>) -> Self {
+        Self {
+            rel_path,
+            bytes,
+            kind: EntryKind::RawFile,
+        }
+    }
 }
 
 /// What a target produced for one source.
 #[derive(Debug, Clone, Default)]
 pub struct TargetOutput {
     pub files: Vec<TargetFile>,
+    /// Textures for the build driver to encode once per build (content-addressed).
+    pub textures: Vec<TextureRequest>,
     pub warnings: Vec<String>,
+    /// Figures for reports, from the target that has them.
+    pub stats: Option<AssetStats>,
+    pub times: StageTimes,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
+    #[error(transparent)]
+    Mesh(#[from] hmesh::MeshError),
+    #[error(transparent)]
+    Skin(#[from] crate::pipeline::skinning::SkinError),
+    #[error(transparent)]
+    Animation(#[from] crate::pipeline::animation::AnimError),
+    #[error(transparent)]
+    Texture(#[from] crate::pipeline::textures::TextureError),
+    #[error("{0}")]
+    Encode(String),
 }

@@ -3,7 +3,9 @@
 //!
 //! Hand-written because no crate knows this niche format. The writer only emits canonical
 //! images (smallest exponents, smallest triangle entries, fixed layout), so reading a file
-//! it wrote and writing it again gives the same bytes.
+//! it wrote and writing it again gives the same bytes. The reader is lenient where the seed
+//! allows: packed XYZ values with any exponent [B2] read (the author's own samples use
+//! larger ones); writing them again gives the smallest exponent.
 
 mod anim;
 mod codec;

@@ -312,15 +312,8 @@ fn parse_mesh(p: &mut Parser, i: usize, at: usize) -> Result<MeshDef, Stop> {
             let record = bytes.get(pos..ofs + size).unwrap_or(&[]);
             match decode_vertex(record) {
                 Ok(v) => {
-                    if v.encoding != VertexEncoding::FD && !xyz_is_canonical(u32_at(bytes, pos)) {
-                        p.report(
-                            pos,
-                            format!(
-                                "mesh {i} vertex {}: position exponent is not the smallest",
-                                vertices.len()
-                            ),
-                        )?;
-                    }
+                    // Any exponent reads [B2]: the smallest one is a rule for writers only
+                    // (the format author's own samples use larger ones).
                     pos += v.encoding.size();
                     vertices.push(v);
                 }
@@ -418,9 +411,7 @@ fn parse_bone(p: &mut Parser, i: usize, at: usize) -> Result<Bone, Stop> {
                 format!("bone {i}: all-zero rotation with a non-zero word"),
             )?;
         }
-        if !xyz_is_canonical(low) {
-            p.report(at, format!("bone {i}: origin exponent is not the smallest"))?;
-        }
+        // Any exponent reads [B2], as for vertex positions.
         BoneKind::Normal {
             parent,
             rotation,

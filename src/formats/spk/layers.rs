@@ -3,7 +3,8 @@
 //! SparkEngine mounts every `.spk` in `Data/` in sorted file-name order with priority
 //! ENGINE + 0, 1, 2, ... and reads a path from the highest priority mount that has it, so
 //! the archive mounted LAST wins ("patch archives override base archives"). When the
-//! winning entry's read fails (an empty result), the VFS falls back to the next mount down.
+//! winning entry's read fails, the VFS falls back to the next mount down; an empty entry is a
+//! valid override [S14].
 //! A patch therefore carries new and changed files only; it cannot delete a base file.
 
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
 //! Layout: a 32-byte header, the entry blobs tiling `[0x20, TOCOffset)` in path order, then
 //! the zlib-compressed TOC ending the file. A structural fault (header, TOC, tiling, paths,
 //! duplicates) makes [`open`] fail; a fault in one entry's payload (the decompression budget
-//! [S12], a corrupt or wrongly sized stream, an empty result) fails only
+//! [S12], a corrupt or wrongly sized stream) fails only
 //! [`SpkArchive::read_entry`] for that entry, as SparkEngine's `SparkPakReader::ReadFile` does.
 
 mod inflate;
@@ -177,12 +177,10 @@ pub enum SpkError {
     },
     #[error("path {path:?}: {fault}")]
     InvalidPath { path: String, fault: PathFault },
-    #[error("path {path:?} has upper-case letters; assetc writes lower-case paths [S2]")]
-    UpperCasePath { path: String },
+    #[error("paths {first:?} and {second:?} differ only in case [S2]")]
+    CaseClash { first: String, second: String },
     #[error("path {path:?} is added twice")]
     DuplicateInput { path: String },
-    #[error("entry {path:?} is empty; SparkEngine treats an empty read as a failure, so it cannot be stored")]
-    EmptyEntry { path: String },
     #[error("entry {path:?} is {size} bytes; an entry holds at most 4294967295")]
     EntryTooLarge { path: String, size: usize },
     #[error("{count} entries do not fit the format")]
@@ -240,8 +238,6 @@ pub enum SpkEntryError {
         offset: u64,
         size: u32,
     },
-    #[error("entry {path:?} is empty; an empty read is a failure, never an empty asset")]
-    Empty { path: String },
 }
 
 impl SpkEntryError {
@@ -254,8 +250,7 @@ impl SpkEntryError {
             | Self::EmptyPayload { path, .. }
             | Self::RatioExceeded { path, .. }
             | Self::Inflate { path, .. }
-            | Self::OutOfBounds { path, .. }
-            | Self::Empty { path } => Some(path),
+            | Self::OutOfBounds { path, .. } => Some(path),
         }
     }
 }

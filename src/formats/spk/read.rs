@@ -138,8 +138,8 @@ impl<'a> SpkArchive<'a> {
     }
 
     /// The entry's content. Refuses a compressed entry outside the budget [S12] before
-    /// allocating, inflates with the output bounded to OriginalSize, and treats an empty
-    /// result as an error.
+    /// allocating and inflates with the output bounded to OriginalSize. An empty entry
+    /// reads as empty content [S14].
     pub fn read_entry<'p>(&self, which: impl Into<EntryRef<'p>>) -> Result<Vec<u8>, SpkEntryError> {
         let index = match which.into() {
             EntryRef::Path(path) => self.find(path).ok_or_else(|| SpkEntryError::NotFound {
@@ -205,11 +205,6 @@ fn read_payload(bytes: &[u8], entry: &SpkEntry) -> Result<Vec<u8>, SpkEntryError
             })?
         }
     };
-    if data.is_empty() {
-        return Err(SpkEntryError::Empty {
-            path: entry.path.clone(),
-        });
-    }
     Ok(data)
 }
 

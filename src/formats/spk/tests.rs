@@ -93,13 +93,24 @@ fn writer_refuses_bad_input() {
             ..
         })
     ));
+    // [S2] paths keep their case; two that differ only in case are refused.
+    assert!(one("Tex/A.png", b"x").is_ok());
+    let clash = vec![
+        ("Tex/A.png".to_owned(), b"1".to_vec()),
+        ("tex/a.png".to_owned(), b"2".to_vec()),
+    ];
+    assert_eq!(
+        write(&clash),
+        Err(SpkError::CaseClash {
+            first: "Tex/A.png".into(),
+            second: "tex/a.png".into()
+        })
+    );
+    let mut w = SpkWriter::new();
+    w.add("Meshes/Arm.mesh", b"1".to_vec()).unwrap();
     assert!(matches!(
-        one("Tex/A.png", b"x"),
-        Err(SpkError::UpperCasePath { .. })
-    ));
-    assert!(matches!(
-        one("empty.bin", b""),
-        Err(SpkError::EmptyEntry { .. })
+        w.add("meshes/arm.MESH", b"2".to_vec()),
+        Err(SpkError::CaseClash { .. })
     ));
     assert_eq!(write(&[]), Err(SpkError::NoEntries));
     let dup = vec![
@@ -348,25 +359,37 @@ fn zero_byte_payload_with_size_fails_alone() {
         }
     );
     assert_good_readable(&a);
-    // A stored zero-byte entry opens but reads as an error, never as an empty asset.
+    // [S14] A stored zero-byte entry (as SparkEngine's writer makes) is an ordinary,
+    // valid, empty entry.
     let bytes = with_good(b"", vec![RawTocEntry::new("nothing", EXTRA_AT, 0, 0, 0)]);
     let a = open(&bytes).unwrap();
-    assert_eq!(
-        a.read_entry("nothing").unwrap_err(),
-        SpkEntryError::Empty {
-            path: "nothing".into()
-        }
-    );
-    // Deflate of empty input is a valid 8-byte stream that still yields no asset.
+    assert_eq!(a.read_entry("nothing").unwrap(), b"");
+    assert!(validate(&bytes).is_empty(), "{:?}", validate(&bytes));
+    // Deflate of empty input is a valid 8-byte stream inflating to nothing.
     let empty = zlib(b"");
     let bytes = with_good(
         &empty,
         vec![RawTocEntry::new("void", EXTRA_AT, empty.len() as u32, 0, 1)],
     );
-    assert!(matches!(
-        open(&bytes).unwrap().read_entry("void"),
-        Err(SpkEntryError::Empty { .. })
-    ));
+    assert_eq!(open(&bytes).unwrap().read_entry("void").unwrap(), b"");
+}
+
+#[test]
+fn empty_files_are_written_stored_and_read_back() {
+    let files = vec![
+        ("a.txt".to_owned(), b"abc".to_vec()),
+        ("empty.bin".to_owned(), Vec::new()),
+        ("z.txt".to_owned(), b"z".to_vec()),
+    ];
+    let bytes = write(&files).unwrap();
+    assert!(validate(&bytes).is_empty(), "{:?}", validate(&bytes));
+    let a = open(&bytes).unwrap();
+    let e = &a.entries()[a.find("empty.bin").unwrap()];
+    assert_eq!((e.original_size, e.compressed_size), (0, 0));
+    assert_eq!(e.compression, Compression::Stored);
+    for (path, data) in &files {
+        assert_eq!(&a.read_entry(path.as_str()).unwrap(), data, "{path}");
+    }
 }
 
 #[test]

@@ -24,12 +24,19 @@ impl SpkWriter {
         Self::default()
     }
 
-    /// Adds one entry, refusing paths [S7] forbids, upper case [S2], empty data and repeats.
+    /// Adds one entry, refusing paths [S7] forbids, repeats and paths that differ from an
+    /// earlier one only in case [S2]. Empty data is an ordinary entry [S14].
     pub fn add(&mut self, path: impl Into<String>, data: Vec<u8>) -> Result<(), SpkError> {
         let path = path.into();
         check_entry(&path, &data)?;
         if self.entries.contains_key(&path) {
             return Err(SpkError::DuplicateInput { path });
+        }
+        if let Some(first) = self.entries.keys().find(|p| p.eq_ignore_ascii_case(&path)) {
+            return Err(SpkError::CaseClash {
+                first: first.clone(),
+                second: path,
+            });
         }
         self.entries.insert(path, data);
         Ok(())
@@ -66,7 +73,22 @@ pub fn write(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, SpkError> {
             path: pair[0].0.to_owned(),
         });
     }
+    check_case_clash(items.iter().map(|i| i.0))?;
     encode(&items)
+}
+
+/// [S2]: two paths that differ only in case would give a case-insensitive lookup two
+/// candidates; the first pair in lower-cased order is reported.
+fn check_case_clash<'a>(paths: impl Iterator<Item = &'a str>) -> Result<(), SpkError> {
+    let mut folded: Vec<(String, &str)> = paths.map(|p| (p.to_ascii_lowercase(), p)).collect();
+    folded.sort();
+    match folded.windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(w) => Err(SpkError::CaseClash {
+            first: w[0].1.to_owned(),
+            second: w[1].1.to_owned(),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn check_entry(path: &str, data: &[u8]) -> Result<(), SpkError> {
@@ -74,16 +96,6 @@ fn check_entry(path: &str, data: &[u8]) -> Result<(), SpkError> {
         path: path.to_owned(),
         fault,
     })?;
-    if path.bytes().any(|b| b.is_ascii_uppercase()) {
-        return Err(SpkError::UpperCasePath {
-            path: path.to_owned(),
-        });
-    }
-    if data.is_empty() {
-        return Err(SpkError::EmptyEntry {
-            path: path.to_owned(),
-        });
-    }
     if u32::try_from(data.len()).is_err() {
         return Err(SpkError::EntryTooLarge {
             path: path.to_owned(),

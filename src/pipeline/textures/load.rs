@@ -132,3 +132,206 @@ pub(crate) fn check_dimensions(w: u32, h: u32) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A `.ktx2` image a glTF brings as its source (with or without `KHR_texture_basisu`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForeignKtx2 {
+    /// Already what the settings would write (format, colour space, mip chain,
+    /// orientation): copied as it is.
+    PassThrough,
+    /// Level 0 decoded, to be encoded like any other image.
+    Decoded(DecodedImage),
+}
+
+/// What a `.ktx2` written for these settings holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ktx2Wanted {
+    pub format: crate::formats::ktx2::PixelFormat,
+    pub srgb: bool,
+    pub mipmaps: bool,
+    pub max_size: u32,
+}
+
+/// The orientation assetc writes (KTX 2.0 §5.2.2: rows top to bottom, texels left to
+/// right); a file without the key means the same.
+const ORIENTATION: &str = "rd";
+
+/// Reads a foreign KTX2 image with the `ktx2` crate: passes it through when it already is
+/// what the settings would write, else decodes level 0 to RGBA8 (rows top to bottom).
+/// Decoded: 8-bit R, RG, RGB, BGR, RGBA and BGRA vkFormats (UNORM or SRGB), BC1/BC3/BC7,
+/// and UASTC through the Basis transcoder; none, zstd or zlib supercompression. BasisLZ
+/// (ETC1S) and other formats are refused with a message naming them.
+pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx2, String> {
+    use crate::formats::ktx2 as ours;
+    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
+    let header = reader.header();
+    let (w, h) = (header.pixel_width, header.pixel_height.max(1));
+    if header.pixel_depth > 1 || header.layer_count > 1 || header.face_count != 1 {
+        return Err(format!(
+            "KTX2 source is not a plain 2D texture (depth {}, layers {}, faces {})",
+            header.pixel_depth, header.layer_count, header.face_count
+        ));
+    }
+    check_dimensions(w, h)?;
+    let orientation = reader
+        .key_value_data()
+        .find(|(k, _)| *k == ours::KEY_ORIENTATION)
+        .map(|(_, v)| String::from_utf8_lossy(v.strip_suffix(&[0]).unwrap_or(v)).into_owned())
+        .unwrap_or_else(|| ORIENTATION.to_owned());
+    let vk = header.format.map_or(0, |f| f.value());
+    let model = reader.color_model().map_or(0, |m| m.value());
+    let srgb_transfer = reader
+        .transfer_function()
+        .is_some_and(|t| t == ktx2::TransferFunction::SRGB);
+    let ours_format = ours::PixelFormat::from_vk_format(vk, model)
+        .map(|(f, s)| (f, s || (f == ours::PixelFormat::Uastc && srgb_transfer)));
+    let fitted = super::mips::fitted_size(w, h, wanted.max_size) == (w, h);
+    let levels = if wanted.mipmaps {
+        ours::full_mip_count(w, h)
+    } else {
+        1
+    };
+    if ours_format == Some((wanted.format, wanted.srgb))
+        && fitted
+        && header.level_count.max(1) == levels
+        && orientation == ORIENTATION
+    {
+        // Checked with our own reader too, as every file we ship is.
+        ours::read(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
+        return Ok(ForeignKtx2::PassThrough);
+    }
+
+    let level = reader.levels().next().ok_or("KTX2 source has no level")?;
+    let data = match header.supercompression_scheme {
+        None => level.data.to_vec(),
+        Some(ktx2::SupercompressionScheme::Zstandard) => {
+            let size = usize::try_from(level.uncompressed_byte_length)
+                .ok()
+                .filter(|&n| n as u64 <= MAX_PIXELS * 16)
+                .ok_or("KTX2 source level declares an absurd size")?;
+            zstd::bulk::decompress(level.data, size)
+                .map_err(|e| format!("KTX2 source level 0 does not inflate: {e}"))?
+        }
+        Some(ktx2::SupercompressionScheme::ZLIB) => {
+            use std::io::Read;
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(level.data)
+                .take(MAX_PIXELS * 16)
+                .read_to_end(&mut out)
+                .map_err(|e| format!("KTX2 source level 0 does not inflate: {e}"))?;
+            out
+        }
+        Some(other) => {
+            return Err(format!(
+                "KTX2 source uses {other:?} supercompression (ETC1S), which assetc cannot decode; convert it to UASTC or PNG"
+            ))
+        }
+    };
+    let pixels = decode_level(vk, u32::from(model), &data, w, h)?;
+    let pixels = orient(pixels, w, &orientation)?;
+    Ok(ForeignKtx2::Decoded(DecodedImage {
+        width: w,
+        height: h,
+        pixels,
+    }))
+}
+
+/// One level's texels to RGBA8, rows as stored.
+fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
+    let texels = w as usize * h as usize;
+    // (bytes per texel, channel order as indices into RGBA; None = 255 alpha / 0 colour)
+    let raw: Option<(usize, [Option<usize>; 4])> = match vk {
+        9 | 15 => Some((1, [Some(0), Some(0), Some(0), None])),
+        16 | 22 => Some((2, [Some(0), Some(1), None, None])),
+        23 | 29 => Some((3, [Some(0), Some(1), Some(2), None])),
+        30 | 36 => Some((3, [Some(2), Some(1), Some(0), None])),
+        37 | 43 => Some((4, [Some(0), Some(1), Some(2), Some(3)])),
+        44 | 50 => Some((4, [Some(2), Some(1), Some(0), Some(3)])),
+        _ => None,
+    };
+    if let Some((size, order)) = raw {
+        let texels_in = data.get(..texels * size).ok_or_else(|| {
+            format!(
+                "KTX2 source level 0 holds {} bytes, {w}x{h} needs {}",
+                data.len(),
+                texels * size
+            )
+        })?;
+        let mut out = Vec::with_capacity(texels * 4);
+        for t in texels_in.chunks_exact(size) {
+            for (c, pick) in order.iter().enumerate() {
+                out.push(match pick {
+                    Some(i) => t.get(*i).copied().unwrap_or(0),
+                    None if c == 3 => 255,
+                    None => 0,
+                });
+            }
+        }
+        return Ok(out);
+    }
+    const MODEL_UASTC: u32 = 166;
+    type BlockFn = fn(&[u8], &mut [u8], usize);
+    let block: Option<(usize, BlockFn)> = match vk {
+        131..=134 => Some((8, bcdec_rs::bc1)),
+        137 | 138 => Some((16, bcdec_rs::bc3)),
+        145 | 146 => Some((16, bcdec_rs::bc7)),
+        _ => None,
+    };
+    let (bx, by) = (w.div_ceil(4) as usize, h.div_ceil(4) as usize);
+    if vk == 0 && model == MODEL_UASTC {
+        let blocks = data
+            .get(..bx * by * 16)
+            .ok_or("KTX2 source level 0 is shorter than its UASTC blocks")?;
+        return super::decode_uastc_rgba(blocks, w, h, true);
+    }
+    let Some((block_bytes, decode)) = block else {
+        return Err(format!(
+            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC7 or UASTC image"
+        ));
+    };
+    let blocks = data
+        .get(..bx * by * block_bytes)
+        .ok_or("KTX2 source level 0 is shorter than its blocks")?;
+    // Decode into a block-padded canvas, then crop to w x h.
+    let pitch = bx * 16;
+    let mut padded = vec![0u8; pitch * by * 4];
+    for (i, b) in blocks.chunks_exact(block_bytes).enumerate() {
+        let (x, y) = (i % bx, i / bx);
+        if let Some(dst) = padded.get_mut(y * 4 * pitch + x * 16..) {
+            decode(b, dst, pitch);
+        }
+    }
+    let mut out = Vec::with_capacity(texels * 4);
+    for row in padded.chunks_exact(pitch).take(h as usize) {
+        out.extend_from_slice(&row[..w as usize * 4]);
+    }
+    Ok(out)
+}
+
+/// RGBA8 texels stored with `orientation` ("rd", "ru", "ld", "lu") to rows top to bottom,
+/// texels left to right.
+fn orient(mut pixels: Vec<u8>, w: u32, orientation: &str) -> Result<Vec<u8>, String> {
+    let o = orientation.as_bytes();
+    let (x, y) = (o.first().copied(), o.get(1).copied());
+    if !matches!(x, Some(b'r' | b'l')) || !matches!(y, Some(b'd' | b'u')) {
+        return Err(format!(
+            "KTX2 source orientation {orientation:?} is not a 2D orientation (rd, ru, ld, lu)"
+        ));
+    }
+    let row = w as usize * 4;
+    if y == Some(b'u') {
+        let rows: Vec<&[u8]> = pixels.chunks_exact(row).rev().collect();
+        pixels = rows.concat();
+    }
+    if x == Some(b'l') {
+        for r in pixels.chunks_exact_mut(row) {
+            let mut texels: Vec<[u8; 4]> = r
+                .chunks_exact(4)
+                .map(|t| [t[0], t[1], t[2], t[3]])
+                .collect();
+            texels.reverse();
+            r.copy_from_slice(&texels.concat());
+        }
+    }
+    Ok(pixels)
+}

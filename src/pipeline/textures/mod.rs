@@ -15,7 +15,10 @@ mod mips;
 pub use encode_bc::Bc7Preset;
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
-pub use load::{decode_image, load_image_bytes, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE};
+pub use load::{
+    decode_image, load_image_bytes, read_foreign_ktx2, ForeignKtx2, Ktx2Wanted, MAX_FILE_BYTES,
+    MAX_PIXELS, MAX_SIDE,
+};
 pub use mips::{build_levels, RgbaLevel};
 
 use crate::formats::ktx2::{self, Ktx2Image, PixelFormat};
@@ -198,8 +201,9 @@ impl TextureError {
     }
 }
 
-/// Encodes one image into a complete `.ktx2` file. KTX2 sources are checked with our
-/// reader and returned as they are. `alpha_cutoff` (MASK materials) keeps each mip's alpha
+/// Encodes one image into a complete `.ktx2` file. A KTX2 source is returned as it is only
+/// when it already is what these settings write; otherwise it is decoded like any other
+/// image (see [`read_foreign_ktx2`]). `alpha_cutoff` (MASK materials) keeps each mip's alpha
 /// coverage equal to level 0's. Errors name the image as "image"; the caller renames them
 /// with [`TextureError::named`].
 pub fn encode_texture(
@@ -209,12 +213,20 @@ pub fn encode_texture(
     alpha_cutoff: Option<f32>,
     settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
-    if mime == Some("image/ktx2") || bytes.starts_with(&ktx2::IDENTIFIER) {
-        ktx2::read(bytes)
-            .map_err(|e| TextureError::new("image", format!("invalid KTX2 source: {e}")))?;
-        return Ok(bytes.to_vec());
-    }
-    let source = decode_image(bytes, mime).map_err(|r| TextureError::new("image", r))?;
+    let source = if mime == Some("image/ktx2") || bytes.starts_with(&ktx2::IDENTIFIER) {
+        let wanted = Ktx2Wanted {
+            format: settings.format.pixel_format(),
+            srgb: mode.is_srgb(),
+            mipmaps: settings.mipmaps,
+            max_size: settings.max_size,
+        };
+        match read_foreign_ktx2(bytes, &wanted).map_err(|r| TextureError::new("image", r))? {
+            ForeignKtx2::PassThrough => return Ok(bytes.to_vec()),
+            ForeignKtx2::Decoded(image) => image,
+        }
+    } else {
+        decode_image(bytes, mime).map_err(|r| TextureError::new("image", r))?
+    };
     let levels = build_levels(source, mode, alpha_cutoff, settings);
     let Some(first) = levels.first() else {
         return Err(TextureError::new("image", "no levels"));

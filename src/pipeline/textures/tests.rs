@@ -228,26 +228,26 @@ fn every_format_encodes_and_validates_deterministically() {
 }
 
 #[test]
-fn ktx2_sources_pass_through() {
+fn ktx2_sources_pass_through_only_when_they_match() {
     let src = png(4, 4, |_, _| [9; 4]);
-    let ktx = encode_texture(
-        &src,
+    let rgba8 = settings(TextureFormat::Rgba8);
+    let ktx = encode_texture(&src, None, TextureMode::Color, None, &rgba8).unwrap();
+    assert_eq!(
+        encode_texture(&ktx, Some("image/ktx2"), TextureMode::Color, None, &rgba8).unwrap(),
+        ktx
+    );
+    // Another format or colour space: decoded and encoded again.
+    let uastc = encode_texture(
+        &ktx,
+        Some("image/ktx2"),
+        TextureMode::Linear,
         None,
-        TextureMode::Color,
-        None,
-        &settings(TextureFormat::Rgba8),
+        &TextureSettings::default(),
     )
     .unwrap();
     assert_eq!(
-        encode_texture(
-            &ktx,
-            Some("image/ktx2"),
-            TextureMode::Linear,
-            None,
-            &TextureSettings::default()
-        )
-        .unwrap(),
-        ktx
+        ktx2::read(&uastc).unwrap().pixel_format(),
+        Some((ktx2::PixelFormat::Uastc, false))
     );
     assert!(encode_texture(
         &ktx[..ktx.len() - 1],

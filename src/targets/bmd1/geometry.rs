@@ -6,11 +6,8 @@ use super::{invalid, Bmd1Settings, Bmd1VertexEncoding};
 use crate::formats::bmd1::{
     encode_vertex, encoding_error, pick_encoding, ErrorBound, Vertex, VertexEncoding, VertexIn,
 };
-use crate::formats::hmesh::GpuSkinVertex;
-use crate::pipeline::bake::bake_transform;
-use crate::pipeline::geometry::Geometry;
-use crate::pipeline::lods::build_lods;
-use crate::pipeline::normals::generate_normals;
+use crate::pipeline::geometry::{xyz, Semantic};
+use crate::pipeline::prepare::{prepare as prepare_geometry, PrepareCache, PrepareRequest};
 use crate::pipeline::MeshSettings;
 use crate::scene::{PrimitiveInstance, Scene};
 use crate::targets::TargetError;
@@ -39,31 +36,12 @@ pub(crate) fn prepare(
     skeleton: Option<&Skeleton>,
     settings: &Bmd1Settings,
     mesh_settings: &MeshSettings,
+    cache: &PrepareCache,
     warnings: &mut Vec<String>,
 ) -> Result<Prepared, TargetError> {
     let prim = scene.primitive(inst);
     let node = scene.nodes.get(inst.node);
     let path = &prim.gltf_path;
-    let mut g = Geometry {
-        gltf_path: path.clone(),
-        positions: prim.positions.clone(),
-        normals: prim.normals.clone(),
-        tangents: None,
-        uvs: prim.uv0.clone(),
-        skin: None,
-        indices: prim.indices.clone(),
-        indexed: prim.indexed,
-        material: prim.material,
-    };
-    if let Some(&bad) = g.indices.iter().find(|&&i| i as usize >= g.positions.len()) {
-        return Err(invalid(
-            path,
-            format!(
-                "index {bad} is not below the vertex count {}",
-                g.positions.len()
-            ),
-        ));
-    }
     let skinned_by = skeleton.filter(|s| node.and_then(|n| n.skin) == Some(s.skin));
     let skinned_by = match skinned_by {
         Some(_) if prim.joints.is_empty() => {
@@ -82,42 +60,53 @@ pub(crate) fn prepare(
             ));
         }
     }
-    match skinned_by {
-        Some(skel) => g.skin = Some(bone_per_vertex(prim, skel)?),
-        None => bake_transform(
-            &mut g,
-            node.map_or(glam::Mat4::IDENTITY, |n| n.world_matrix),
-        ),
-    }
-    if mesh_settings.generate_normals {
-        generate_normals(&mut g, mesh_settings.normal_smoothing_angle);
-    }
-    let extent = largest_extent(&g.positions);
-    let lods = build_lods(
-        &g.positions,
-        &g.indices,
-        &mesh_settings.lod_ratios,
-        mesh_settings.lod_target_error,
-    );
+    // Skinned instances stay in bind space, each vertex tagged with its one bone (a joints
+    // stream, so vertex splits keep it); the others are baked to world space.
+    let (bones, transform) = match skinned_by {
+        Some(skel) => (Some(bone_per_vertex(prim, skel)?), glam::Mat4::IDENTITY),
+        None => (None, node.map_or(glam::Mat4::IDENTITY, |n| n.world_matrix)),
+    };
+    let request = PrepareRequest {
+        keep: &stored,
+        transform,
+        normals: mesh_settings
+            .generate_normals
+            .then_some(mesh_settings.normal_smoothing_angle),
+        tangents: false,
+        weld: None,
+        optimize: false,
+        lods: (&mesh_settings.lod_ratios, mesh_settings.lod_target_error),
+        meshlets: None,
+    };
+    let prepared = prepare_geometry(scene, inst.into(), &request, cache, |g| {
+        if let Some(bones) = bones {
+            g.set_stream(Semantic::Joints, 0, bones);
+        }
+    })
+    .map_err(|e| invalid(e.path, e.message))?;
+    let g = prepared.geometry;
+    let lods = prepared.lods.into_iter().map(|l| l.indices).collect();
+    let positions: Vec<[f32; 3]> = g.positions().iter().map(|p| xyz(*p)).collect();
+    let normals = g.stream(Semantic::Normal, 0);
+    let uvs = g.stream(Semantic::TexCoord, 0);
+    let bones = g.stream(Semantic::Joints, 0);
+    let extent = largest_extent(&positions);
 
     let bound = ErrorBound {
         position: settings.position_error * extent,
         uv: settings.uv_error,
     };
-    let mut vertices = Vec::with_capacity(g.positions.len());
-    for (i, p) in g.positions.iter().enumerate() {
-        let bone = g
-            .skin
-            .as_ref()
-            .and_then(|s| s.get(i))
-            .map_or(0, |s| s.joints[0]);
+    let mut vertices = Vec::with_capacity(positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        // Bones are stored as exact floats of small integers.
+        let bone = bones.and_then(|b| b.get(i)).map_or(0, |b| b[0] as u16);
         let (position, normal) = match skinned_by {
             Some(skel) => {
                 let inverse = skel
                     .bind_world
                     .get(usize::from(bone))
                     .map_or(glam::Mat4::IDENTITY, |m| m.inverse());
-                let n = g.normals.as_ref().and_then(|ns| ns.get(i)).copied();
+                let n = normals.and_then(|ns| ns.get(i)).map(|n| xyz(*n));
                 (
                     inverse.transform_point3(Vec3::from(*p)).to_array(),
                     n.map(|n| {
@@ -127,16 +116,13 @@ pub(crate) fn prepare(
                     }),
                 )
             }
-            None => (*p, g.normals.as_ref().and_then(|ns| ns.get(i)).copied()),
+            None => (*p, normals.and_then(|ns| ns.get(i)).map(|n| xyz(*n))),
         };
         let attrs = VertexIn {
             position,
-            uv: g
-                .uvs
-                .as_ref()
+            uv: uvs
                 .and_then(|u| u.get(i))
-                .copied()
-                .unwrap_or([0.0; 2]),
+                .map_or([0.0; 2], |u| [u[0], u[1]]),
             normal: normal.unwrap_or([0.0; 3]),
             bone: bone as u8,
             shade: 0,
@@ -155,12 +141,17 @@ pub(crate) fn prepare(
     })
 }
 
+/// The streams BMD1 stores from the source: normals and UV0 (bones come from the skin).
+fn stored(semantic: Semantic, set: u32) -> bool {
+    matches!((semantic, set), (Semantic::Normal | Semantic::TexCoord, 0))
+}
+
 /// The bone of each vertex: the joint with the largest weight over every JOINTS/WEIGHTS set
-/// (the first on ties), carried in `Geometry::skin` so vertex splits keep it.
+/// (the first on ties), as a joints stream value `[bone, 0, 0, 0]`.
 fn bone_per_vertex(
     prim: &crate::scene::Primitive,
     skel: &Skeleton,
-) -> Result<Vec<GpuSkinVertex>, TargetError> {
+) -> Result<Vec<[f32; 4]>, TargetError> {
     let mut out = Vec::with_capacity(prim.positions.len());
     for v in 0..prim.positions.len() {
         let mut best: Option<(f32, u16)> = None;
@@ -184,10 +175,7 @@ fn bone_per_vertex(
                 ),
             )
         })?;
-        out.push(GpuSkinVertex {
-            joints: [u16::from(bone), 0, 0, 0],
-            weights: [1.0, 0.0, 0.0, 0.0],
-        });
+        out.push([f32::from(bone), 0.0, 0.0, 0.0]);
     }
     Ok(out)
 }

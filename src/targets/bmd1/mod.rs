@@ -18,16 +18,33 @@
 //! pose convention), `clips` (resampling) and [`build_bmd1`].
 
 mod clips;
+mod compat;
 mod geometry;
 pub(crate) mod sampler;
 mod skeleton;
 
 use crate::formats::bmd1::{self, split_mesh, Bmd1, Lod, MeshDef, SourcePrimitive};
 use crate::pipeline::material_refs::material_ref;
+use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::MeshSettings;
 use crate::scene::Scene;
-use crate::targets::{TargetError, TargetFile, TargetOutput};
+use crate::targets::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
 
+/// The `bmd1` target for the build driver.
+pub struct Bmd1Target;
+
+impl TargetWriter for Bmd1Target {
+    fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
+        build_bmd1_shared(
+            input.scene,
+            &input.settings.bmd1,
+            &input.settings.mesh,
+            input.cache,
+        )
+    }
+}
+
+pub use compat::Bmd1Compat;
 pub use skeleton::MAX_JOINTS;
 
 /// How vertices are stored.
@@ -51,6 +68,8 @@ pub struct Bmd1Settings {
     pub position_error: f32,
     /// Largest UV error per component, in texture units (1.0 = the whole texture).
     pub uv_error: f32,
+    /// Which reader the files are made for (see the `compat` module).
+    pub compat: Bmd1Compat,
 }
 
 impl Default for Bmd1Settings {
@@ -60,6 +79,7 @@ impl Default for Bmd1Settings {
             sample_rate_hz: 30.0,
             position_error: 1.0 / 1024.0,
             uv_error: 1.0 / 512.0,
+            compat: Bmd1Compat::Loader,
         }
     }
 }
@@ -105,6 +125,16 @@ pub fn build_bmd1(
     settings: &Bmd1Settings,
     mesh: &MeshSettings,
 ) -> Result<TargetOutput, TargetError> {
+    build_bmd1_shared(scene, settings, mesh, &PrepareCache::default())
+}
+
+/// [`build_bmd1`] with geometry results shared with the source's other targets.
+pub fn build_bmd1_shared(
+    scene: &Scene,
+    settings: &Bmd1Settings,
+    mesh: &MeshSettings,
+    cache: &PrepareCache,
+) -> Result<TargetOutput, TargetError> {
     settings
         .validate()
         .and_then(|()| mesh.validate())
@@ -122,6 +152,7 @@ pub fn build_bmd1(
             skeleton.as_ref(),
             settings,
             mesh,
+            cache,
             &mut warnings,
         )?;
         if !p.indices.is_empty() {
@@ -134,8 +165,8 @@ pub fn build_bmd1(
             scene.source_ref
         ));
         return Ok(TargetOutput {
-            files: Vec::new(),
             warnings,
+            ..Default::default()
         });
     }
 
@@ -163,19 +194,21 @@ pub fn build_bmd1(
             (Vec::new(), Vec::new())
         }
     };
-    let model = Bmd1 {
+    let mut model = Bmd1 {
         meshes,
         lods,
         bones,
         animations,
     };
+    if settings.compat == Bmd1Compat::Loader {
+        model = compat::for_loader(model, &scene.source_ref, &mut warnings)
+            .map_err(|m| invalid(&scene.source_ref, format!("compat = \"loader\": {m}")))?;
+    }
     let bytes = bmd1::write(&model).map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     Ok(TargetOutput {
-        files: vec![TargetFile {
-            rel_path: format!("{}.bmd", scene.source_ref),
-            bytes,
-        }],
+        files: vec![TargetFile::raw(format!("{}.bmd", scene.source_ref), bytes)],
         warnings,
+        ..Default::default()
     })
 }
 

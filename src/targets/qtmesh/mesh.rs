@@ -1,14 +1,45 @@
 //! One glTF mesh to one Qt `.mesh`: a shared vertex buffer, one subset per primitive,
 //! reduced levels of detail and morph targets.
 
-use super::prim::{Prim, TargetDeltas};
 use crate::formats::qtmesh::{
     attr, component, target_block_size, IndexBuffer, Lod, QtMesh, Subset, TargetBuffer,
     VertexBuffer, VertexEntry,
 };
+use crate::pipeline::geometry::{xyz, Geometry, Semantic};
+use crate::pipeline::lods::LodLevel;
+use crate::pipeline::prepare::{prepare, PrepareCache, PrepareRequest, PrimitiveId, WeldRequest};
 use crate::pipeline::MeshSettings;
 use crate::scene::{Mesh, Scene};
 use glam::Vec3;
+
+/// One primitive ready to pack: its streams and reduced levels.
+struct Prim {
+    g: Geometry,
+    lods: Vec<LodLevel>,
+    /// Morph targets of the source primitive (some may carry no stream at all).
+    target_count: usize,
+}
+
+impl Prim {
+    fn vertex_count(&self) -> usize {
+        self.g.vertex_count()
+    }
+    fn get(&self, semantic: Semantic, set: u32) -> Option<&[[f32; 4]]> {
+        self.g.stream(semantic, set)
+    }
+}
+
+/// The streams a Qt mesh stores: normal, tangent, two UV sets, colour, one joints/weights
+/// set and morph target deltas.
+fn stored(semantic: Semantic, set: u32) -> bool {
+    use Semantic::*;
+    match semantic {
+        Normal | Tangent | Color | Joints | Weights => set == 0,
+        TexCoord => set <= 1,
+        MorphPosition | MorphNormal | MorphTangent => true,
+        Position => true,
+    }
+}
 
 /// What a built mesh holds, for the QML that points at it.
 pub struct BuiltMesh {
@@ -39,6 +70,7 @@ pub fn build_mesh(
     index: usize,
     settings: &MeshSettings,
     with_lods: bool,
+    cache: &PrepareCache,
     warnings: &mut Vec<String>,
 ) -> Result<BuiltMesh, String> {
     let mesh: &Mesh = scene
@@ -52,30 +84,64 @@ pub fn build_mesh(
             .and_then(|m| scene.materials.get(m))
             .is_some_and(|m| m.normal_texture.is_some())
     });
+    // Geometry stays in mesh space (node transforms go in the QML); welding is exact, so
+    // positions stay the source's, and drops vertices no triangle uses, as Balsam does.
+    let request = PrepareRequest {
+        keep: &stored,
+        transform: glam::Mat4::IDENTITY,
+        normals: settings
+            .generate_normals
+            .then_some(settings.normal_smoothing_angle),
+        // Balsam writes a tangent frame only when the source has one (terrain.glb, normal
+        // mapped without tangents, gets none; Qt then derives tangents in the shader).
+        tangents: false,
+        weld: settings.weld_vertices.then_some(WeldRequest {
+            threshold: 0.0,
+            drop_unused: true,
+        }),
+        optimize: false,
+        lods: if with_lods {
+            (settings.lod_ratios.as_slice(), settings.lod_target_error)
+        } else {
+            (&[], 0.0)
+        },
+        meshlets: None,
+    };
     let mut prims = Vec::with_capacity(mesh.primitives.len());
-    for p in &mesh.primitives {
-        let mut prim = Prim::from_scene(p)?;
+    for (j, p) in mesh.primitives.iter().enumerate() {
         if p.joints.len() > 1 {
             warnings.push(format!(
                 "{}: only JOINTS_0/WEIGHTS_0 are written (Qt skins with 4 influences)",
                 p.gltf_path
             ));
         }
-        prim.complete(settings);
-        if settings.weld_vertices {
-            prim.weld();
+        if p.joints.len() != p.weights.len() {
+            return Err(format!(
+                "{}: JOINTS_n and WEIGHTS_n must come together",
+                p.gltf_path
+            ));
         }
-        prims.push(prim);
+        let id = PrimitiveId {
+            mesh: index,
+            primitive: j,
+        };
+        let prepared = prepare(scene, id, &request, cache, |_| {}).map_err(|e| e.to_string())?;
+        prims.push(Prim {
+            g: prepared.geometry,
+            lods: prepared.lods,
+            target_count: p.targets.len(),
+        });
     }
+    let any = |s: Semantic, set: u32| prims.iter().any(|p| p.g.has(s, set));
     let layout = Layout {
-        normals: prims.iter().any(|p| p.normals.is_some()),
-        uv0: prims.iter().any(|p| p.uv0.is_some()),
-        uv1: prims.iter().any(|p| p.uv1.is_some()),
-        tangents: normal_mapped && prims.iter().any(|p| p.tangents.is_some()),
-        skin: prims.iter().any(|p| p.joints.is_some()),
-        colors: prims.iter().any(|p| p.colors.is_some()),
+        normals: any(Semantic::Normal, 0),
+        uv0: any(Semantic::TexCoord, 0),
+        uv1: any(Semantic::TexCoord, 1),
+        tangents: normal_mapped && any(Semantic::Tangent, 0),
+        skin: any(Semantic::Joints, 0),
+        colors: any(Semantic::Color, 0),
     };
-    let vertex_count: usize = prims.iter().map(|p| p.positions.len()).sum();
+    let vertex_count: usize = prims.iter().map(Prim::vertex_count).sum();
     let vertex_buffer = vertex_buffer(&prims, layout, vertex_count);
     let wide = vertex_count > usize::from(u16::MAX) + 1;
     if u32::try_from(vertex_count).is_err() {
@@ -94,7 +160,7 @@ pub fn build_mesh(
                 .and_then(|m| scene.materials.get(m))
                 .and_then(|m| m.name.clone())
                 .unwrap_or_default(),
-            count: prim.indices.len() as u32,
+            count: prim.g.indices.len() as u32,
             offset: indices.len() as u32,
             bounds_min,
             bounds_max,
@@ -102,22 +168,23 @@ pub fn build_mesh(
             lods: Vec::new(),
         });
         subset_materials.push(src.material);
-        indices.extend(prim.indices.iter().map(|i| i + base));
-        base += prim.positions.len() as u32;
+        indices.extend(prim.g.indices.iter().map(|i| i + base));
+        base += prim.vertex_count() as u32;
     }
     // Reduced levels go after every full-detail subset, so subsets keep Balsam's layout.
     if with_lods && !settings.lod_ratios.is_empty() {
         let mut base = 0u32;
         for (prim, subset) in prims.iter().zip(subsets.iter_mut()) {
-            for (level, distance) in lods(prim, settings) {
+            // Stalled levels are left out (Qt has no "reuse the previous level" entry).
+            for level in prim.lods.iter().filter(|l| !l.indices.is_empty()) {
                 subset.lods.push(Lod {
-                    count: level.len() as u32,
+                    count: level.indices.len() as u32,
                     offset: indices.len() as u32,
-                    distance,
+                    distance: level.error,
                 });
-                indices.extend(level.iter().map(|i| i + base));
+                indices.extend(level.indices.iter().map(|i| i + base));
             }
-            base += prim.positions.len() as u32;
+            base += prim.vertex_count() as u32;
         }
     }
     let index_buffer = if wide {
@@ -135,11 +202,15 @@ pub fn build_mesh(
         }
     };
 
-    let target_count = prims.iter().map(|p| p.targets.len()).max().unwrap_or(0);
-    let has = |f: fn(&TargetDeltas) -> bool| prims.iter().flat_map(|p| &p.targets).any(f);
-    let target_has_positions = has(|t| t.positions.is_some());
-    let target_has_normals = layout.normals && has(|t| t.normals.is_some());
-    let target_has_tangents = layout.tangents && has(|t| t.tangents.is_some());
+    let target_count = prims.iter().map(|p| p.target_count).max().unwrap_or(0);
+    let has = |s: Semantic| {
+        prims
+            .iter()
+            .any(|p| (0..p.target_count as u32).any(|t| p.g.has(s, t)))
+    };
+    let target_has_positions = has(Semantic::MorphPosition);
+    let target_has_normals = layout.normals && has(Semantic::MorphNormal);
+    let target_has_tangents = layout.tangents && has(Semantic::MorphTangent);
     let target_buffer = (target_count > 0).then(|| {
         target_buffer(
             &prims,
@@ -171,52 +242,16 @@ pub fn build_mesh(
 fn bounds(prim: &Prim) -> ([f32; 3], [f32; 3]) {
     let mut min = Vec3::splat(f32::INFINITY);
     let mut max = Vec3::splat(f32::NEG_INFINITY);
-    for &i in &prim.indices {
-        if let Some(p) = prim.positions.get(i as usize) {
-            min = min.min(Vec3::from(*p));
-            max = max.max(Vec3::from(*p));
+    for &i in &prim.g.indices {
+        if let Some(p) = prim.g.positions().get(i as usize) {
+            min = min.min(Vec3::from(xyz(*p)));
+            max = max.max(Vec3::from(xyz(*p)));
         }
     }
     if min.x > max.x {
         return ([0.0; 3], [0.0; 3]);
     }
     (min.to_array(), max.to_array())
-}
-
-/// Reduced index lists with the distance Qt selects them by: the simplifier's error in
-/// model units, as Balsam's `--generateMeshLevelsOfDetail` stores it. Same targets and
-/// stall rule as `pipeline::lods::build_lods`, called directly because Qt needs each
-/// level's error, which that stage does not return. Stalled levels are left out (Qt has
-/// no "reuse the previous level" entry).
-fn lods(prim: &Prim, settings: &MeshSettings) -> Vec<(Vec<u32>, f32)> {
-    let Ok(adapter) = meshopt::VertexDataAdapter::new(bytemuck::cast_slice(&prim.positions), 12, 0)
-    else {
-        return Vec::new();
-    };
-    if prim.indices.is_empty() {
-        return Vec::new();
-    }
-    let scale = meshopt::simplify_scale(&adapter);
-    let mut levels = Vec::new();
-    let mut previous_len = prim.indices.len();
-    for &ratio in &settings.lod_ratios {
-        let target = ((prim.indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
-        let mut error = 0.0f32;
-        let level = meshopt::simplify(
-            &prim.indices,
-            &adapter,
-            target,
-            settings.lod_target_error,
-            meshopt::SimplifyOptions::empty(),
-            Some(&mut error),
-        );
-        if level.is_empty() || level.len() >= previous_len {
-            continue;
-        }
-        previous_len = level.len();
-        levels.push((level, error * scale));
-    }
-    levels
 }
 
 fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexBuffer {
@@ -260,20 +295,27 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
         }
     };
     for p in prims {
-        for v in 0..p.positions.len() {
-            put(&p.positions[v]);
-            let normal = p.normals.as_ref().map_or([0.0, 0.0, 1.0], |n| n[v]);
+        let normals = p.get(Semantic::Normal, 0);
+        let uv0 = p.get(Semantic::TexCoord, 0);
+        let uv1 = p.get(Semantic::TexCoord, 1);
+        let tangents = p.get(Semantic::Tangent, 0);
+        let joints = p.get(Semantic::Joints, 0);
+        let weights = p.get(Semantic::Weights, 0);
+        let colors = p.get(Semantic::Color, 0);
+        for (v, position) in p.g.positions().iter().enumerate() {
+            put(&position[..3]);
+            let normal = normals.map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));
             if layout.normals {
                 put(&normal);
             }
             if layout.uv0 {
-                put(&p.uv0.as_ref().map_or([0.0; 2], |a| a[v]));
+                put(&uv0.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
             }
             if layout.uv1 {
-                put(&p.uv1.as_ref().map_or([0.0; 2], |a| a[v]));
+                put(&uv1.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
             }
             if layout.tangents {
-                let t = p.tangents.as_ref().map_or_else(
+                let t = tangents.map_or_else(
                     || {
                         let t = crate::pipeline::tangents::perpendicular(normal);
                         [t[0], t[1], t[2], 1.0]
@@ -287,13 +329,13 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
                 put(&binormal.to_array());
             }
             if layout.skin {
-                let j = p.joints.as_ref().map_or([0; 4], |j| j[v]);
-                // Bit-identical to i32 for any u16 joint index.
-                put(&j.map(|i| f32::from_bits(u32::from(i))));
-                put(&p.weights.as_ref().map_or([0.0; 4], |w| w[v]));
+                // Joint indices are stored as exact floats of u16 values; written as i32.
+                let j = joints.map_or([0.0; 4], |j| j[v]);
+                put(&j.map(|i| f32::from_bits(i as u32)));
+                put(&weights.map_or([0.0; 4], |w| w[v]));
             }
             if layout.colors {
-                put(&p.colors.as_ref().map_or([1.0; 4], |c| c[v]));
+                put(&colors.map_or([1.0; 4], |c| c[v]));
             }
         }
     }
@@ -329,13 +371,14 @@ fn target_buffer(
         for t in 0..target_count {
             let start = data.len();
             for p in prims {
-                let deltas = p.targets.get(t).and_then(|d| match kind {
-                    0 => d.positions.as_ref(),
-                    1 => d.normals.as_ref(),
-                    _ => d.tangents.as_ref(),
-                });
-                for v in 0..p.positions.len() {
-                    let d = deltas.map_or([0.0; 3], |d| d[v]);
+                let semantic = match kind {
+                    0 => Semantic::MorphPosition,
+                    1 => Semantic::MorphNormal,
+                    _ => Semantic::MorphTangent,
+                };
+                let deltas = p.get(semantic, t as u32);
+                for v in 0..p.vertex_count() {
+                    let d = deltas.map_or([0.0; 3], |d| xyz(d[v]));
                     for f in [d[0], d[1], d[2], 0.0] {
                         data.extend_from_slice(&f.to_le_bytes());
                     }

@@ -10,8 +10,8 @@
 //!
 //! Where the output differs from Balsam on purpose:
 //! - Vertices equal in every attribute are welded per primitive and kept in first-use
-//!   order; Balsam (assimp) welds too, but orders vertices differently. Triangles and
-//!   positions are the source's exactly.
+//!   order, and vertices no triangle uses are dropped; Balsam (assimp) welds too, but
+//!   orders vertices differently. Triangles and positions are the source's exactly.
 //! - Indices are 16-bit when a mesh has at most 65,536 vertices (Balsam always writes
 //!   32-bit): half the index memory, and Qt reads both.
 //! - Missing normals are generated with assetc's normal stage (area-weighted, 60 degree
@@ -28,11 +28,11 @@
 
 mod mesh;
 mod names;
-mod prim;
 mod qml;
 
-use super::{TargetError, TargetFile, TargetOutput};
+use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};
+use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::MeshSettings;
 use crate::scene::{ImageSource, Scene};
 use names::{balsam_stem, component_name, file_name, Unique};
@@ -74,11 +74,35 @@ fn invalid(path: impl Into<String>, message: impl Into<String>) -> TargetError {
     }
 }
 
+/// The `qtmesh` target for the build driver.
+pub struct QtMeshTarget;
+
+impl TargetWriter for QtMeshTarget {
+    fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
+        let mut qt = input.settings.qtmesh.clone();
+        if qt.component_name.is_none() {
+            // Balsam names the QML component after the source file's stem, case kept.
+            qt.component_name.clone_from(&input.source_stem);
+        }
+        build_qtmesh_shared(input.scene, &qt, &input.settings.mesh, input.cache)
+    }
+}
+
 /// Builds the Qt Quick 3D files for `scene`, rel paths under `<source_ref>.qt/`.
 pub fn build_qtmesh(
     scene: &Scene,
     settings: &QtTargetSettings,
     mesh: &MeshSettings,
+) -> Result<TargetOutput, TargetError> {
+    build_qtmesh_shared(scene, settings, mesh, &PrepareCache::default())
+}
+
+/// [`build_qtmesh`] with geometry results shared with the source's other targets.
+pub fn build_qtmesh_shared(
+    scene: &Scene,
+    settings: &QtTargetSettings,
+    mesh: &MeshSettings,
+    cache: &PrepareCache,
 ) -> Result<TargetOutput, TargetError> {
     if settings.mesh_version != 5 && settings.mesh_version != 7 {
         return Err(invalid(
@@ -120,6 +144,7 @@ pub fn build_qtmesh(
             index,
             mesh,
             settings.mesh_version >= 6,
+            cache,
             &mut out.warnings,
         )
         .map_err(|e| invalid(format!("meshes[{index}]"), e))?;
@@ -130,10 +155,8 @@ pub fn build_qtmesh(
             settings.mesh_version,
         )
         .map_err(|e| invalid(format!("meshes[{index}]"), e.to_string()))?;
-        out.files.push(TargetFile {
-            rel_path: format!("{root}/meshes/{file}"),
-            bytes,
-        });
+        out.files
+            .push(TargetFile::raw(format!("{root}/meshes/{file}"), bytes));
         infos.push(Some(qml::MeshInfo {
             source: format!("meshes/{file}"),
             subset_materials: built.subset_materials,
@@ -154,10 +177,10 @@ pub fn build_qtmesh(
         let leaf = scene.source_ref.rsplit('/').next().unwrap_or("");
         leaf.to_string()
     });
-    out.files.push(TargetFile {
-        rel_path: format!("{root}/{}.qml", component_name(&stem)),
-        bytes: text.into_bytes(),
-    });
+    out.files.push(TargetFile::raw(
+        format!("{root}/{}.qml", component_name(&stem)),
+        text.into_bytes(),
+    ));
     Ok(out)
 }
 
@@ -233,10 +256,10 @@ fn copy_images(
             }
         };
         let file = names.claim(&base, &ext);
-        out.files.push(TargetFile {
-            rel_path: format!("{root}/maps/{file}"),
-            bytes: bytes.as_ref().clone(),
-        });
+        out.files.push(TargetFile::raw(
+            format!("{root}/maps/{file}"),
+            bytes.as_ref().clone(),
+        ));
         paths[i] = Some(format!("maps/{file}"));
     }
     Ok(paths)

@@ -1,0 +1,235 @@
+//! The `.hmesh` of a scene: every primitive instance through [`prepare`], packed into
+//! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
+
+use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
+use crate::pipeline::bounds::compute_bounds;
+use crate::pipeline::geometry::Semantic;
+use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
+use crate::pipeline::pack::{pack_skin, pack_vertices, skin_streams};
+use crate::pipeline::prepare::{
+    prepare, MeshletRequest, PrepareCache, PrepareError, PrepareRequest, Prepared, WeldRequest,
+};
+use crate::pipeline::skinning::{skin_primitive, Skeleton, SkinError};
+use crate::pipeline::{MeshSettings, StageTimes};
+use crate::scene::Scene;
+use rayon::prelude::*;
+use std::time::Instant;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    #[error("invalid mesh settings: {0}")]
+    Settings(String),
+    #[error(transparent)]
+    Skin(#[from] SkinError),
+    #[error("the scene has no triangle geometry to export")]
+    Empty,
+    #[error("the mesh has {0} vertices after processing; .hmesh indices are 32-bit")]
+    TooManyVertices(usize),
+    #[error(transparent)]
+    Geometry(#[from] PrepareError),
+}
+
+/// The `.hmesh` of a scene and what the material and report stages need from it.
+#[derive(Debug)]
+pub struct MeshBuild {
+    pub mesh: HMesh,
+    pub slots: MaterialSlots,
+    pub times: StageTimes,
+    /// Triangles of LOD0 (equals the source's triangles over all primitive instances).
+    pub triangle_count: usize,
+    /// Repairs and dropped primitives, each naming its glTF path.
+    pub warnings: Vec<String>,
+}
+
+/// The streams `.hmesh` stores: position, normal, tangent, UV0 and (added by the skinning
+/// stage, not taken from the source) joints and weights set 0.
+fn stored(semantic: Semantic, set: u32) -> bool {
+    matches!(
+        (semantic, set),
+        (Semantic::Normal | Semantic::Tangent | Semantic::TexCoord, 0)
+    )
+}
+
+/// Builds the `.hmesh` of every primitive instance of `scene`. With a skeleton, every
+/// submesh gets skinning data and skinned geometry is left in bind space.
+pub fn build_hmesh(
+    scene: &Scene,
+    settings: &MeshSettings,
+    skeleton: Option<&Skeleton>,
+    cache: &PrepareCache,
+) -> Result<MeshBuild, MeshError> {
+    settings.validate().map_err(MeshError::Settings)?;
+    let instances = scene.primitive_instances();
+    if instances.is_empty() {
+        return Err(MeshError::Empty);
+    }
+    let request = |transform| PrepareRequest {
+        keep: &stored,
+        transform,
+        normals: settings
+            .generate_normals
+            .then_some(settings.normal_smoothing_angle),
+        tangents: settings.generate_tangents,
+        weld: settings.weld_vertices.then_some(WeldRequest {
+            threshold: settings.weld_threshold,
+            drop_unused: false,
+        }),
+        optimize: settings.optimize,
+        lods: (&settings.lod_ratios, settings.lod_target_error),
+        meshlets: Some(MeshletRequest {
+            max_vertices: settings.meshlet_max_vertices,
+            max_triangles: settings.meshlet_max_triangles,
+            cone_weight: settings.meshlet_cone_weight,
+        }),
+    };
+    let results: Vec<(Option<Prepared>, Vec<String>)> = instances
+        .par_iter()
+        .map(|&inst| {
+            let mut warnings = Vec::new();
+            let path = &scene.primitive(inst).gltf_path;
+            let (transform, skin) = match skeleton {
+                Some(skeleton) => match skin_primitive(scene, inst, skeleton) {
+                    Ok(skinned) => {
+                        warnings.extend(skinned.warnings);
+                        (skinned.position_transform, Some(skinned.vertices))
+                    }
+                    // A primitive bound to a second skin that cannot be expressed with the
+                    // exported joints is dropped alone rather than failing the asset.
+                    Err(e @ SkinError::ForeignSkin { .. }) => {
+                        warnings.push(format!("{path}: dropped: {e}"));
+                        return Ok((None, warnings));
+                    }
+                    Err(e) => return Err(MeshError::Skin(e)),
+                },
+                None if settings.bake_transforms => (scene.nodes[inst.node].world_matrix, None),
+                None => (glam::Mat4::IDENTITY, None),
+            };
+            let prepared = prepare(scene, inst.into(), &request(transform), cache, |g| {
+                if let Some(skin) = &skin {
+                    skin_streams(g, skin);
+                }
+            })?;
+            Ok((Some(prepared), warnings))
+        })
+        .collect::<Result<_, MeshError>>()?;
+    let mut warnings = Vec::new();
+    let mut processed = Vec::with_capacity(results.len());
+    for (p, w) in results {
+        warnings.extend(w);
+        processed.extend(p);
+    }
+    if processed.is_empty() {
+        return Err(MeshError::Empty);
+    }
+    let material_of: Vec<Option<usize>> = processed.iter().map(|p| p.geometry.material).collect();
+    let slots = assign_material_slots(&scene.source_ref, &scene.materials, &material_of);
+    let mut build = assemble(processed, slots, settings, skeleton)?;
+    build.warnings = warnings;
+    Ok(build)
+}
+
+/// DESC's tangent flag is mesh-wide: set when some submesh has real tangents and every
+/// submesh either has them or has no UVs (a frame nothing can normal-map along, for which
+/// the fixed perpendicular is as good as any). A submesh with UVs but no tangents (tangent
+/// generation off) clears it, and then every tangent is written as the placeholder.
+fn mesh_has_tangents(processed: &[Prepared]) -> bool {
+    processed.iter().any(|p| p.has_tangents)
+        && processed
+            .iter()
+            .all(|p| p.has_tangents || !p.geometry.has(Semantic::TexCoord, 0))
+}
+
+fn assemble(
+    processed: Vec<Prepared>,
+    slots: MaterialSlots,
+    settings: &MeshSettings,
+    skeleton: Option<&Skeleton>,
+) -> Result<MeshBuild, MeshError> {
+    let total_vertices: usize = processed.iter().map(|p| p.geometry.vertex_count()).sum();
+    if total_vertices > u32::MAX as usize {
+        return Err(MeshError::TooManyVertices(total_vertices));
+    }
+    let has_tangents = mesh_has_tangents(&processed);
+    let mut mesh = HMesh {
+        has_tangents,
+        meshlet_max_verts: settings.meshlet_max_vertices,
+        meshlet_max_tris: settings.meshlet_max_triangles,
+        materials: slots.hashes.clone(),
+        ..Default::default()
+    };
+    let lod_count = settings.lod_ratios.len();
+    let mut lods = Lods {
+        lod_count: lod_count as u32,
+        ..Default::default()
+    };
+    let mut skin_vertices = Vec::new();
+    let mut times = StageTimes::default();
+    for (i, p) in processed.into_iter().enumerate() {
+        let t = Instant::now();
+        let vertices = pack_vertices(&p.geometry, has_tangents && p.has_tangents);
+        let mut submesh_times = p.times;
+        submesh_times.pack = t.elapsed();
+        times.add(&submesh_times);
+        let base = mesh.vertices.len() as u32;
+        let first_index = mesh.indices.len() as u32;
+        let first_meshlet = mesh.meshlets.len() as u32;
+        let bounds = compute_bounds(vertices.iter().map(|v| &v.position));
+        let indices = &p.geometry.indices;
+        mesh.indices.extend(indices.iter().map(|&i| i + base));
+        let vertex_offset = mesh.meshlet_vertices.len() as u32;
+        let triangle_offset = mesh.meshlet_triangles.len() as u32;
+        mesh.meshlets.extend(
+            p.meshlets
+                .meshlets
+                .iter()
+                .map(|m| crate::formats::hmesh::Meshlet {
+                    vertex_offset: m.vertex_offset + vertex_offset,
+                    triangle_offset: m.triangle_offset + triangle_offset,
+                    ..*m
+                }),
+        );
+        mesh.meshlet_vertices
+            .extend(p.meshlets.vertices.iter().map(|&v| v + base));
+        mesh.meshlet_triangles
+            .extend_from_slice(&p.meshlets.triangles);
+        mesh.meshlet_bounds.extend_from_slice(&p.meshlets.bounds);
+        for level in &p.lods {
+            lods.ranges.push(MeshLod {
+                first_index: lods.indices.len() as u32,
+                index_count: level.indices.len() as u32,
+            });
+            lods.indices.extend(level.indices.iter().map(|&i| i + base));
+        }
+        mesh.submeshes.push(SubMesh {
+            first_index,
+            index_count: indices.len() as u32,
+            first_meshlet,
+            meshlet_count: p.meshlets.meshlets.len() as u32,
+            material_slot: slots.submesh_slots[i],
+            base_vertex: 0,
+            bounds,
+        });
+        if let Some(s) = pack_skin(&p.geometry) {
+            skin_vertices.extend(s);
+        }
+        mesh.vertices.extend(vertices);
+    }
+    mesh.bounds = compute_bounds(mesh.vertices.iter().map(|v| &v.position));
+    if lod_count > 0 {
+        mesh.lods = Some(lods);
+    }
+    if let Some(skeleton) = skeleton {
+        mesh.skinning = Some(Skinning {
+            vertices: skin_vertices,
+            joints: skeleton.joints.clone(),
+        });
+    }
+    let triangle_count = mesh.indices.len() / 3;
+    Ok(MeshBuild {
+        mesh,
+        slots,
+        times,
+        triangle_count,
+        warnings: Vec::new(),
+    })
+}

@@ -1,0 +1,93 @@
+//! The default target: `<source>.hmesh`, `.hmat`, `tex/<id>.ktx2` texture requests and
+//! `.hanim`.
+
+mod mesh;
+
+pub use mesh::{build_hmesh, MeshBuild, MeshError};
+
+use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
+use crate::build::asset::{AssetStats, TextureRequest};
+use crate::formats::hman::EntryKind;
+use crate::formats::{hanim, hmat, hmesh};
+use crate::pipeline::animation::{build_hanim, warn_without_skeleton};
+use crate::pipeline::materials::build_material_table;
+use crate::pipeline::skinning::build_skeleton;
+
+pub struct HMeshTarget;
+
+impl TargetWriter for HMeshTarget {
+    fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
+        let scene = input.scene;
+        let settings = input.settings;
+        let mut out = TargetOutput::default();
+        let skeleton = build_skeleton(scene)?.map(|(skeleton, skin_warnings)| {
+            out.warnings.extend(skin_warnings);
+            skeleton
+        });
+        let mesh_build = build_hmesh(scene, &settings.mesh, skeleton.as_ref(), input.cache)?;
+        out.warnings.extend(mesh_build.warnings.iter().cloned());
+        let hmesh_bytes =
+            hmesh::write(&mesh_build.mesh).map_err(|e| TargetError::Encode(e.to_string()))?;
+        out.files.push(TargetFile {
+            rel_path: format!("{}.hmesh", scene.source_ref),
+            bytes: hmesh_bytes,
+            kind: EntryKind::Mesh,
+        });
+
+        let slots: Vec<Option<usize>> = mesh_build
+            .slots
+            .source_materials
+            .iter()
+            .map(|&m| Some(m))
+            .collect();
+        let table = build_material_table(scene, &slots, &settings.texture)?;
+        out.warnings.extend(table.warnings.iter().cloned());
+        out.files.push(TargetFile {
+            rel_path: format!("{}.hmat", scene.source_ref),
+            bytes: hmat::write(&hmat::HMat {
+                materials: table.rows.clone(),
+            }),
+            kind: EntryKind::MaterialTable,
+        });
+        // External image files are already inputs: the importer lists them in
+        // `scene.dependencies`.
+        out.textures
+            .extend(table.textures.into_iter().map(|job| TextureRequest {
+                job,
+                settings: settings.texture,
+            }));
+
+        let mut clips = 0;
+        match &skeleton {
+            Some(skeleton) if settings.animation.import && !scene.animations.is_empty() => {
+                let (anim, clip_warnings) = build_hanim(scene, skeleton, &settings.animation)?;
+                out.warnings.extend(clip_warnings);
+                clips = anim.clips.len();
+                if clips > 0 {
+                    let bytes =
+                        hanim::write(&anim).map_err(|e| TargetError::Encode(e.to_string()))?;
+                    out.files.push(TargetFile {
+                        rel_path: format!("{}.hanim", scene.source_ref),
+                        bytes,
+                        kind: EntryKind::Animation,
+                    });
+                }
+            }
+            None if settings.animation.import => {
+                out.warnings.extend(warn_without_skeleton(scene));
+            }
+            _ => {}
+        }
+        let mesh = &mesh_build.mesh;
+        out.stats = Some(AssetStats {
+            vertices: mesh.vertices.len(),
+            triangles: mesh_build.triangle_count,
+            meshlets: mesh.meshlets.len(),
+            submeshes: mesh.submeshes.len(),
+            materials: mesh.materials.len(),
+            clips,
+        });
+        out.times = mesh_build.times;
+        Ok(out)
+    }
+}

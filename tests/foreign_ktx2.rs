@@ -1,0 +1,158 @@
+//! `.ktx2` images a glTF brings without `KHR_texture_basisu` are decoded and encoded like
+//! any other image, unless they already are what the settings write.
+#![cfg(feature = "pipeline")]
+
+use assetc::formats::ktx2::{self, Ktx2Image, PixelFormat};
+use assetc::pipeline::textures::{encode_texture, TextureFormat, TextureMode, TextureSettings};
+
+fn settings(mipmaps: bool) -> TextureSettings {
+    TextureSettings {
+        format: TextureFormat::Rgba8,
+        mipmaps,
+        ..TextureSettings::default()
+    }
+}
+
+/// A KTX2 file by hand (KTX 2.0 §3): R8G8B8_UNORM (vkFormat 23), one level, no
+/// supercompression, a basic DFD with three 8-bit samples, and optionally one key/value.
+fn rgb_ktx2(w: u32, h: u32, texels: &[u8], key_value: Option<(&str, &str)>) -> Vec<u8> {
+    assert_eq!(texels.len(), (w * h * 3) as usize);
+    let mut dfd_block = Vec::new();
+    dfd_block.extend_from_slice(&0u32.to_le_bytes()); // vendor 0, type 0
+    dfd_block.extend_from_slice(&2u16.to_le_bytes()); // version 2
+    dfd_block.extend_from_slice(&(24u16 + 3 * 16).to_le_bytes()); // block size
+    dfd_block.extend_from_slice(&[1, 1, 1, 0]); // RGBSDA, BT.709, linear, straight alpha
+    dfd_block.extend_from_slice(&[0; 4]); // texel block 1x1x1x1
+    dfd_block.extend_from_slice(&[3, 0, 0, 0, 0, 0, 0, 0]); // 3 bytes in plane 0
+    for channel in 0..3u8 {
+        dfd_block.extend_from_slice(&(u16::from(channel) * 8).to_le_bytes());
+        dfd_block.extend_from_slice(&[7, channel]); // 8 bits, channel R/G/B
+        dfd_block.extend_from_slice(&[0; 4]);
+        dfd_block.extend_from_slice(&0u32.to_le_bytes());
+        dfd_block.extend_from_slice(&255u32.to_le_bytes());
+    }
+    let mut dfd = ((dfd_block.len() + 4) as u32).to_le_bytes().to_vec();
+    dfd.extend_from_slice(&dfd_block);
+    let mut kvd = Vec::new();
+    if let Some((k, v)) = key_value {
+        let entry = format!("{k}\0{v}\0");
+        kvd.extend_from_slice(&(entry.len() as u32).to_le_bytes());
+        kvd.extend_from_slice(entry.as_bytes());
+        while kvd.len() % 4 != 0 {
+            kvd.push(0);
+        }
+    }
+    let index_end = 80 + 24; // header + index + one level entry
+    let dfd_offset = index_end;
+    let kvd_offset = dfd_offset + dfd.len();
+    let data_offset = kvd_offset + kvd.len();
+    let mut out = ktx2::IDENTIFIER.to_vec();
+    for v in [23u32, 1, w, h, 0, 0, 1, 1, 0] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [
+        dfd_offset as u32,
+        dfd.len() as u32,
+        if kvd.is_empty() { 0 } else { kvd_offset as u32 },
+        kvd.len() as u32,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&[0; 16]); // no supercompression global data
+    for v in [data_offset as u64, texels.len() as u64, texels.len() as u64] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(out.len(), index_end);
+    out.extend_from_slice(&dfd);
+    out.extend_from_slice(&kvd);
+    out.extend_from_slice(texels);
+    out
+}
+
+/// 4x2 texels, each with distinct R, G, B.
+fn texels() -> Vec<u8> {
+    (0..8u8)
+        .flat_map(|i| [i * 30, 255 - i * 30, i * 7 + 1])
+        .collect()
+}
+
+fn rgba(texels: &[u8]) -> Vec<u8> {
+    texels
+        .chunks_exact(3)
+        .flat_map(|t| [t[0], t[1], t[2], 255])
+        .collect()
+}
+
+#[test]
+fn an_rgb_ktx2_without_orientation_is_decoded_and_re_encoded() {
+    let source = rgb_ktx2(4, 2, &texels(), None);
+    let out = encode_texture(
+        &source,
+        Some("image/ktx2"),
+        TextureMode::Linear,
+        None,
+        &settings(true),
+    )
+    .unwrap();
+    assert_ne!(out, source);
+    assert!(
+        ktx2::validate(&out).is_empty(),
+        "{:?}",
+        ktx2::validate(&out)
+    );
+    let k = ktx2::read(&out).unwrap();
+    assert_eq!(k.pixel_format(), Some((PixelFormat::Rgba8, false)));
+    assert_eq!((k.width, k.height), (4, 2));
+    assert_eq!(k.levels.len(), 3, "4x2, 2x1, 1x1");
+    assert_eq!(k.key_value_str(ktx2::KEY_ORIENTATION), Some("rd"));
+    assert_eq!(k.levels[0].data, rgba(&texels()));
+}
+
+#[test]
+fn a_bottom_up_ktx2_is_flipped_to_rows_top_to_bottom() {
+    let source = rgb_ktx2(4, 2, &texels(), Some((ktx2::KEY_ORIENTATION, "ru")));
+    let out = encode_texture(&source, None, TextureMode::Linear, None, &settings(false)).unwrap();
+    let k = ktx2::read(&out).unwrap();
+    assert_eq!(k.levels.len(), 1);
+    let want = rgba(&texels());
+    let (top, bottom) = want.split_at(16);
+    assert_eq!(k.levels[0].data, [bottom, top].concat());
+}
+
+#[test]
+fn a_ktx2_that_already_matches_the_settings_passes_through() {
+    let pixels = rgba(&texels());
+    let ours = ktx2::write(&Ktx2Image {
+        format: PixelFormat::Rgba8,
+        srgb: false,
+        has_alpha: false,
+        width: 4,
+        height: 2,
+        levels: vec![pixels],
+        zstd_level: None,
+    })
+    .unwrap();
+    let same = encode_texture(&ours, None, TextureMode::Linear, None, &settings(false)).unwrap();
+    assert_eq!(
+        same, ours,
+        "format, mips, colour space and orientation match"
+    );
+    // Wanting mips, or sRGB (a colour texture), it is re-encoded.
+    let mipped = encode_texture(&ours, None, TextureMode::Linear, None, &settings(true)).unwrap();
+    assert_eq!(ktx2::read(&mipped).unwrap().levels.len(), 3);
+    let colour = encode_texture(&ours, None, TextureMode::Color, None, &settings(false)).unwrap();
+    assert_eq!(
+        ktx2::read(&colour).unwrap().pixel_format(),
+        Some((PixelFormat::Rgba8, true))
+    );
+}
+
+#[test]
+fn an_undecodable_ktx2_is_an_error_naming_its_format() {
+    let mut source = rgb_ktx2(4, 2, &texels(), None);
+    source[12..16].copy_from_slice(&97u32.to_le_bytes()); // R16G16B16A16_SFLOAT
+    let err = encode_texture(&source, None, TextureMode::Linear, None, &settings(false))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("vkFormat 97"), "{err}");
+}
