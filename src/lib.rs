@@ -18,6 +18,10 @@ pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;
 #[cfg(feature = "pipeline")]
+pub mod preview;
+#[cfg(feature = "pipeline")]
+pub mod report;
+#[cfg(feature = "pipeline")]
 pub mod rig;
 #[cfg(feature = "pipeline")]
 pub mod samples;

@@ -65,6 +65,8 @@ pub struct BuildOptions {
     pub use_cache: bool,
     /// After a successful build, bundle the output folder into `<output>.spk`.
     pub pack_spk: bool,
+    /// Write `<output>/report/index.html` with thumbnails and figures (`--report`).
+    pub report: bool,
     pub settings: AssetSettings,
     pub rules: Vec<SettingsRule>,
 }
@@ -79,6 +81,7 @@ impl BuildOptions {
             fail_fast: false,
             use_cache: true,
             pack_spk: false,
+            report: false,
             settings: AssetSettings::default(),
             rules: Vec::new(),
         }
@@ -107,6 +110,8 @@ pub struct AssetReport {
     pub stats: AssetStats,
     pub inputs: Vec<PathBuf>,
     pub times: crate::pipeline::StageTimes,
+    /// Wall time of its compilation (0 when fresh).
+    pub time_ms: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -118,6 +123,8 @@ pub struct BuildReport {
     pub verify_problems: Vec<String>,
     /// The archive written with `pack_spk`.
     pub archive: Option<PathBuf>,
+    /// The HTML report written with `report`.
+    pub report_page: Option<PathBuf>,
 }
 
 impl BuildReport {
@@ -172,6 +179,8 @@ pub enum BuildError {
     Pack(String),
     #[error("{0}")]
     Config(String),
+    #[error("build report: {0}")]
+    Report(#[from] crate::report::ReportError),
 }
 
 /// Runs builds; see the module example.
@@ -325,7 +334,7 @@ impl Builder {
         };
         let mut new_cache = Cache::default();
         for (i, source) in sources.iter().enumerate() {
-            let asset_report = match (&fresh[i], &compiled[i]) {
+            let mut asset_report = match (&fresh[i], &compiled[i]) {
                 (Some(record), _) => {
                     carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
                     new_cache
@@ -351,6 +360,7 @@ impl Builder {
                 },
                 (None, None) => continue,
             };
+            asset_report.time_ms = compiled[i].as_ref().map_or(0.0, |(_, t)| *t);
             report.assets.push(asset_report);
         }
 
@@ -375,6 +385,9 @@ impl Builder {
                 path: opts.output.join(cache::CACHE_NAME),
                 source,
             })?;
+        if opts.report {
+            report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
+        }
         if opts.verify {
             report.verify_problems = verify::verify_tree(&opts.output);
         }
@@ -559,6 +572,7 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
         stats: asset.stats.clone(),
         inputs: asset.inputs.clone(),
         times: asset.times.clone(),
+        time_ms: 0.0,
     }
 }
 
@@ -572,6 +586,7 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
         stats: AssetStats::default(),
         inputs: vec![source.abs_path.clone()],
         times: Default::default(),
+        time_ms: 0.0,
     }
 }
 
@@ -607,6 +622,7 @@ fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
         stats: record.stats.clone(),
         inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
         times: Default::default(),
+        time_ms: 0.0,
     }
 }
 

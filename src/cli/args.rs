@@ -62,6 +62,9 @@ pub enum Command {
     Pack(PackArgs),
     /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk) readably.
     Inspect(InspectArgs),
+    /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
+    /// from a 3/4 view, or write one level of a .ktx2 as a PNG.
+    Preview(super::preview_cmd::PreviewArgs),
 }
 
 #[derive(Debug, Args)]
@@ -139,6 +142,10 @@ pub struct BuildArgs {
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
     pub emit_deps: Option<PathBuf>,
+    /// Also write OUTPUT/report/index.html: thumbnails, sizes, counts, times and warnings
+    /// of every asset (build.toml: `report = true`).
+    #[arg(long)]
+    pub report: bool,
     /// Settings file [default: build.toml in the working directory or a parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -55,6 +55,9 @@ fn build_once(
             return Err(e);
         }
     };
+    if let Some(page) = &report.report_page {
+        eprintln!("report {}", page.display());
+    }
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());
     }

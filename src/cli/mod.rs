@@ -9,6 +9,7 @@ mod init_cmd;
 mod inspect_cmd;
 mod options;
 mod pack_cmd;
+mod preview_cmd;
 mod progress;
 mod table;
 mod watch;
@@ -39,6 +40,7 @@ pub fn run() -> ExitCode {
         Command::Init(args) => init_cmd::run(args, cli.global),
         Command::Pack(args) => pack_cmd::run(args, cli.global),
         Command::Inspect(args) => inspect_cmd::run(args, cli.global),
+        Command::Preview(args) => preview_cmd::run(args, cli.global),
     };
     match result {
         Ok(code) => code,

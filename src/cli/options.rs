@@ -76,6 +76,7 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     if args.pack.is_some() {
         options.pack_spk = true;
     }
+    options.report |= args.report;
     if !options.input.exists() {
         anyhow::bail!(
             "input {} does not exist (give a folder or a .gltf/.glb file, or set `input` in build.toml)",

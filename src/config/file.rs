@@ -32,6 +32,8 @@ pub struct Config {
     pub targets: Option<Vec<Target>>,
     /// Bundle the output into an archive after the build.
     pub pack: Option<PackFormat>,
+    /// Also write the HTML build report (`--report`, docs/preview.md).
+    pub report: Option<bool>,
     #[serde(default)]
     pub mesh: Partial<MeshSettings>,
     #[serde(default)]

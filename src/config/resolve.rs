@@ -69,6 +69,9 @@ impl Config {
         if let Some(PackFormat::Spk) = self.pack {
             options.pack_spk = true;
         }
+        if let Some(report) = self.report {
+            options.report = report;
+        }
         self.apply_tables(&mut options.settings).map_err(invalid)?;
         if let Some(p) = preset {
             p.apply_tables(&mut options.settings).map_err(invalid)?;

@@ -1,0 +1,63 @@
+//! `assetc preview FILE`: a PNG of a compiled file.
+
+use super::args::GlobalArgs;
+use anyhow::Context;
+use assetc::preview::{self, MeshView, PreviewOptions};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct PreviewArgs {
+    /// A compiled .hmesh, Qt .mesh, .bmd or .ktx2.
+    pub file: PathBuf,
+    /// PNG to write [default: FILE with `.png` appended].
+    #[arg(short, long, value_name = "OUT.png")]
+    pub output: Option<PathBuf>,
+    /// Edge of the square image in pixels (meshes; a texture keeps its level's size).
+    #[arg(long, value_name = "N", default_value_t = preview::DEFAULT_SIZE,
+          value_parser = clap::value_parser!(u32).range(1..=preview::MAX_SIZE as i64))]
+    pub size: u32,
+    /// Draw LOD level K (0 = full detail).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub lod: usize,
+    /// Colour every meshlet on its own (.hmesh, full detail).
+    #[arg(long, conflicts_with = "lod")]
+    pub meshlets: bool,
+    /// Mip level K of a .ktx2 (0 = full size).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub mip: usize,
+}
+
+pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    let options = PreviewOptions {
+        size: args.size,
+        view: MeshView {
+            lod: args.lod,
+            meshlets: args.meshlets,
+        },
+        mip: args.mip,
+    };
+    let out = args.output.clone().unwrap_or_else(|| {
+        let mut name = args.file.clone().into_os_string();
+        name.push(".png");
+        PathBuf::from(name)
+    });
+    let p = preview::preview_file(&args.file, &options)?;
+    assetc::build::output::write_atomic(&out, &preview::png_bytes(&p.image))
+        .with_context(|| format!("writing {}", out.display()))?;
+    if !global.quiet {
+        eprintln!(
+            "wrote {} ({}x{}{})",
+            out.display(),
+            p.image.width(),
+            p.image.height(),
+            if p.triangles > 0 {
+                format!(", {} triangles", p.triangles)
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

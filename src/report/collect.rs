@@ -1,0 +1,234 @@
+//! What the report shows of one asset, gathered from its compiled files.
+
+use super::THUMB_SIZE;
+use crate::build::asset::AssetStats;
+use crate::build::events::AssetStatus;
+use crate::build::AssetReport;
+use crate::formats::{hmesh, ktx2};
+use crate::preview::{self, MeshView, PreviewOptions};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+/// Bumped when the renderer changes, so cached thumbnails are redrawn.
+const RENDERER_VERSION: u32 = 1;
+/// Most model files shown per asset (a Qt scene can hold one `.mesh` per glTF mesh).
+const MAX_MODELS: usize = 6;
+
+#[derive(Debug, Clone)]
+pub struct MeshThumb {
+    /// Output file, relative to the output root.
+    pub file: String,
+    /// 0 = full detail.
+    pub lod: usize,
+    pub triangles: usize,
+    /// Image file name under `report/img/`.
+    pub image: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct TextureThumb {
+    pub file: String,
+    pub width: u32,
+    pub height: u32,
+    pub levels: usize,
+    pub format: String,
+    pub bytes: u64,
+    pub image: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct AssetPage {
+    pub source: String,
+    pub status: AssetStatus,
+    pub error: Option<String>,
+    pub warnings: Vec<String>,
+    pub stats: AssetStats,
+    /// Milliseconds of its last real build, when known.
+    pub time_ms: Option<f64>,
+    pub source_bytes: u64,
+    /// (relative path, bytes) of every output.
+    pub outputs: Vec<(String, u64)>,
+    pub models: Vec<MeshThumb>,
+    pub textures: Vec<TextureThumb>,
+    /// Outputs that could not be read for the report.
+    pub problems: Vec<String>,
+    output_root: PathBuf,
+}
+
+impl AssetPage {
+    pub fn output_bytes(&self) -> u64 {
+        self.outputs.iter().map(|(_, b)| b).sum()
+    }
+
+    /// The thumbnails this asset needs.
+    pub(super) fn jobs(&self) -> Vec<RenderJob> {
+        let models = self.models.iter().map(|m| RenderJob {
+            file_name: m.image.clone(),
+            path: self.output_root.join(&m.file),
+            options: PreviewOptions {
+                size: THUMB_SIZE,
+                view: MeshView {
+                    lod: m.lod,
+                    meshlets: false,
+                },
+                mip: 0,
+            },
+            texture: false,
+        });
+        let textures = self.textures.iter().map(|t| RenderJob {
+            file_name: t.image.clone(),
+            path: self.output_root.join(&t.file),
+            options: PreviewOptions::default(),
+            texture: true,
+        });
+        models.chain(textures).collect()
+    }
+}
+
+/// One thumbnail to draw.
+#[derive(Debug, Clone)]
+pub(super) struct RenderJob {
+    pub file_name: String,
+    path: PathBuf,
+    options: PreviewOptions,
+    texture: bool,
+}
+
+impl RenderJob {
+    /// PNG bytes of the thumbnail.
+    pub fn render(&self) -> Result<Vec<u8>, String> {
+        if self.texture {
+            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
+            let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
+            let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
+            let t = preview::texture::decode_ktx2(&ktx, level)?;
+            let img = image::RgbaImage::from_raw(t.width, t.height, t.rgba)
+                .ok_or("decoded level has the wrong size")?;
+            return Ok(preview::png_bytes(&img));
+        }
+        preview::preview_file(&self.path, &self.options)
+            .map(|p| preview::png_bytes(&p.image))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Gathers one asset's page; problems reading its outputs are listed, not fatal.
+pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> AssetPage {
+    let mut page = AssetPage {
+        source: a.source.clone(),
+        status: a.status,
+        error: a.error.clone(),
+        warnings: a.warnings.clone(),
+        stats: a.stats.clone(),
+        time_ms,
+        source_bytes: a
+            .inputs
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum(),
+        outputs: Vec::new(),
+        models: Vec::new(),
+        textures: Vec::new(),
+        problems: Vec::new(),
+        output_root: output.to_owned(),
+    };
+    for rel in &a.outputs {
+        let path = output.join(rel);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                page.problems.push(format!("{rel}: {e}"));
+                continue;
+            }
+        };
+        page.outputs.push((rel.clone(), bytes.len() as u64));
+        let ext = Path::new(rel)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("");
+        let result = match ext {
+            "hmesh" => hmesh_thumbs(output, rel, &bytes).map(|t| page.models.extend(t)),
+            "mesh" | "bmd" if page.models.len() < MAX_MODELS => {
+                let key = content_key(&[&bytes], 0);
+                page.models.push(MeshThumb {
+                    file: rel.clone(),
+                    lod: 0,
+                    triangles: 0,
+                    image: format!("{key:016x}.png"),
+                });
+                Ok(())
+            }
+            "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            page.problems.push(format!("{rel}: {e}"));
+        }
+    }
+    // Triangle counts of Qt and BMD models come from their readers.
+    for m in page.models.iter_mut().filter(|m| m.triangles == 0) {
+        if let Ok(p) = triangles_of(&output.join(&m.file)) {
+            m.triangles = p;
+        }
+    }
+    page
+}
+
+fn triangles_of(path: &Path) -> Result<usize, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let scene = match path.extension().and_then(|e| e.to_str()) {
+        Some("mesh") => preview::load::load_qtmesh(path, &bytes, 0),
+        _ => preview::load::load_bmd(path, &bytes),
+    };
+    scene.map(|s| s.triangle_count()).map_err(|e| e.to_string())
+}
+
+/// One thumbnail per LOD level. The key covers the mesh and its `.hmat` (which names the
+/// textures by content id), so a change to either draws new images.
+fn hmesh_thumbs(output: &Path, rel: &str, bytes: &[u8]) -> Result<Vec<MeshThumb>, String> {
+    let mesh = hmesh::read(bytes).map_err(|e| e.to_string())?;
+    let hmat = std::fs::read(output.join(rel).with_extension("hmat")).unwrap_or_default();
+    Ok((0..preview::lod_levels(&mesh))
+        .map(|lod| {
+            let triangles = (0..mesh.submeshes.len())
+                .map(|s| preview::lod_indices(&mesh, s, lod).len() / 3)
+                .sum();
+            let key = content_key(&[bytes, &hmat], lod);
+            MeshThumb {
+                file: rel.to_owned(),
+                lod,
+                triangles,
+                image: format!("{key:016x}.png"),
+            }
+        })
+        .collect())
+}
+
+fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
+    let ktx = ktx2::read(bytes).map_err(|e| e.to_string())?;
+    let key = content_key(&[bytes], usize::MAX);
+    Ok(TextureThumb {
+        file: rel.to_owned(),
+        width: ktx.width,
+        height: ktx.height,
+        levels: ktx.levels.len(),
+        format: preview::texture::format_name(&ktx),
+        bytes: bytes.len() as u64,
+        image: format!("{key:016x}.png"),
+    })
+}
+
+/// A name for a thumbnail of these file contents. SipHash (`DefaultHasher::new()` has
+/// fixed keys) because it runs at full speed even in unoptimised builds, unlike our FNV; a
+/// change of algorithm between Rust releases only means the thumbnails are drawn again.
+fn content_key(parts: &[&[u8]], variant: usize) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    RENDERER_VERSION.hash(&mut h);
+    THUMB_SIZE.hash(&mut h);
+    variant.hash(&mut h);
+    for p in parts {
+        p.hash(&mut h);
+    }
+    h.finish()
+}
