@@ -55,9 +55,15 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
     let mut files: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
     // Lower-cased archive path -> the file that took it, for [S2]'s case clash.
     let mut folded: BTreeMap<String, PathBuf> = BTreeMap::new();
+    // A compiled tree's HTML build report (`build --report`) is for people, not the game.
+    let report_dir = dir.join(crate::report::REPORT_DIR);
+    let skip_report = dir.join(crate::build::manifest::MANIFEST_NAME).is_file()
+        && report_dir.join("index.html").is_file();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(false)
-        .sort_by_file_name();
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(skip_report && e.path() == report_dir));
     for item in walker {
         let item = item.map_err(|e| {
             let path = e.path().unwrap_or(dir).to_owned();

@@ -229,3 +229,30 @@ document.getElementById("f").addEventListener("load", function () {
     let expected = format!("IMAGES {expected_images} BROKEN 0 ");
     assert!(line.contains(&expected), "{line} (expected {expected})");
 }
+
+#[test]
+fn packed_build_leaves_the_report_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    common::copy_dir(&common::samples(), &input);
+    let out = dir.path().join("out");
+    let built = common::assetc(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-config",
+        "--report",
+        "--pack",
+        "spk",
+        "-q",
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    assert!(out.join("report/index.html").is_file());
+    let archive = out.with_extension("spk");
+    let listed = common::assetc(&["pack", "list", archive.to_str().unwrap()]);
+    assert!(listed.status.success(), "{listed:?}");
+    let listing = String::from_utf8_lossy(&listed.stdout);
+    assert!(listing.contains("assets.hman"), "{listing}");
+    assert!(!listing.contains("report/"), "{listing}");
+}

@@ -41,7 +41,11 @@ pub fn check_tree(root: &Path) -> Vec<String> {
                 e.path
             ));
         } else if let Some(recorded) = e.file {
-            problems.extend(check_stamp(&file, recorded));
+            // A file the validator pass already reported (e.g. truncated) is reported once.
+            let prefix = format!("{}:", file.display());
+            if !problems.iter().any(|p| p.starts_with(&prefix)) {
+                problems.extend(check_stamp(&file, recorded));
+            }
         }
         if e.kind == EntryKind::Texture && e.path != super::asset::texture_rel_path(e.hash) {
             problems.push(format!(

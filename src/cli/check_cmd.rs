@@ -1,6 +1,8 @@
 //! `assetc check` and `assetc info`.
 
 use super::args::{GlobalArgs, MessageFormat, TreeArgs};
+use super::table::{size, Doc};
+use assetc::build::info::{FileInfo, SourceSizes, Totals};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -30,9 +32,13 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
         anyhow::bail!("{} is not a folder", args.output.display());
     }
     let (files, totals) = assetc::build::info::tree_info(&args.output);
-    if global.message_format == MessageFormat::Json {
+    let sources = assetc::build::info::source_sizes(&args.output);
+    if args.json || global.message_format == MessageFormat::Json {
         for f in &files {
             println!("{}", serde_json::json!({"reason": "file", "info": f}));
+        }
+        for s in &sources {
+            println!("{}", serde_json::json!({"reason": "source", "sizes": s}));
         }
         println!(
             "{}",
@@ -40,34 +46,100 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
         );
         return Ok(ExitCode::SUCCESS);
     }
-    for f in &files {
-        let mut parts = vec![format!("{} B", f.bytes)];
-        let mut add = |label: &str, v: Option<u64>| {
-            if let Some(v) = v {
-                parts.push(format!("{v} {label}"));
-            }
-        };
-        add("vertices", f.vertices);
-        add("triangles", f.triangles);
-        add("meshlets", f.meshlets);
-        add("submeshes", f.submeshes);
-        add("materials", f.materials);
-        add("joints", f.joints);
-        add("clips", f.clips);
-        if !f.lod_triangles.is_empty() {
-            parts.push(format!("LOD triangles {:?}", f.lod_triangles));
-        }
-        if let Some(t) = &f.texture {
-            parts.push(t.clone());
-        }
-        if let Some(e) = &f.error {
-            parts.push(format!("ERROR {e}"));
-        }
-        println!("{}: {}", f.path, parts.join(", "));
-    }
-    println!(
-        "total: {} files, {} bytes, {} meshes, {} vertices, {} triangles, {} meshlets, {} materials, {} textures, {} clips",
-        totals.files, totals.bytes, totals.meshes, totals.vertices, totals.triangles, totals.meshlets, totals.materials, totals.textures, totals.clips
-    );
+    print!("{}", info_doc(&args.output, &files, &totals, &sources).render());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `info` for people: totals, then one table per kind of file, then the sources.
+fn info_doc(
+    root: &std::path::Path,
+    files: &[FileInfo],
+    totals: &Totals,
+    sources: &[SourceSizes],
+) -> Doc {
+    let opt = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
+    let ext = |f: &FileInfo| {
+        std::path::Path::new(&f.path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    let mut doc = Doc::new(format!(
+        "{}: {} files, {}",
+        root.display(),
+        totals.files,
+        size(totals.bytes)
+    ));
+    doc.fact("meshes", totals.meshes);
+    doc.fact("vertices", totals.vertices);
+    doc.fact("triangles", totals.triangles);
+    doc.fact("meshlets", totals.meshlets);
+    doc.fact("materials", totals.materials);
+    doc.fact(
+        "textures",
+        format!("{} ({} in GPU memory)", totals.textures, size(totals.texture_gpu_bytes)),
+    );
+    doc.fact("clips", totals.clips);
+
+    let meshes = doc.table(
+        "meshes",
+        &["file", "size", "vertices", "triangles", "meshlets", "submeshes", "LOD triangles"],
+    );
+    for f in files.iter().filter(|f| ext(f) == "hmesh") {
+        let lods: Vec<String> = f.lod_triangles.iter().map(u64::to_string).collect();
+        meshes.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            opt(f.vertices),
+            opt(f.triangles),
+            opt(f.meshlets),
+            opt(f.submeshes),
+            lods.join(" / "),
+        ]);
+    }
+    let materials = doc.table("material tables", &["file", "size", "materials"]);
+    for f in files.iter().filter(|f| ext(f) == "hmat") {
+        materials.row(vec![f.path.clone(), size(f.bytes), opt(f.materials)]);
+    }
+    let textures = doc.table("textures", &["file", "size", "image", "GPU memory"]);
+    for f in files.iter().filter(|f| ext(f) == "ktx2") {
+        textures.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.texture.clone().unwrap_or_default(),
+            f.gpu_bytes.map_or_else(String::new, size),
+        ]);
+    }
+    let clips = doc.table("animations", &["file", "size", "joints", "clips"]);
+    for f in files.iter().filter(|f| ext(f) == "hanim") {
+        clips.row(vec![f.path.clone(), size(f.bytes), opt(f.joints), opt(f.clips)]);
+    }
+    let other = doc.table("other files", &["file", "size"]);
+    for f in files
+        .iter()
+        .filter(|f| !matches!(ext(f).as_str(), "hmesh" | "hmat" | "ktx2" | "hanim"))
+    {
+        other.row(vec![f.path.clone(), size(f.bytes)]);
+    }
+    let by_source = doc.table("sources", &["source", "source size", "output size"]);
+    for s in sources {
+        by_source.row(vec![
+            s.source.clone(),
+            size(s.source_bytes),
+            size(s.output_bytes),
+        ]);
+    }
+    for f in files {
+        if let Some(e) = &f.error {
+            doc.warnings.push(format!("{}: {e}", f.path));
+        }
+        if f.empty_lod_levels > 0 {
+            doc.warnings.push(format!(
+                "{}: {} LOD level(s) of its submeshes are empty (the simplifier could not reduce them)",
+                f.path, f.empty_lod_levels
+            ));
+        }
+    }
+    doc
 }
