@@ -103,6 +103,9 @@ fn truncated_file_is_reported_once_with_its_name() {
     // manifest's size check does not repeat it.
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].starts_with(&name), "{problems:?}");
-    assert!(!problems[0].contains("at byte 80: at byte 80"), "{problems:?}");
+    assert!(
+        !problems[0].contains("at byte 80: at byte 80"),
+        "{problems:?}"
+    );
     assert!(!problems[0].contains("records"), "{problems:?}");
 }

@@ -30,7 +30,12 @@ fn info_prints_tables_for_people() {
     assert!(text.contains("GPU memory"), "{text}");
     // Every compiled mesh of the tree has its row.
     for entry in walkdir::WalkDir::new(&out).into_iter().flatten() {
-        let rel = entry.path().strip_prefix(&out).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = entry
+            .path()
+            .strip_prefix(&out)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         if rel.ends_with(".hmesh") {
             assert!(text.contains(&rel), "{rel} missing:\n{text}");
         }

@@ -17,10 +17,7 @@ pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
             }
             resolved.options
         }
-        Err(e) => {
-            reporter.build_error(&format!("{e:#}"));
-            return Err(e.into());
-        }
+        Err(e) => return Err(finish_with_error(&reporter, e.into())),
     };
     let code = build_once(&options, &args, &reporter)?;
     if args.watch {
@@ -51,8 +48,7 @@ fn build_once(
         Ok(r) => r,
         Err(e) => {
             let e = anyhow::Error::new(e).context(format!("building {}", options.input.display()));
-            reporter.build_error(&format!("{e:#}"));
-            return Err(e);
+            return Err(finish_with_error(reporter, e));
         }
     };
     if let Some(page) = &report.report_page {
@@ -78,4 +74,17 @@ fn build_once(
     } else {
         ExitCode::from(super::EXIT_FAILED)
     })
+}
+
+/// Prints the error that ended the build, then (JSON) the closing `build-finished`, so
+/// that it stays the last message; the error comes back marked as printed.
+fn finish_with_error(reporter: &CliReporter, error: anyhow::Error) -> anyhow::Error {
+    let format = if reporter.is_json() {
+        super::args::MessageFormat::Json
+    } else {
+        super::args::MessageFormat::Human
+    };
+    super::diagnostics::command_error(format, &error);
+    reporter.build_error(&format!("{error:#}"));
+    super::Reported(error).into()
 }

@@ -46,7 +46,10 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
         );
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", info_doc(&args.output, &files, &totals, &sources).render());
+    print!(
+        "{}",
+        info_doc(&args.output, &files, &totals, &sources).render()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -78,13 +81,25 @@ fn info_doc(
     doc.fact("materials", totals.materials);
     doc.fact(
         "textures",
-        format!("{} ({} in GPU memory)", totals.textures, size(totals.texture_gpu_bytes)),
+        format!(
+            "{} ({} in GPU memory)",
+            totals.textures,
+            size(totals.texture_gpu_bytes)
+        ),
     );
     doc.fact("clips", totals.clips);
 
     let meshes = doc.table(
         "meshes",
-        &["file", "size", "vertices", "triangles", "meshlets", "submeshes", "LOD triangles"],
+        &[
+            "file",
+            "size",
+            "vertices",
+            "triangles",
+            "meshlets",
+            "submeshes",
+            "LOD triangles",
+        ],
     );
     for f in files.iter().filter(|f| ext(f) == "hmesh") {
         let lods: Vec<String> = f.lod_triangles.iter().map(u64::to_string).collect();
@@ -113,7 +128,12 @@ fn info_doc(
     }
     let clips = doc.table("animations", &["file", "size", "joints", "clips"]);
     for f in files.iter().filter(|f| ext(f) == "hanim") {
-        clips.row(vec![f.path.clone(), size(f.bytes), opt(f.joints), opt(f.clips)]);
+        clips.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            opt(f.joints),
+            opt(f.clips),
+        ]);
     }
     let other = doc.table("other files", &["file", "size"]);
     for f in files

@@ -29,6 +29,12 @@ pub const EXIT_USAGE: u8 = 2;
 #[error("{0:#}")]
 pub struct UsageError(pub anyhow::Error);
 
+/// An error its command has already printed (a build prints its own before its closing
+/// `build-finished`); only its exit code is left to give.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct Reported(pub anyhow::Error);
+
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let format = cli.global.message_format;
@@ -45,7 +51,13 @@ pub fn run() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            diagnostics::command_error(format, &e);
+            let e = match e.downcast::<Reported>() {
+                Ok(Reported(printed)) => printed,
+                Err(e) => {
+                    diagnostics::command_error(format, &e);
+                    e
+                }
+            };
             ExitCode::from(if e.downcast_ref::<UsageError>().is_some() {
                 EXIT_USAGE
             } else {

@@ -79,7 +79,9 @@ pub fn run_watch(
         }
         // `build` has already sent JSON consumers its closing `build-finished`.
         if let Err(e) = build(&options) {
-            report_error(reporter, &e);
+            if e.downcast_ref::<super::Reported>().is_none() {
+                report_error(reporter, &e);
+            }
         }
     })
 }
