@@ -79,15 +79,22 @@ fn flipped_vertex_byte_and_texture_byte_are_reported() {
     std::fs::write(&texture, &tex).unwrap();
 
     let problems = check(out.path());
-    for damaged in [&mesh, &texture] {
-        let name = damaged.display().to_string();
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with(&name) && p.contains("differs")),
-            "{name} not reported: {problems:?}"
-        );
-    }
+    // No validator rule constrains a UV: only the manifest's digest can see that flip.
+    let name = mesh.display().to_string();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with(&name) && p.contains("differs")),
+        "{name} not reported: {problems:?}"
+    );
+    // The texture's flip breaks its zstd stream, which the validator reports; the digest
+    // check then does not repeat it (each damaged file once).
+    let name = texture.display().to_string();
+    assert_eq!(
+        problems.iter().filter(|p| p.starts_with(&name)).count(),
+        1,
+        "{name} not reported once: {problems:?}"
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ use assetc::rig::hanim::{build_hanim, AnimationSettings};
 use assetc::rig::keyframes::clip_keyframes;
 use assetc::rig::skeleton::build_skeleton;
 use assetc::scene::Scene;
-use assetc::targets::bmd1::{build_bmd1, Bmd1Settings};
+use assetc::targets::bmd1::{build_bmd1, Bmd1Compat, Bmd1Settings};
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 fn source() -> (tempfile::TempDir, Scene) {
@@ -182,7 +182,7 @@ fn cubic_spline_clip_plays_the_same_from_hanim_and_bmd1() {
     let wave = anim.clips.iter().find(|c| c.name == "wave").unwrap();
     assert_eq!(wave.duration, 2.0);
 
-    let out = build_bmd1(&scene, &Bmd1Settings::default(), &MeshSettings::default()).unwrap();
+    let out = build_bmd1(&scene, &spec_bmd1(), &MeshSettings::default()).unwrap();
     let m = bmd1::read(&out.files[0].bytes).unwrap();
     let bone_of = |name: &str| {
         m.bones
@@ -303,10 +303,19 @@ fn clips_starting_below_zero_are_shifted_with_one_warning() {
     let late = anim.clips.iter().find(|c| c.name == "late").unwrap();
     assert_eq!(late.duration, 1.25);
     assert_eq!(late.channels.len(), 2);
-    let out = build_bmd1(&scene, &Bmd1Settings::default(), &MeshSettings::default()).unwrap();
+    let out = build_bmd1(&scene, &spec_bmd1(), &MeshSettings::default()).unwrap();
     let m = bmd1::read(&out.files[0].bytes).unwrap();
     let clip = m.animations.iter().find(|a| a.name == "late").unwrap();
     // 1.25 s at 30 Hz: round(37.5) + 1 = 39 frames; the end pose differs from the start,
     // so the last frame is kept.
     assert_eq!(clip.frame_count, 39);
+}
+
+/// BMD1 as the seed reads it: these tests compare the sampler, not the loader workarounds
+/// (`compat = "loader"` adds a held frame; tests/bmd1_loader.rs checks those files).
+fn spec_bmd1() -> Bmd1Settings {
+    Bmd1Settings {
+        compat: Bmd1Compat::Spec,
+        ..Bmd1Settings::default()
+    }
 }

@@ -247,7 +247,7 @@ fn animation_settings() {
 use assetc::build::asset::AssetSettings;
 use assetc::build::{BuildOptions, Target};
 use assetc::pipeline::textures::TextureFormat;
-use assetc::targets::bmd1::Bmd1VertexEncoding;
+use assetc::targets::bmd1::{Bmd1Compat, Bmd1VertexEncoding};
 use assetc::targets::qtmesh::QtNaming;
 
 const EXAMPLE: &str = include_str!("../build.toml.example");
@@ -258,6 +258,7 @@ struct Resolved {
     input: PathBuf,
     output: PathBuf,
     pack_spk: bool,
+    report: bool,
     settings: AssetSettings,
 }
 
@@ -270,6 +271,7 @@ fn resolve(text: &str, preset: Option<&str>) -> (Resolved, BuildOptions) {
         input: options.input.clone(),
         output: options.output.clone(),
         pack_spk: options.pack_spk,
+        report: options.report,
         settings: options.settings.clone(),
     };
     (r, options)
@@ -280,6 +282,7 @@ fn defaults() -> Resolved {
         input: "assets".into(),
         output: "runtime".into(),
         pack_spk: false,
+        report: false,
         settings: AssetSettings::default(),
     }
 }
@@ -321,6 +324,7 @@ const CASES: &[Case] = &[
         r.settings.targets = vec![Target::Bmd1, Target::QtMesh]
     }),
     ("", "pack", "\"spk\"", |r| r.pack_spk = true),
+    ("", "report", "true", |r| r.report = true),
     ("mesh", "generate_normals", "false", |r| {
         r.settings.mesh.generate_normals = false
     }),
@@ -392,6 +396,9 @@ const CASES: &[Case] = &[
     }),
     ("bmd1", "uv_error", "0.0", |r| {
         r.settings.bmd1.uv_error = 0.0
+    }),
+    ("bmd1", "compat", "\"spec\"", |r| {
+        r.settings.bmd1.compat = Bmd1Compat::Spec
     }),
     ("qtmesh", "mesh_version", "5", |r| {
         // The example also sets `naming`, so the Qt 6.4 names do not follow.

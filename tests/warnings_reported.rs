@@ -85,7 +85,7 @@ fn mesh_stage_warnings_reach_human_and_json_output() {
     let with_warning: Vec<serde_json::Value> = stdout
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("every line is JSON"))
-        .filter(|v| v.to_string().contains(REPAIR))
+        .filter(|v| v["reason"] == "diagnostic" && v.to_string().contains(REPAIR))
         .collect();
     assert_eq!(
         with_warning.len(),
