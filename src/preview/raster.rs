@@ -250,20 +250,7 @@ fn is_top_left(a: (f32, f32, f32), b: (f32, f32, f32), sign: f32) -> bool {
     (dy == 0.0 && dx < 0.0) || dy > 0.0
 }
 
-/// sRGB byte to linear, from a table built once.
-pub fn srgb_to_linear(v: u8) -> f32 {
-    static TABLE: std::sync::OnceLock<[f32; 256]> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            let c = i as f32 / 255.0;
-            if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        })
-    })[v as usize]
-}
+pub use crate::pipeline::textures::srgb_to_linear;
 
 /// Linear to an sRGB byte, through a 4096-entry table (fast, and the same on every call).
 pub fn linear_to_srgb(v: f32) -> u8 {

@@ -17,15 +17,19 @@ pub struct RgbaLevel {
 
 type FloatImage = ImageBuffer<Rgba<f32>, Vec<f32>>;
 
-fn srgb_to_linear_table() -> [f32; 256] {
-    std::array::from_fn(|i| {
-        let c = i as f32 / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    })
+/// sRGB byte to linear light, from a table built once (also used by `assetc preview`).
+pub fn srgb_to_linear(v: u8) -> f32 {
+    static TABLE: std::sync::OnceLock<[f32; 256]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let c = i as f32 / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        })
+    })[usize::from(v)]
 }
 
 fn linear_to_srgb(c: f32) -> f32 {
@@ -42,7 +46,6 @@ fn to_u8(v: f32) -> u8 {
 
 /// RGBA8 to filterable floats: colour to linear light, normals to [-1, 1] vectors.
 fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
-    let table = srgb_to_linear_table();
     let data = level
         .pixels
         .chunks_exact(4)
@@ -50,9 +53,9 @@ fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
             let a = f32::from(p[3]) / 255.0;
             match mode {
                 TextureMode::Color => [
-                    table[usize::from(p[0])],
-                    table[usize::from(p[1])],
-                    table[usize::from(p[2])],
+                    srgb_to_linear(p[0]),
+                    srgb_to_linear(p[1]),
+                    srgb_to_linear(p[2]),
                     a,
                 ],
                 TextureMode::Linear => [

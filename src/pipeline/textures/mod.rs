@@ -11,6 +11,7 @@ mod encode_uastc;
 mod id;
 mod load;
 mod mips;
+pub use mips::srgb_to_linear;
 
 pub use encode_bc::Bc7Preset;
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
