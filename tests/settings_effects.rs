@@ -245,6 +245,7 @@ fn animation_settings() {
 // defaults.
 
 use assetc::build::asset::AssetSettings;
+use assetc::build::remote::RemoteMode;
 use assetc::build::{BuildOptions, Target};
 use assetc::pipeline::textures::TextureFormat;
 use assetc::targets::bmd1::{Bmd1Compat, Bmd1VertexEncoding};
@@ -259,6 +260,8 @@ struct Resolved {
     output: PathBuf,
     pack_spk: bool,
     report: bool,
+    remote_cache: Option<String>,
+    remote_mode: RemoteMode,
     settings: AssetSettings,
 }
 
@@ -272,6 +275,8 @@ fn resolve(text: &str, preset: Option<&str>) -> (Resolved, BuildOptions) {
         output: options.output.clone(),
         pack_spk: options.pack_spk,
         report: options.report,
+        remote_cache: options.remote_cache.clone(),
+        remote_mode: options.remote_mode,
         settings: options.settings.clone(),
     };
     (r, options)
@@ -283,6 +288,8 @@ fn defaults() -> Resolved {
         output: "runtime".into(),
         pack_spk: false,
         report: false,
+        remote_cache: None,
+        remote_mode: RemoteMode::ReadWrite,
         settings: AssetSettings::default(),
     }
 }
@@ -407,6 +414,12 @@ const CASES: &[Case] = &[
     ("qtmesh", "naming", "\"qt64\"", |r| {
         r.settings.qtmesh.naming = QtNaming::Qt64
     }),
+    ("cache", "remote", "\"redis://127.0.0.1:6379/0\"", |r| {
+        r.remote_cache = Some("redis://127.0.0.1:6379/0".into())
+    }),
+    ("cache", "mode", "\"read\"", |r| {
+        r.remote_mode = RemoteMode::Read
+    }),
 ];
 
 #[test]
@@ -438,9 +451,9 @@ fn every_key_of_the_example_and_of_the_settings_types_has_a_case() {
         .iter()
         .map(|(s, k, _, _)| format!("{s}.{k}"))
         .collect();
-    // Keys the example sets (and `pack`, shown commented out).
+    // Keys the example sets (and `pack` and `cache.remote`, shown commented out).
     let example: toml::Table = EXAMPLE.parse().unwrap();
-    let mut keys = vec![".pack".to_string()];
+    let mut keys = vec![".pack".to_string(), "cache.remote".to_string()];
     for (name, value) in &example {
         match value {
             toml::Value::Table(t) => keys.extend(t.keys().map(|k| format!("{name}.{k}"))),

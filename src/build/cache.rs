@@ -331,9 +331,14 @@ pub fn is_plain_relative(rel: &str) -> bool {
     !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
+/// Everything in the settings that can change an asset's output, as text.
+pub fn settings_text(settings: &super::asset::AssetSettings) -> String {
+    format!("{settings:?}")
+}
+
 /// Hash of everything in the settings that can change an asset's output.
 pub fn settings_hash(settings: &super::asset::AssetSettings) -> u64 {
-    let text = format!("{settings:?}");
+    let text = settings_text(settings);
     fnv1a64_raw_continue(fnv1a64_raw(ENCODER_VERSION.as_bytes()), text.as_bytes())
 }
 

@@ -11,6 +11,8 @@ pub enum AssetStatus {
     Built,
     /// Unchanged since the last build: outputs kept.
     Fresh,
+    /// Served by the remote cache: outputs built elsewhere, fetched and checked.
+    Fetched,
     Failed,
 }
 
@@ -139,10 +141,23 @@ pub enum Event {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stages_us: Vec<(String, u64)>,
     },
+    /// The remote cache failed (it is off for the rest of the build) or served something
+    /// damaged (that asset is built here instead).
+    RemoteWarning {
+        /// The cache's URL, without credentials.
+        remote: String,
+        message: String,
+    },
     BuildFinished {
         success: bool,
         built: usize,
         fresh: usize,
+        /// Assets served by the remote cache.
+        fetched: usize,
+        /// Bytes read from the remote cache (records and blobs).
+        fetched_bytes: u64,
+        /// Bytes written to the remote cache.
+        uploaded_bytes: u64,
         failed: usize,
         textures_encoded: usize,
         removed: usize,

@@ -34,7 +34,7 @@ pub(super) fn with_textures(
     Ok(asset)
 }
 
-fn progress(reporter: &dyn Reporter, added: usize, name: &str) {
+pub(super) fn progress(reporter: &dyn Reporter, added: usize, name: &str) {
     reporter.event(&Event::Progress {
         added,
         done: 1,

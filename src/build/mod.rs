@@ -18,10 +18,13 @@ pub mod guard;
 pub mod info;
 pub mod manifest;
 pub mod output;
+pub mod remote;
+pub mod shard;
 pub mod texture_store;
 pub mod verify;
 
 mod finish;
+mod remote_steps;
 mod script;
 
 use asset::{AssetSettings, AssetStats, CompiledAsset};
@@ -69,6 +72,12 @@ pub struct BuildOptions {
     pub report: bool,
     pub settings: AssetSettings,
     pub rules: Vec<SettingsRule>,
+    /// URL of the shared remote cache (`--remote-cache`, `[cache] remote`).
+    pub remote_cache: Option<String>,
+    pub remote_mode: remote::RemoteMode,
+    /// Build only this shard's sources (`--shard I/N`); the manifest is left to a final
+    /// plain build.
+    pub shard: Option<shard::Shard>,
 }
 
 impl BuildOptions {
@@ -84,6 +93,9 @@ impl BuildOptions {
             report: false,
             settings: AssetSettings::default(),
             rules: Vec::new(),
+            remote_cache: None,
+            remote_mode: remote::RemoteMode::default(),
+            shard: None,
         }
     }
 
@@ -125,14 +137,18 @@ pub struct BuildReport {
     pub archive: Option<PathBuf>,
     /// The HTML report written with `report`.
     pub report_page: Option<PathBuf>,
+    /// Bytes read from and written to the remote cache.
+    pub fetched_bytes: u64,
+    pub uploaded_bytes: u64,
 }
 
 impl BuildReport {
     pub fn failed(&self) -> usize {
-        self.assets
-            .iter()
-            .filter(|a| a.status == AssetStatus::Failed)
-            .count()
+        self.count(AssetStatus::Failed)
+    }
+    /// Assets that finished with `status`.
+    pub fn count(&self, status: AssetStatus) -> usize {
+        self.assets.iter().filter(|a| a.status == status).count()
     }
     pub fn success(&self) -> bool {
         self.failed() == 0 && self.verify_problems.is_empty()
@@ -234,10 +250,14 @@ impl Builder {
             return Err(BuildError::MissingInput(opts.input.clone()));
         }
         let root = input_root(&opts.input);
-        let sources = discover_sources(&opts.input).map_err(|source| BuildError::Scan {
+        let all_sources = discover_sources(&opts.input).map_err(|source| BuildError::Scan {
             path: opts.input.clone(),
             source,
         })?;
+        // Another shard's sources are left as they are, records and files alike.
+        let (sources, other_shards): (Vec<Source>, Vec<Source>) = all_sources
+            .into_iter()
+            .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
@@ -280,16 +300,37 @@ impl Builder {
                 finish::report_finished(reporter, source, &fresh_report(source, record), 0);
             }
         }
-        let stamps_before = pool.install(|| stamp_inputs_before(&sources, &fresh, &old_cache));
+        let remote = opts
+            .remote_cache
+            .as_ref()
+            .and_then(|url| remote::RemoteCache::open(url, opts.remote_mode, reporter));
+        let keys = remote_steps::source_keys(
+            &pool,
+            remote.as_ref(),
+            &sources,
+            &settings,
+            &fresh,
+            &collisions,
+        );
+        let fetched =
+            remote_steps::fetch_all(&pool, remote.as_ref(), &sources, &keys, &root, reporter);
+        // Fetched and fresh assets are not compiled: neither is "to build" from here on.
+        let done: Vec<bool> = fresh
+            .iter()
+            .zip(&fetched)
+            .map(|(f, g)| f.is_some() || g.is_some())
+            .collect();
+        let stamps_before = pool.install(|| stamp_inputs_before(&sources, &done, &old_cache));
         // Content-addressed: a texture file the cache vouches for is that texture already.
         let vouched = |rel: &str| trust_cache && old_cache.vouched(rel, &opts.output).is_some();
         let textures = texture_store::TextureStore::new(&opts.output, &vouched);
+        let seeded = remote_steps::seed_textures(&textures, &fetched);
 
         let compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
             (0..sources.len())
                 .into_par_iter()
                 .map(|i| {
-                    if fresh[i].is_some() {
+                    if done[i] {
                         return None;
                     }
                     let source = &sources[i];
@@ -320,12 +361,13 @@ impl Builder {
             &sources,
             &fresh,
             &compiled,
+            &fetched,
             &texture_results,
             &opts.output,
         )?;
         let textures_encoded = texture_results
-            .values()
-            .filter(|r| matches!(r, Ok(Some(_))))
+            .iter()
+            .filter(|(id, r)| matches!(r, Ok(Some(_))) && !seeded.contains(id))
             .count();
 
         let mut report = BuildReport {
@@ -333,8 +375,30 @@ impl Builder {
             ..Default::default()
         };
         let mut new_cache = Cache::default();
+        for source in &other_shards {
+            if let Some(record) = old_cache
+                .assets
+                .get(&source.rel_path)
+                .filter(|_| trust_cache)
+            {
+                carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
+                new_cache
+                    .assets
+                    .insert(source.rel_path.clone(), record.clone());
+            }
+        }
         for (i, source) in sources.iter().enumerate() {
             let mut asset_report = match (&fresh[i], &compiled[i]) {
+                (None, None) if fetched[i].is_some() => {
+                    let Some(got) = &fetched[i] else { continue };
+                    remote_steps::write_fetched(
+                        got,
+                        source,
+                        hashes[i],
+                        &opts.output,
+                        &mut new_cache,
+                    )?
+                }
                 (Some(record), _) => {
                     carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
                     new_cache
@@ -364,7 +428,32 @@ impl Builder {
             report.assets.push(asset_report);
         }
 
+        if let Some(remote) = &remote {
+            remote_steps::upload_built(
+                &pool,
+                remote,
+                &remote_steps::Built {
+                    sources: &sources,
+                    keys: &keys,
+                    compiled: &compiled,
+                    textures: &texture_results,
+                    cache: &new_cache,
+                    root: &root,
+                    output: &opts.output,
+                },
+                reporter,
+            );
+            report.fetched_bytes = remote.fetched_bytes();
+            report.uploaded_bytes = remote.uploaded_bytes();
+        }
         report.removed = remove_orphans(&old_cache, &new_cache, &opts.output, opts.use_cache);
+        if opts.shard.is_some() {
+            // A shard's tree is partial: its manifest would be wrong. The final plain
+            // build writes it.
+            save_cache(&new_cache, &opts.output)?;
+            finish_event(reporter, &report, started);
+            return Ok(report);
+        }
         let manifest_entries: Vec<_> = new_cache
             .assets
             .values()
@@ -379,12 +468,7 @@ impl Builder {
             source,
         })?;
 
-        new_cache
-            .save(&opts.output)
-            .map_err(|source| BuildError::Write {
-                path: opts.output.join(cache::CACHE_NAME),
-                source,
-            })?;
+        save_cache(&new_cache, &opts.output)?;
         if opts.report {
             report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
         }
@@ -410,27 +494,33 @@ impl Builder {
             }
             report.archive = Some(archive);
         }
-        reporter.event(&Event::BuildFinished {
-            success: report.success(),
-            built: report
-                .assets
-                .iter()
-                .filter(|a| a.status == AssetStatus::Built)
-                .count(),
-            fresh: report
-                .assets
-                .iter()
-                .filter(|a| a.status == AssetStatus::Fresh)
-                .count(),
-            failed: report.failed(),
-            textures_encoded: report.textures_encoded,
-            removed: report.removed,
-            time_ms: whole_ms(started.elapsed()),
-            verify_problems: report.verify_problems.clone(),
-            error: None,
-        });
+        finish_event(reporter, &report, started);
         Ok(report)
     }
+}
+
+fn save_cache(cache: &Cache, output: &Path) -> Result<(), BuildError> {
+    cache.save(output).map_err(|source| BuildError::Write {
+        path: output.join(cache::CACHE_NAME),
+        source,
+    })
+}
+
+fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant) {
+    reporter.event(&Event::BuildFinished {
+        success: report.success(),
+        built: report.count(AssetStatus::Built),
+        fresh: report.count(AssetStatus::Fresh),
+        fetched: report.count(AssetStatus::Fetched),
+        fetched_bytes: report.fetched_bytes,
+        uploaded_bytes: report.uploaded_bytes,
+        failed: report.failed(),
+        textures_encoded: report.textures_encoded,
+        removed: report.removed,
+        time_ms: whole_ms(started.elapsed()),
+        verify_problems: report.verify_problems.clone(),
+        error: None,
+    });
 }
 
 /// Sources whose runtime ref an earlier source already claims (`a.gltf` beside `a.glb`),
@@ -479,18 +569,14 @@ fn write_asset(
     Ok(stamps)
 }
 
-/// Stamps taken before compiling, for every source that will be compiled.
-fn stamp_inputs_before(
-    sources: &[Source],
-    fresh: &[Option<AssetRecord>],
-    old: &Cache,
-) -> Vec<Vec<InputStamp>> {
+/// Stamps taken before compiling, for every source that will be compiled (not `done`).
+fn stamp_inputs_before(sources: &[Source], done: &[bool], old: &Cache) -> Vec<Vec<InputStamp>> {
     sources
         .par_iter()
-        .zip(fresh)
-        .map(|(s, f)| match f {
-            Some(_) => Vec::new(),
-            None => cache::stamp_inputs_before(&s.abs_path, old.assets.get(&s.rel_path)),
+        .zip(done)
+        .map(|(s, &done)| match done {
+            true => Vec::new(),
+            false => cache::stamp_inputs_before(&s.abs_path, old.assets.get(&s.rel_path)),
         })
         .collect()
 }
@@ -502,6 +588,7 @@ fn save_intent(
     sources: &[Source],
     fresh: &[Option<AssetRecord>],
     compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
+    fetched: &[Option<remote::Fetched>],
     textures: &BTreeMap<u64, Result<Option<Vec<u8>>, String>>,
     output: &Path,
 ) -> Result<(), BuildError> {
@@ -522,7 +609,13 @@ fn save_intent(
                 .filter(|t| matches!(textures.get(&t.job.id), Some(Ok(Some(_)))))
                 .map(|t| t.rel_path());
             files.chain(encoded).collect::<Vec<_>>()
-        });
+        })
+        .chain(
+            fetched
+                .iter()
+                .flatten()
+                .flat_map(|f| f.files.iter().map(|(rel, _)| rel.clone())),
+        );
     old.intent(rebuilt, about_to_write)
         .save(output)
         .map_err(|source| BuildError::Write {

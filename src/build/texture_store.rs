@@ -37,6 +37,14 @@ impl<'a> TextureStore<'a> {
         }
     }
 
+    /// Gives the store a texture already encoded elsewhere (fetched from the remote
+    /// cache), so that no asset encodes it again.
+    pub fn seed(&self, id: u64, bytes: Vec<u8>) {
+        let mut map = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = map.entry(id).or_default();
+        let _ = slot.set(Ok(Some(bytes)));
+    }
+
     /// Makes sure every texture of `requests` is encoded, encoding the ones nobody has
     /// yet; waits for ones another worker is encoding. `on_new(n)` is called once with the
     /// number of textures first requested here, `on_done(label)` after each one encoded.

@@ -161,6 +161,30 @@ pub struct BuildArgs {
     /// Qt `.mesh` version for the qtmesh target: 7 (current Qt) or 5 (Qt 6.4 and older).
     #[arg(long, value_name = "VERSION", value_parser = super::options::parse_qt_mesh_version)]
     pub qt_mesh_version: Option<u16>,
+    /// Shared cache of built assets (docs/scale.md): `http(s)://HOST/PATH` (WebDAV),
+    /// `s3://BUCKET/PREFIX` (AWS credentials from the environment) or
+    /// `redis://HOST:PORT/DB`. Assets built elsewhere with the same inputs, settings and
+    /// compiler are fetched instead of compiled; if the server fails, one warning and the
+    /// build goes on locally (build.toml: `[cache] remote`).
+    #[arg(long, value_name = "URL")]
+    pub remote_cache: Option<String>,
+    /// Ignore build.toml's `[cache] remote`.
+    #[arg(long, conflicts_with = "remote_cache")]
+    pub no_remote_cache: bool,
+    /// read (only fetch), write (only upload) or readwrite [default: readwrite]
+    /// (build.toml: `[cache] mode`).
+    #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
+    pub remote_cache_mode: Option<assetc::build::remote::RemoteMode>,
+    /// Build only the sources of shard I of N (1 <= I <= N), chosen by a hash of each
+    /// source's path below the input folder, and upload them to the remote cache; no
+    /// manifest is written. A final plain build fetches every shard's assets and writes
+    /// it.
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["pack", "report", "verify", "watch", "emit_deps"])]
+    pub shard: Option<assetc::build::shard::Shard>,
+}
+
+fn parse_remote_mode(s: &str) -> Result<assetc::build::remote::RemoteMode, String> {
+    s.parse()
 }
 
 #[derive(Debug, Args)]

@@ -77,6 +77,26 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
         options.pack_spk = true;
     }
     options.report |= args.report;
+    if let Some(url) = &args.remote_cache {
+        options.remote_cache = Some(url.clone());
+    }
+    if args.no_remote_cache {
+        options.remote_cache = None;
+    }
+    if let Some(mode) = args.remote_cache_mode {
+        options.remote_mode = mode;
+    }
+    if let Some(url) = &options.remote_cache {
+        assetc::build::remote::check_url(url)
+            .map_err(|e| anyhow::anyhow!("--remote-cache: {e}"))?;
+    }
+    options.shard = args.shard;
+    if args.shard.is_some() && (options.remote_cache.is_none() || !options.remote_mode.writes()) {
+        anyhow::bail!(
+            "--shard needs a remote cache it may write to (--remote-cache URL, mode write or \
+             readwrite): a shard's assets reach the final build through it"
+        );
+    }
     if !options.input.exists() {
         anyhow::bail!(
             "input {} does not exist (give a folder or a .gltf/.glb file, or set `input` in build.toml)",

@@ -74,6 +74,9 @@ impl CliReporter {
                 success: false,
                 built: 0,
                 fresh: 0,
+                fetched: 0,
+                fetched_bytes: 0,
+                uploaded_bytes: 0,
                 failed: 0,
                 textures_encoded: 0,
                 removed: 0,
@@ -135,15 +138,15 @@ impl CliReporter {
                 ..
             } => {
                 let show = match status {
-                    AssetStatus::Built => !self.quiet,
+                    AssetStatus::Built | AssetStatus::Fetched => !self.quiet,
                     AssetStatus::Fresh => self.verbose,
                     AssetStatus::Failed => false,
                 };
                 if show {
-                    let verb = if *status == AssetStatus::Fresh {
-                        "Fresh"
-                    } else {
-                        "Built"
+                    let verb = match status {
+                        AssetStatus::Fresh => "Fresh",
+                        AssetStatus::Fetched => "Fetched",
+                        _ => "Built",
                     };
                     self.line(
                         &format!(
@@ -164,10 +167,18 @@ impl CliReporter {
                     }
                 }
             }
+            Event::RemoteWarning { remote, message } => {
+                if !self.quiet {
+                    self.line(&format!("warning: remote cache {remote}: {message}"), true);
+                }
+            }
             Event::BuildFinished {
                 success,
                 built,
                 fresh,
+                fetched,
+                fetched_bytes,
+                uploaded_bytes,
                 failed,
                 textures_encoded,
                 removed,
@@ -189,8 +200,18 @@ impl CliReporter {
                         eprintln!("  {source}: {first}");
                     }
                 }
+                // The remote's figures only when one was used.
+                let remote = if *fetched_bytes > 0 || *uploaded_bytes > 0 {
+                    format!(
+                        "{fetched} fetched ({} read, {} uploaded), ",
+                        megabytes(*fetched_bytes),
+                        megabytes(*uploaded_bytes)
+                    )
+                } else {
+                    String::new()
+                };
                 let counts = format!(
-                    "{built} built, {fresh} fresh, {failed} failed, {textures_encoded} textures encoded, {removed} removed in {:.2} s",
+                    "{built} built, {remote}{fresh} fresh, {failed} failed, {textures_encoded} textures encoded, {removed} removed in {:.2} s",
                     *time_ms as f64 / 1000.0
                 );
                 if *success {
@@ -216,6 +237,10 @@ impl CliReporter {
     }
 }
 
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
 fn print_line(text: &str, to_stderr: bool) {
     if to_stderr {
         eprintln!("{text}");
@@ -231,6 +256,16 @@ impl Reporter for CliReporter {
         }
         match event {
             Event::Progress { .. } => {}
+            Event::RemoteWarning { remote, message } => {
+                let d = Diagnostic {
+                    severity: Severity::Warning,
+                    file: remote.clone(),
+                    gltf_path: None,
+                    message: message.clone(),
+                    code: Some("remote-cache"),
+                };
+                self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
+            }
             Event::AssetFinished { diagnostics, .. } => {
                 for d in diagnostics {
                     self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));

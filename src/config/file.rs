@@ -2,6 +2,7 @@
 
 use super::tables::{settings_layer, Partial};
 use crate::build::asset::Target;
+use crate::build::remote::RemoteMode;
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
@@ -34,6 +35,9 @@ pub struct Config {
     pub pack: Option<PackFormat>,
     /// Also write the HTML build report (`--report`, docs/preview.md).
     pub report: Option<bool>,
+    /// The shared remote cache (docs/scale.md).
+    #[serde(default)]
+    pub cache: CacheTable,
     #[serde(default)]
     pub mesh: Partial<MeshSettings>,
     #[serde(default)]
@@ -57,6 +61,16 @@ pub struct Config {
     /// The folder the file was found in: relative paths in it are relative to this.
     #[serde(skip)]
     pub base_dir: PathBuf,
+}
+
+/// `[cache]`: the shared remote cache.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheTable {
+    /// `http(s)://` (WebDAV), `s3://BUCKET/PREFIX` or `redis://HOST:PORT/DB`.
+    pub remote: Option<Spanned<String>>,
+    /// `read`, `write` or `readwrite`.
+    pub mode: Option<RemoteMode>,
 }
 
 /// `[presets.NAME]`, chosen with `--preset NAME`.

@@ -15,7 +15,7 @@ mod suggest;
 pub(crate) mod tables;
 
 pub use error::ConfigError;
-pub use file::{Config, PackFormat, Preset, Rule};
+pub use file::{CacheTable, Config, PackFormat, Preset, Rule};
 pub use resolve::parse_target;
 pub use suggest::{edit_distance, nearest};
 pub use tables::{Partial, Section};
@@ -48,6 +48,11 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let mut config: Config =
         toml::from_str(text).map_err(|e| ConfigError::from_toml(path, text, &e))?;
     config.check_tables(path, text)?;
+    if let Some(url) = &config.cache.remote {
+        crate::build::remote::check_url(url.get_ref()).map_err(|e| {
+            ConfigError::at(path, text, url.span().start, format!("cache.remote: {e}"))
+        })?;
+    }
     for preset in config.presets.values() {
         preset.check_tables(path, text)?;
     }

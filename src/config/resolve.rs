@@ -72,6 +72,12 @@ impl Config {
         if let Some(report) = self.report {
             options.report = report;
         }
+        if let Some(url) = &self.cache.remote {
+            options.remote_cache = Some(url.get_ref().clone());
+        }
+        if let Some(mode) = self.cache.mode {
+            options.remote_mode = mode;
+        }
         self.apply_tables(&mut options.settings).map_err(invalid)?;
         if let Some(p) = preset {
             p.apply_tables(&mut options.settings).map_err(invalid)?;

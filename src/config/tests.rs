@@ -174,3 +174,17 @@ fn cli_target_names_parse_like_the_file() {
     let e = parse_target("hmseh").unwrap_err();
     assert!(e.contains("did you mean `hmesh`?"), "{e}");
 }
+
+#[test]
+fn the_remote_cache_table_is_checked_where_it_is_written() {
+    let o = resolved("[cache]\nremote = \"http://127.0.0.1:8080/c\"\nmode = \"write\"\n");
+    assert_eq!(o.remote_cache.as_deref(), Some("http://127.0.0.1:8080/c"));
+    assert_eq!(o.remote_mode, crate::build::remote::RemoteMode::Write);
+    let e = err("[cache]\n\nremote = \"ftp://host/x\"\n");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.message.contains("unsupported scheme `ftp`"), "{e}");
+    let e = err("[cache]\nmode = \"rw\"\n");
+    assert_eq!(e.line, Some(2), "{e}");
+    let e = err("[cache]\nremtoe = \"http://x\"\n");
+    assert!(e.message.contains("did you mean `remote`?"), "{e}");
+}

@@ -38,10 +38,11 @@ fn summary(h: &mut String, pages: &[AssetPage]) {
     let count = |s: AssetStatus| pages.iter().filter(|p| p.status == s).count();
     let sum = |f: &dyn Fn(&AssetPage) -> u64| pages.iter().map(f).sum::<u64>();
     h.push_str("<div class=\"summary\"><section><h2>Totals</h2><table>");
-    let rows: [(&str, String); 10] = [
+    let rows: [(&str, String); 11] = [
         ("assets", pages.len().to_string()),
         ("built", count(AssetStatus::Built).to_string()),
         ("unchanged", count(AssetStatus::Fresh).to_string()),
+        ("fetched", count(AssetStatus::Fetched).to_string()),
         ("failed", count(AssetStatus::Failed).to_string()),
         ("vertices", sum(&|p| p.stats.vertices as u64).to_string()),
         ("triangles", sum(&|p| p.stats.triangles as u64).to_string()),
@@ -118,6 +119,7 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
     let status = match p.status {
         AssetStatus::Built => "built",
         AssetStatus::Fresh => "unchanged",
+        AssetStatus::Fetched => "fetched",
         AssetStatus::Failed => "failed",
     };
     let class = if p.status == AssetStatus::Failed {

@@ -106,7 +106,9 @@ fn merge_times(dir: &Path, build: &BuildReport) -> Result<BTreeMap<String, f64>,
     let current: BTreeSet<&str> = build.assets.iter().map(|a| a.source.as_str()).collect();
     times.retain(|k, _| current.contains(k.as_str()));
     for a in &build.assets {
-        if a.status != crate::build::events::AssetStatus::Fresh {
+        // Fresh and fetched assets were not compiled here: keep their last time.
+        use crate::build::events::AssetStatus;
+        if !matches!(a.status, AssetStatus::Fresh | AssetStatus::Fetched) {
             times.insert(a.source.clone(), a.time_ms);
         }
     }

@@ -1,0 +1,418 @@
+//! The shared remote cache (`--remote-cache URL`, `[cache] remote`): outputs built on one
+//! machine are fetched by every other one that builds the same source with the same
+//! settings and compiler.
+//!
+//! On the server, below the URL's root (see [`key`]):
+//! - `assetc/v1/deps/<source key>.json`: the other files the source read;
+//! - `assetc/v1/rec/<content key>.json`: the asset's files (path, size, digest), manifest
+//!   entries, warnings and figures;
+//! - `assetc/v1/blob/<ab>/<digest>`: each output file once, named by its xxh3-128.
+//!
+//! A hit fetches every blob and checks its size, digest and format before anything is
+//! written; anything missing or wrong is a miss, and the asset is built and uploaded
+//! again. Uploads put the blobs first and the records last, so a reader never finds a
+//! record whose blobs are not there yet. The remote is never needed: the first error
+//! other than "not found" (server down, timeout, refused write) is reported once and the
+//! rest of the build runs without it.
+
+mod key;
+mod record;
+#[cfg(feature = "remote-cache")]
+mod store;
+#[cfg(not(feature = "remote-cache"))]
+#[path = "no_store.rs"]
+mod store;
+
+pub use key::Digest;
+pub use record::OutputRecord;
+
+use super::asset::AssetSettings;
+use super::cache::{is_plain_relative, AssetRecord, InputStamp};
+use super::discover::Source;
+use super::events::{Event, Reporter};
+use key::{blob_path, content_key, deps_path, record_path};
+use record::{DepsRecord, StoredFile};
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use store::{Store, StoreError};
+
+/// Whether a build reads from the remote cache, writes to it, or both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemoteMode {
+    /// Fetch only (a developer machine that should not publish its builds).
+    Read,
+    /// Upload only (a CI machine that fills the cache from clean builds).
+    Write,
+    #[default]
+    ReadWrite,
+}
+
+impl RemoteMode {
+    pub fn reads(self) -> bool {
+        self != RemoteMode::Write
+    }
+    pub fn writes(self) -> bool {
+        self != RemoteMode::Read
+    }
+}
+
+impl std::str::FromStr for RemoteMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "read" => Ok(RemoteMode::Read),
+            "write" => Ok(RemoteMode::Write),
+            "readwrite" => Ok(RemoteMode::ReadWrite),
+            _ => Err(format!("expected read, write or readwrite, got `{s}`")),
+        }
+    }
+}
+
+/// Checks a remote cache URL without connecting (a usage error when it fails).
+pub fn check_url(url: &str) -> Result<(), String> {
+    store::check_url(url).map_err(|e| e.to_string())
+}
+
+/// The first-level key of a source and the stamp of the read that made it.
+#[derive(Debug, Clone)]
+pub struct SourceKey {
+    pub key: Digest,
+    pub stamp: InputStamp,
+}
+
+/// Reads the source once and keys it; `None` when it cannot be read (the local build
+/// reports why).
+pub fn source_key(settings: &AssetSettings, source: &Source) -> Option<SourceKey> {
+    let stamp = InputStamp::of(&source.abs_path).ok()?;
+    let text = super::cache::settings_text(settings);
+    Some(SourceKey {
+        key: key::source_key(&text, &source.rel_path, &stamp),
+        stamp,
+    })
+}
+
+/// An asset served by the remote cache, checked and ready to write.
+#[derive(Debug)]
+pub struct Fetched {
+    /// Output files (relative to the output root) and their bytes.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Warnings with this machine's path of the source.
+    pub record: OutputRecord,
+    /// Stamps of every input, the source first, for the local cache.
+    pub inputs: Vec<InputStamp>,
+}
+
+/// One build's connection to the remote cache.
+pub struct RemoteCache {
+    store: Store,
+    /// The URL as printed (no secrets).
+    shown: String,
+    mode: RemoteMode,
+    off: AtomicBool,
+    fetched_bytes: AtomicU64,
+    uploaded_bytes: AtomicU64,
+    /// Blobs fetched or uploaded by this build: each crosses the network once.
+    blobs: Mutex<HashMap<Digest, Vec<u8>>>,
+    uploaded: Mutex<HashSet<Digest>>,
+}
+
+/// Why a lookup did not give an asset.
+enum Miss {
+    /// Not stored (or not for these inputs): normal.
+    Absent,
+    /// Stored but wrong: said once, then rebuilt and uploaded again.
+    Damaged(String),
+    Failed(StoreError),
+}
+
+impl From<StoreError> for Miss {
+    fn from(e: StoreError) -> Self {
+        Miss::Failed(e)
+    }
+}
+
+impl RemoteCache {
+    /// Connects (lazily: most services only talk on the first call). A failure is
+    /// reported as a warning and the build runs without the remote.
+    pub fn open(url: &str, mode: RemoteMode, reporter: &dyn Reporter) -> Option<RemoteCache> {
+        let shown = store::redacted(url);
+        match Store::open(url) {
+            Ok(store) => Some(RemoteCache {
+                store,
+                shown,
+                mode,
+                off: AtomicBool::new(false),
+                fetched_bytes: AtomicU64::new(0),
+                uploaded_bytes: AtomicU64::new(0),
+                blobs: Mutex::new(HashMap::new()),
+                uploaded: Mutex::new(HashSet::new()),
+            }),
+            Err(e) => {
+                reporter.event(&Event::RemoteWarning {
+                    remote: shown,
+                    message: format!("{e}; building without it"),
+                });
+                None
+            }
+        }
+    }
+
+    pub fn fetched_bytes(&self) -> u64 {
+        self.fetched_bytes.load(Ordering::Relaxed)
+    }
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.uploaded_bytes.load(Ordering::Relaxed)
+    }
+
+    fn is_off(&self) -> bool {
+        self.off.load(Ordering::Relaxed)
+    }
+
+    /// The first failure turns the remote off for the rest of the build, with one
+    /// warning; later failures of calls already under way say nothing.
+    fn failed(&self, error: StoreError, reporter: &dyn Reporter) {
+        if !self.off.swap(true, Ordering::SeqCst) {
+            reporter.event(&Event::RemoteWarning {
+                remote: self.shown.clone(),
+                message: format!("{error}; the rest of this build does not use the remote cache"),
+            });
+        }
+    }
+
+    /// The asset of `source` from the remote cache, when every part of it is there and
+    /// sound.
+    pub fn fetch(
+        &self,
+        key: &SourceKey,
+        source: &Source,
+        root: &Path,
+        reporter: &dyn Reporter,
+    ) -> Option<Fetched> {
+        if !self.mode.reads() || self.is_off() {
+            return None;
+        }
+        match self.try_fetch(key, source, root) {
+            Ok(fetched) => Some(fetched),
+            Err(Miss::Absent) => None,
+            Err(Miss::Damaged(what)) => {
+                reporter.event(&Event::RemoteWarning {
+                    remote: self.shown.clone(),
+                    message: format!("{}: {what}; building it here", source.rel_path),
+                });
+                None
+            }
+            Err(Miss::Failed(e)) => {
+                self.failed(e, reporter);
+                None
+            }
+        }
+    }
+
+    fn try_fetch(&self, key: &SourceKey, source: &Source, root: &Path) -> Result<Fetched, Miss> {
+        let deps: DepsRecord = self.get_json(&deps_path(key.key))?;
+        let mut inputs = vec![key.stamp.clone()];
+        let mut keyed = Vec::new();
+        for rel in &deps.inputs {
+            if !is_plain_relative(rel) {
+                return Err(Miss::Damaged(format!("its record names `{rel}`")));
+            }
+            // An input missing here: this machine's sources differ; build and see.
+            let stamp = InputStamp::of(&root.join(rel)).map_err(|_| Miss::Absent)?;
+            keyed.push((rel.as_str(), stamp.clone()));
+            inputs.push(stamp);
+        }
+        let content = content_key(key.key, keyed.iter().map(|(r, s)| (*r, s)));
+        let mut record: OutputRecord = self.get_json(&record_path(content))?;
+        if !record.is_sound() {
+            return Err(Miss::Damaged("its record is malformed".into()));
+        }
+        let mut files = Vec::with_capacity(record.files.len());
+        for file in &record.files {
+            let bytes = self.fetch_blob(file)?;
+            files.push((file.path.clone(), bytes));
+        }
+        let display = source.abs_path.display().to_string();
+        record.warnings = record::local_warnings(&record.warnings, &display);
+        inputs.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Fetched {
+            files,
+            record,
+            inputs,
+        })
+    }
+
+    fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, Miss> {
+        let bytes = self.store.get(path)?.ok_or(Miss::Absent)?;
+        self.fetched_bytes
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        serde_json::from_slice(&bytes).map_err(|e| Miss::Damaged(format!("{path}: {e}")))
+    }
+
+    /// A blob, checked: its size, its digest, and its format's validator.
+    fn fetch_blob(&self, file: &StoredFile) -> Result<Vec<u8>, Miss> {
+        let digest = file.digest().ok_or(Miss::Absent)?;
+        if let Some(bytes) = lock(&self.blobs).get(&digest) {
+            return Ok(bytes.clone());
+        }
+        let path = blob_path(digest);
+        let bytes = self.store.get(&path)?.ok_or(Miss::Absent)?;
+        self.fetched_bytes
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if bytes.len() as u64 != file.size || Digest::of(&bytes) != digest {
+            return Err(Miss::Damaged(format!(
+                "blob {path} of {} does not hold what was stored (digest mismatch)",
+                file.path
+            )));
+        }
+        super::guard::check_output(&file.path, &bytes).map_err(Miss::Damaged)?;
+        lock(&self.blobs).insert(digest, bytes.clone());
+        Ok(bytes)
+    }
+
+    /// Publishes a freshly built asset: its blobs, then the list of its inputs, then its
+    /// record. Assets whose inputs changed while building, or lie outside the input root,
+    /// are not published.
+    pub fn upload(
+        &self,
+        key: &SourceKey,
+        source: &Source,
+        root: &Path,
+        files: &[(String, &[u8])],
+        local: &AssetRecord,
+        reporter: &dyn Reporter,
+    ) {
+        if !self.mode.writes() || self.is_off() {
+            return;
+        }
+        let Some(deps) = portable_inputs(key, source, root, local) else {
+            return;
+        };
+        let content = content_key(key.key, deps.iter().map(|(r, s)| (r.as_str(), *s)));
+        let record = OutputRecord {
+            files: files.iter().map(|(p, b)| StoredFile::of(p, b)).collect(),
+            manifest: local.manifest.clone(),
+            warnings: record::portable_warnings(
+                &local.warnings,
+                &source.abs_path.display().to_string(),
+            ),
+            stats: local.stats.clone(),
+        };
+        let deps_record = DepsRecord {
+            inputs: deps.iter().map(|(r, _)| r.clone()).collect(),
+        };
+        if let Err(e) = self.try_upload(files, &record, key.key, &deps_record, content) {
+            self.failed(e, reporter);
+        }
+    }
+
+    fn try_upload(
+        &self,
+        files: &[(String, &[u8])],
+        record: &OutputRecord,
+        source_key: Digest,
+        deps: &DepsRecord,
+        content: Digest,
+    ) -> Result<(), StoreError> {
+        for (_, bytes) in files {
+            let digest = Digest::of(bytes);
+            if lock(&self.uploaded).contains(&digest) {
+                continue;
+            }
+            self.put(&blob_path(digest), bytes.to_vec())?;
+            lock(&self.uploaded).insert(digest);
+        }
+        self.put(&deps_path(source_key), to_json(deps))?;
+        self.put(&record_path(content), to_json(record))?;
+        Ok(())
+    }
+
+    fn put(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let n = bytes.len() as u64;
+        self.store.put(path, bytes)?;
+        self.uploaded_bytes.fetch_add(n, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// A record as JSON bytes (serialising these plain structs cannot fail).
+fn to_json(value: &impl serde::Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The inputs other than the source, as paths below the input root with their stamps,
+/// sorted; `None` when the asset cannot be shared: an input changed while it was built
+/// (or since the source was keyed), or lies outside the root.
+fn portable_inputs<'a>(
+    key: &SourceKey,
+    source: &Source,
+    root: &Path,
+    local: &'a AssetRecord,
+) -> Option<Vec<(String, &'a InputStamp)>> {
+    let mut deps = Vec::new();
+    let mut saw_source = false;
+    for stamp in &local.inputs {
+        if stamp.size == InputStamp::unknown(&stamp.path).size {
+            return None;
+        }
+        if stamp.path == source.abs_path {
+            if (stamp.size, stamp.hash) != (key.stamp.size, key.stamp.hash) {
+                return None;
+            }
+            saw_source = true;
+            continue;
+        }
+        deps.push((relative_to(&stamp.path, root)?, stamp));
+    }
+    deps.sort_by(|a, b| a.0.cmp(&b.0));
+    saw_source.then_some(deps)
+}
+
+/// `path` below `root`, `/`-separated, with `.` and `..` resolved by name.
+fn relative_to(path: &Path, root: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut parts: Vec<String> = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_str()?.to_string()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_say_what_they_do() {
+        assert_eq!("read".parse(), Ok(RemoteMode::Read));
+        assert!(RemoteMode::Read.reads() && !RemoteMode::Read.writes());
+        assert!(!RemoteMode::Write.reads() && RemoteMode::Write.writes());
+        assert!(RemoteMode::ReadWrite.reads() && RemoteMode::ReadWrite.writes());
+        assert!("rw".parse::<RemoteMode>().is_err());
+    }
+
+    #[test]
+    fn inputs_are_named_below_the_root_by_name_only() {
+        let root = Path::new("/in");
+        assert_eq!(
+            relative_to(Path::new("/in/a/../b/./c.png"), root).as_deref(),
+            Some("b/c.png")
+        );
+        assert_eq!(relative_to(Path::new("/in/../x.png"), root), None);
+        assert_eq!(relative_to(Path::new("/elsewhere/x.png"), root), None);
+    }
+}

@@ -1,0 +1,254 @@
+//! The storage behind the remote cache: an Apache OpenDAL operator chosen by the URL's
+//! scheme, used through get and put only (nginx's WebDAV module answers the listing and
+//! folder verbs with 405, and a cache needs nothing else).
+
+use std::time::Duration;
+
+/// A call that has not finished in this time fails (a hung server must not hang a
+/// build); reads and writes are also bounded per chunk.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the first connection may take before the server counts as down.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Url(String),
+    #[error("cannot connect to {address}: {reason}")]
+    Unreachable { address: String, reason: String },
+    #[error("cannot start the network runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+    #[error(transparent)]
+    Storage(#[from] opendal::Error),
+}
+
+/// The URL schemes this build of assetc can use.
+pub const SCHEMES: &[&str] = &["http", "https", "redis", "rediss", "s3"];
+
+/// Checks a remote cache URL without connecting: a scheme this build knows, a host.
+pub fn check_url(url: &str) -> Result<(), StoreError> {
+    let parsed = parse(url)?;
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(StoreError::Url(format!(
+            "remote cache URL `{}` has no host",
+            redacted(url)
+        )));
+    }
+    Ok(())
+}
+
+fn parse(url: &str) -> Result<url::Url, StoreError> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| StoreError::Url(format!("remote cache URL `{}`: {e}", redacted(url))))?;
+    if !SCHEMES.contains(&parsed.scheme()) {
+        return Err(StoreError::Url(format!(
+            "remote cache URL `{}`: unsupported scheme `{}` (use {})",
+            redacted(url),
+            parsed.scheme(),
+            SCHEMES.join(", ")
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The URL as it may be printed: user and password hidden.
+pub fn redacted(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("***");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+pub use imp::Store;
+
+mod imp {
+    use super::*;
+    use opendal::{blocking, layers::TimeoutLayer, services, ErrorKind, Operator};
+    use percent_encoding::percent_decode_str;
+
+    /// An operator and the runtime it runs on. The blocking operator needs a
+    /// multi-thread runtime (on a current-thread one it never returns); it is shared by
+    /// the build's workers.
+    pub struct Store {
+        // Declared first: dropped before the runtime it runs on.
+        op: blocking::Operator,
+        _runtime: tokio::runtime::Runtime,
+    }
+
+    impl Store {
+        pub fn open(url: &str) -> Result<Store, StoreError> {
+            let parsed = parse(url)?;
+            probe(&parsed)?;
+            // The first installed transport wins: a second build in the process (watch
+            // mode) keeps the first one's.
+            opendal::HttpTransporter::install_default(
+                opendal_http_transport_reqwest::ReqwestTransport::default(),
+            );
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("assetc-remote")
+                .enable_all()
+                .build()?;
+            let op = operator(&parsed)?.layer(
+                TimeoutLayer::new()
+                    .with_timeout(CALL_TIMEOUT)
+                    .with_io_timeout(IO_TIMEOUT),
+            );
+            let op = {
+                let _entered = runtime.enter();
+                blocking::Operator::new(op)?
+            };
+            Ok(Store {
+                op,
+                _runtime: runtime,
+            })
+        }
+
+        /// The bytes under `path`; `None` when nothing is stored there.
+        pub fn get(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            match self.op.read(path) {
+                Ok(buffer) => Ok(Some(buffer.to_vec())),
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e.into()),
+            }
+        }
+
+        pub fn put(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+            self.op.write(path, bytes)?;
+            Ok(())
+        }
+    }
+
+    /// Connects once to the server's address, when the URL names it. A server that is
+    /// down then costs a refused connection (milliseconds) instead of the Redis client's
+    /// own reconnection attempts (about 10 s, measured) on the first call. S3 endpoints
+    /// come from the AWS configuration: OpenDAL finds them.
+    fn probe(url: &url::Url) -> Result<(), StoreError> {
+        use std::net::{TcpStream, ToSocketAddrs};
+        let port = match (url.port(), url.scheme()) {
+            (Some(p), _) => p,
+            (None, "http") => 80,
+            (None, "https") => 443,
+            (None, "redis" | "rediss") => 6379,
+            _ => return Ok(()),
+        };
+        let host = url.host_str().unwrap_or_default();
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let address = format!("{host}:{port}");
+        let unreachable = |reason: String| StoreError::Unreachable {
+            address: address.clone(),
+            reason,
+        };
+        let addrs = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| unreachable(e.to_string()))?;
+        let mut last = String::from("no address");
+        for addr in addrs {
+            match TcpStream::connect_timeout(&addr, PROBE_TIMEOUT) {
+                Ok(_) => return Ok(()),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(unreachable(last))
+    }
+
+    fn decoded(s: &str) -> String {
+        percent_decode_str(s).decode_utf8_lossy().into_owned()
+    }
+
+    fn operator(url: &url::Url) -> Result<Operator, StoreError> {
+        let host = url.host_str().unwrap_or_default();
+        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let root = match url.path() {
+            "" => "/".to_string(),
+            p => decoded(p),
+        };
+        let user = decoded(url.username());
+        let password = url.password().map(decoded);
+        let query = |key: &str| {
+            url.query_pairs()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.into_owned())
+        };
+        let op = match url.scheme() {
+            "http" | "https" => {
+                let mut b = services::Webdav::default()
+                    .endpoint(&format!("{}://{host}{port}", url.scheme()))
+                    .root(&root)
+                    // Plain servers (nginx) refuse MKCOL; they create folders on PUT.
+                    .disable_create_dir(true);
+                if !user.is_empty() {
+                    b = b.username(&user);
+                }
+                if let Some(p) = &password {
+                    b = b.password(p);
+                }
+                Operator::new(b)?
+            }
+            "redis" | "rediss" => {
+                let mut b = opendal_service_redis::Redis::default()
+                    .endpoint(&format!("{}://{host}{port}", url.scheme()))
+                    .root("/");
+                let db = root.trim_matches('/');
+                if !db.is_empty() {
+                    let db: i64 = db.parse().map_err(|_| {
+                        StoreError::Url(format!(
+                            "remote cache URL `{}`: the path must be a database number",
+                            redacted(url.as_str())
+                        ))
+                    })?;
+                    b = b.db(db);
+                }
+                if !user.is_empty() {
+                    b = b.username(&user);
+                }
+                if let Some(p) = &password {
+                    b = b.password(p);
+                }
+                Operator::new(b)?
+            }
+            "s3" => {
+                // Credentials, and the region and endpoint unless the URL's query gives
+                // them, come from the usual AWS environment and files (AWS_ACCESS_KEY_ID,
+                // AWS_REGION, AWS_ENDPOINT_URL, ~/.aws): OpenDAL loads them.
+                let mut b = services::S3::default().bucket(host).root(&root);
+                if let Some(region) = query("region") {
+                    b = b.region(&region);
+                }
+                if let Some(endpoint) = query("endpoint") {
+                    b = b.endpoint(&endpoint);
+                }
+                Operator::new(b)?
+            }
+            other => {
+                return Err(StoreError::Url(format!("unsupported scheme `{other}`")));
+            }
+        };
+        Ok(op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_checked_without_connecting_and_printed_without_secrets() {
+        assert!(check_url("http://127.0.0.1:8080/cache").is_ok());
+        assert!(check_url("redis://127.0.0.1:6379/2").is_ok());
+        assert!(check_url("s3://team-assets/cache").is_ok());
+        let e = check_url("ftp://host/x").unwrap_err().to_string();
+        assert!(e.contains("unsupported scheme `ftp`"), "{e}");
+        assert!(check_url("not a url").is_err());
+        assert_eq!(
+            redacted("redis://user:secret@host:6379/0"),
+            "redis://***@host:6379/0"
+        );
+        assert_eq!(redacted("http://host/x"), "http://host/x");
+    }
+}
