@@ -457,6 +457,20 @@ fn two_shards_and_a_final_build_equal_a_full_build() {
     );
     assert_eq!((run.count("built"), run.count("fetched")), (0, n));
     assert_same_tree(&out, reference(&corpus), "shards + final build");
+    // --no-cache rebuilds everything: it fetches nothing.
+    let run = build_json(
+        &[
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--remote-cache",
+            &url,
+            "--no-cache",
+        ],
+        |_| {},
+    );
+    assert_eq!((run.count("built"), run.count("fetched")), (n, 0));
+    assert_same_tree(&out, reference(&corpus), "--no-cache with a remote");
 }
 
 #[test]

@@ -312,8 +312,17 @@ impl Builder {
             &fresh,
             &collisions,
         );
-        let fetched =
-            remote_steps::fetch_all(&pool, remote.as_ref(), &sources, &keys, &root, reporter);
+        let fetched = remote_steps::fetch_all(
+            // --no-cache rebuilds everything: nothing is fetched (what is built is
+            // still uploaded).
+            opts.use_cache,
+            &pool,
+            remote.as_ref(),
+            &sources,
+            &keys,
+            &root,
+            reporter,
+        );
         // Fetched and fresh assets are not compiled: neither is "to build" from here on.
         let done: Vec<bool> = fresh
             .iter()

@@ -40,8 +40,10 @@ pub(super) fn source_keys(
     })
 }
 
-/// Fetches every keyed source the remote holds, reporting each as it arrives.
+/// Fetches every keyed source the remote holds (when `wanted`), reporting each as it
+/// arrives.
 pub(super) fn fetch_all(
+    wanted: bool,
     pool: &rayon::ThreadPool,
     remote: Option<&RemoteCache>,
     sources: &[Source],
@@ -49,7 +51,7 @@ pub(super) fn fetch_all(
     root: &Path,
     reporter: &dyn Reporter,
 ) -> Vec<Option<Fetched>> {
-    let Some(remote) = remote else {
+    let Some(remote) = remote.filter(|_| wanted) else {
         return keys.iter().map(|_| None).collect();
     };
     pool.install(|| {

@@ -130,7 +130,8 @@ pub struct BuildArgs {
     /// Stop at the first failing asset.
     #[arg(long)]
     pub fail_fast: bool,
-    /// Rebuild every asset, ignoring the incremental cache.
+    /// Rebuild every asset, ignoring the incremental cache and fetching nothing from the
+    /// remote cache (what is built is still uploaded).
     #[arg(long)]
     pub no_cache: bool,
     /// Keep running and rebuild whenever a source changes.

@@ -115,8 +115,10 @@ pub struct RemoteCache {
     off: AtomicBool,
     fetched_bytes: AtomicU64,
     uploaded_bytes: AtomicU64,
-    /// Blobs fetched or uploaded by this build: each crosses the network once.
+    /// Textures fetched by this build (the only files assets share): each crosses the
+    /// network once.
     blobs: Mutex<HashMap<Digest, Vec<u8>>>,
+    /// Blobs uploaded by this build.
     uploaded: Mutex<HashSet<Digest>>,
 }
 
@@ -269,7 +271,9 @@ impl RemoteCache {
             )));
         }
         super::guard::check_output(&file.path, &bytes).map_err(Miss::Damaged)?;
-        lock(&self.blobs).insert(digest, bytes.clone());
+        if file.path.starts_with("tex/") {
+            lock(&self.blobs).insert(digest, bytes.clone());
+        }
         Ok(bytes)
     }
 
