@@ -39,7 +39,7 @@ pub fn build_lods(
         let source = from.map_or(indices, |l| levels[l].indices.as_slice());
         let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
         let mut error = 0.0f32;
-        let level = meshopt::simplify(
+        let mut level = meshopt::simplify(
             source,
             &adapter,
             target,
@@ -50,6 +50,8 @@ pub fn build_lods(
         if level.is_empty() || level.len() >= source.len() {
             levels.push(LodLevel::default());
         } else {
+            // The simplifier returns its result in a buffer the size of its input.
+            level.shrink_to_fit();
             accumulated += error;
             from = Some(levels.len());
             levels.push(LodLevel {
