@@ -82,7 +82,7 @@ pub fn build_hmesh(
             cone_weight: settings.meshlet_cone_weight,
         }),
     };
-    let results: Vec<(Option<(Prepared, bool)>, Vec<String>)> = instances
+    let results: Vec<(Option<PreparedInstance>, Vec<String>)> = instances
         .par_iter()
         .map(|&inst| {
             let mut warnings = Vec::new();
@@ -147,6 +147,9 @@ pub fn build_hmesh(
     build.warnings = warnings;
     Ok(build)
 }
+
+/// A prepared primitive instance and whether it needs a real tangent frame.
+type PreparedInstance = (Prepared, bool);
 
 /// The UV set tangents are generated from for a primitive with `material`, if any: the
 /// normal texture's set, or (`generate_tangents = true`, no normal texture) TEXCOORD_0.
