@@ -3,7 +3,7 @@
 #   scripts/bench.sh [CORPUS_DIR]     (default ../shared/corpus)
 # Environment: RUNS=N takes the best wall time of N runs of each command (peak memory and
 # CPU time are those of that run; default 1), SKIP_8M=1 leaves out the 8M-triangle field,
-# SKIP_CORPUS=1 the corpus.
+# SKIP_CORPUS=1 the corpus, ASSETC=path measures another assetc binary (an older build).
 # Prints the issue-13 ratio table (wall time and peak RSS from GNU time, whole process,
 # assetc with its default settings and threads against `gltfpack -noq -si 0.5`), assetc's
 # time per stage, and the corpus build. Needs gltfpack (../shared/peers/install.sh).
@@ -15,6 +15,7 @@ cargo build --release --bins -q
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gen=target/release/gen-samples
+assetc=${ASSETC:-target/release/assetc}
 mkdir -p "$work/f1" "$work/f1n" "$work/f8"
 $gen --grid 1001 501 "$work/f1/field.glb" --normals --material none >/dev/null
 $gen --grid 1001 501 "$work/f1n/field.glb" --normals --material normal-map >/dev/null
@@ -38,7 +39,7 @@ timed() {
 # ratio_row LABEL INPUT_DIR: one table row, assetc against gltfpack -noq -si 0.5
 ratio_row() {
   local label=$1 dir=$2
-  read -r a_s a_k a_cpu < <(timed target/release/assetc build "$dir" -o "$work/out" --no-cache --no-config -q)
+  read -r a_s a_k a_cpu < <(timed $assetc build "$dir" -o "$work/out" --no-cache --no-config -q)
   read -r g_s g_k g_cpu < <(timed gltfpack -noq -si 0.5 -i "$dir/field.glb" -o "$work/gp.glb")
   printf '| %s | %.2f s (CPU %.2f s), %d MiB | %.2f s (CPU %.2f s), %d MiB | %.2fx / %.2fx |\n' \
     "$label" "$a_s" "$a_cpu" $((a_k / 1024)) "$g_s" "$g_cpu" $((g_k / 1024)) \
@@ -55,7 +56,7 @@ ratio_row "1M-triangle field, normal-mapped material" "$work/f1n"
 echo
 for case in f1 f1n; do
   echo "assetc stage times on $case (ms, summed over threads, -j1):"
-  target/release/assetc build "$work/$case" -o "$work/stages" -j 1 --no-cache --no-config --message-format json \
+  $assetc build "$work/$case" -o "$work/stages" -j 1 --no-cache --no-config --message-format json \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     e=json.loads(l)
@@ -87,9 +88,9 @@ if [ "${SKIP_CORPUS:-0}" != 1 ] && [ -d "$corpus/gltf" ]; then
   echo "| run | wall s | CPU s | peak MiB |"
   echo "|---|---:|---:|---:|"
   mkdir -p "$work/gp"
-  measure "assetc build -j1" target/release/assetc build "$corpus/gltf" -o "$work/c1" -j 1 --no-cache --no-config -q
-  measure "assetc build -j2" target/release/assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-cache --no-config -q
-  measure "assetc build (no-op rebuild)" target/release/assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-config -q
+  measure "assetc build -j1" $assetc build "$corpus/gltf" -o "$work/c1" -j 1 --no-cache --no-config -q
+  measure "assetc build -j2" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-cache --no-config -q
+  measure "assetc build (no-op rebuild)" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-config -q
   measure "gltfpack -noq, file by file" bash -c 'gltfpack_all'
   measure "gltfpack -noq -tc (textures), file by file" bash -c 'gltfpack_all -tc'
 fi

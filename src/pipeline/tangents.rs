@@ -109,37 +109,30 @@ pub fn generate_tangents(geometry: &mut Geometry, uv_set: u32) -> bool {
 /// many triangles with its ghost ring.
 fn corner_tangents(whole: &MikkInput, chunk_triangles: usize) -> Vec<[f32; 4]> {
     let triangles = whole.indices.len() / 3;
-    let mut corners = vec![[0.0f32; 4]; whole.indices.len()];
     if triangles <= chunk_triangles {
         let all: Vec<u32> = (0..triangles as u32).collect();
-        let tangents = run_mikktspace(whole, &all);
-        corners.copy_from_slice(&tangents);
-        return corners;
+        return run_mikktspace(whole, &all);
     }
+    let mut corners = vec![[0.0f32; 4]; whole.indices.len()];
     let chunks = spatial_chunks(whole.indices, whole.positions, chunk_triangles);
     let rings = TriangleRings::new(whole.indices, whole.positions);
-    let results: Vec<(Vec<u32>, Vec<[f32; 4]>)> = chunks
-        .par_iter()
-        .map(|core| {
-            let faces = rings.with_ring(core);
-            let tangents = run_mikktspace(whole, &faces);
-            // Keep the chunk's own triangles (both lists are in triangle order).
-            let mut own = Vec::with_capacity(core.len() * 3);
-            let mut next = core.iter().peekable();
-            for (i, &f) in faces.iter().enumerate() {
-                if next.peek() == Some(&&f) {
-                    next.next();
-                    own.extend_from_slice(&tangents[i * 3..i * 3 + 3]);
-                }
+    // Each chunk writes its own triangles' corners as soon as it is done (they are
+    // disjoint, so the order chunks finish in changes nothing).
+    let shared = std::sync::Mutex::new(&mut corners);
+    chunks.par_iter().for_each(|core| {
+        let faces = rings.with_ring(core);
+        let tangents = run_mikktspace(whole, &faces);
+        let mut corners = shared.lock().unwrap_or_else(|e| e.into_inner());
+        // Both lists are in triangle order: walk them together to find the chunk's own.
+        let mut next = core.iter().peekable();
+        for (i, &f) in faces.iter().enumerate() {
+            if next.peek() == Some(&&f) {
+                next.next();
+                let f = f as usize;
+                corners[f * 3..f * 3 + 3].copy_from_slice(&tangents[i * 3..i * 3 + 3]);
             }
-            (core.clone(), own)
-        })
-        .collect();
-    for (core, tangents) in results {
-        for (&f, t) in core.iter().zip(tangents.chunks_exact(3)) {
-            corners[f as usize * 3..f as usize * 3 + 3].copy_from_slice(t);
         }
-    }
+    });
     corners
 }
 
@@ -218,21 +211,17 @@ struct TriangleRings {
 
 impl TriangleRings {
     fn new(indices: &[u32], positions: &[[f32; 4]]) -> Self {
-        let key = |p: &[f32; 4]| {
-            let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
-            [bits(p[0]), bits(p[1]), bits(p[2])]
-        };
-        let mut first: std::collections::HashMap<[u32; 3], u32> =
-            std::collections::HashMap::with_capacity(positions.len());
-        let class: Vec<u32> = positions
-            .iter()
+        // Positions as bits with -0.0 as 0.0, classed by meshoptimizer's hash remap
+        // (which compares bytes).
+        let keys: Vec<[u32; 3]> = positions
+            .par_iter()
             .map(|p| {
-                let next = first.len() as u32;
-                *first.entry(key(p)).or_insert(next)
+                let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
+                [bits(p[0]), bits(p[1]), bits(p[2])]
             })
             .collect();
-        let classes = first.len();
-        drop(first);
+        let (classes, class) = meshopt::generate_vertex_remap(&keys, None);
+        drop(keys);
         let indices_class: Vec<u32> = indices.iter().map(|&v| class[v as usize]).collect();
         drop(class);
         let mut offsets = vec![0u32; classes + 1];
