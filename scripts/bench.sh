@@ -1,23 +1,75 @@
 #!/usr/bin/env bash
 # Side-by-side geometry benchmark: assetc vs gltfpack on the same inputs.
 #   scripts/bench.sh [CORPUS_DIR]     (default ../shared/corpus)
-# Prints a Markdown table of wall time and peak memory (GNU time), and assetc's time per
-# stage (from --message-format json). Needs gltfpack (../shared/peers/install.sh).
+# Environment: RUNS=N takes the best wall time of N runs of each command (peak memory and
+# CPU time are those of that run; default 1), SKIP_8M=1 leaves out the 8M-triangle field,
+# SKIP_CORPUS=1 the corpus, ASSETC=path measures another assetc binary (an older build).
+# Prints the issue-13 ratio table (wall time and peak RSS from GNU time, whole process,
+# assetc with its default settings and threads against `gltfpack -noq -si 0.5`), assetc's
+# time per stage, and the corpus build. Needs gltfpack (../shared/peers/install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${1:-../shared/corpus}
+runs=${RUNS:-1}
 cargo build --release --bins -q
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/big"
-target/release/gen-samples --grid 1001 501 "$work/big/big.glb" >/dev/null
+gen=target/release/gen-samples
+assetc=${ASSETC:-target/release/assetc}
+mkdir -p "$work/f1" "$work/f1n" "$work/f8"
+$gen --grid 1001 501 "$work/f1/field.glb" --normals --material none >/dev/null
+$gen --grid 1001 501 "$work/f1n/field.glb" --normals --material normal-map >/dev/null
+[ "${SKIP_8M:-0}" = 1 ] || $gen --grid 2001 2001 "$work/f8/field.glb" --normals --material none >/dev/null
 
-# measure LABEL CMD... -> "LABEL | seconds | peak MiB"
+# timed CMD... -> "wall_s peak_kib cpu_s" of the fastest of $runs runs
+timed() {
+  local best=""
+  for _ in $(seq "$runs"); do
+    rm -rf "$work/out"
+    /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >"$work/stdout" 2>"$work/err" \
+      || { echo "failed: $*" >&2; cat "$work/err" >&2; return 1; }
+    read -r secs kib user sys <"$work/time"
+    local line
+    line="$secs $kib $(echo "$user + $sys" | bc)"
+    if [ -z "$best" ] || (( $(echo "$secs < ${best%% *}" | bc) )); then best=$line; fi
+  done
+  echo "$best"
+}
+
+# ratio_row LABEL INPUT_DIR: one table row, assetc against gltfpack -noq -si 0.5
+ratio_row() {
+  local label=$1 dir=$2
+  read -r a_s a_k a_cpu < <(timed $assetc build "$dir" -o "$work/out" --no-cache --no-config -q)
+  read -r g_s g_k g_cpu < <(timed gltfpack -noq -si 0.5 -i "$dir/field.glb" -o "$work/gp.glb")
+  printf '| %s | %.2f s (CPU %.2f s), %d MiB | %.2f s (CPU %.2f s), %d MiB | %.2fx / %.2fx |\n' \
+    "$label" "$a_s" "$a_cpu" $((a_k / 1024)) "$g_s" "$g_cpu" $((g_k / 1024)) \
+    "$(echo "$a_s / $g_s" | bc -l)" "$(echo "$a_k / $g_k" | bc -l)"
+}
+
+echo "### assetc against gltfpack -noq -si 0.5 (wall, CPU = user + sys, peak RSS; best of $runs)"
+echo
+echo "| input | assetc build | gltfpack -noq -si 0.5 | ratio time / memory |"
+echo "|---|---|---|---|"
+ratio_row "1M-triangle field, no material" "$work/f1"
+ratio_row "1M-triangle field, normal-mapped material" "$work/f1n"
+[ "${SKIP_8M:-0}" = 1 ] || ratio_row "8M-triangle field, no material" "$work/f8"
+echo
+for case in f1 f1n; do
+  echo "assetc stage times on $case (ms, summed over threads, -j1):"
+  $assetc build "$work/$case" -o "$work/stages" -j 1 --no-cache --no-config --message-format json \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    e=json.loads(l)
+    if e.get("reason")=="asset-finished" and e.get("stages_us"):
+        print(", ".join(f"{n} {us/1000:.0f}" for n,us in e["stages_us"]))'
+done
+echo
+
+# measure LABEL CMD... -> "| LABEL | wall s | CPU s | peak MiB |"
 measure() {
   local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/out" 2>"$work/err" || { echo "$label failed:"; cat "$work/err"; return 1; }
-  read -r secs kib <"$work/time"
-  printf '| %s | %.2f | %.0f |\n' "$label" "$secs" "$((kib / 1024))"
+  read -r s k cpu < <(timed "$@")
+  printf '| %s | %.2f | %.2f | %d |\n' "$label" "$s" "$cpu" $((k / 1024))
 }
 
 gltfpack_all() {
@@ -30,32 +82,15 @@ gltfpack_all() {
 export -f gltfpack_all
 export corpus work
 
-echo "### 1,000,000-triangle height field (one primitive)"
-echo
-echo "| run | wall s | peak MiB |"
-echo "|---|---:|---:|"
-measure "assetc build -j1 (full pipeline)" target/release/assetc build "$work/big" -o "$work/o1" -j 1 --no-cache --no-config -q
-measure "assetc build -j2 (full pipeline)" target/release/assetc build "$work/big" -o "$work/o2" -j 2 --no-cache --no-config -q
-measure "gltfpack -noq -si 0.5" gltfpack -noq -si 0.5 -i "$work/big/big.glb" -o "$work/gp-big.glb"
-measure "gltfpack -noq" gltfpack -noq -i "$work/big/big.glb" -o "$work/gp-big2.glb"
-echo
-echo "assetc stage times on it (ms, -j1):"
-target/release/assetc build "$work/big" -o "$work/o3" -j 1 --no-cache --no-config --message-format json \
-  | python3 -c 'import json,sys
-for l in sys.stdin:
-    e=json.loads(l)
-    if e.get("reason")=="asset-finished" and e.get("stages_ms"):
-        print(", ".join(f"{n} {ms:.0f}" for n,ms in e["stages_ms"]))'
-echo
-if [ -d "$corpus/gltf" ]; then
+if [ "${SKIP_CORPUS:-0}" != 1 ] && [ -d "$corpus/gltf" ]; then
   echo "### Corpus ($corpus/gltf), geometry and textures"
   echo
-  echo "| run | wall s | peak MiB |"
-  echo "|---|---:|---:|"
+  echo "| run | wall s | CPU s | peak MiB |"
+  echo "|---|---:|---:|---:|"
   mkdir -p "$work/gp"
-  measure "assetc build -j1" target/release/assetc build "$corpus/gltf" -o "$work/c1" -j 1 --no-cache --no-config -q
-  measure "assetc build -j2" target/release/assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-cache --no-config -q
-  measure "assetc build (no-op rebuild)" target/release/assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-config -q
+  measure "assetc build -j1" $assetc build "$corpus/gltf" -o "$work/c1" -j 1 --no-cache --no-config -q
+  measure "assetc build -j2" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-cache --no-config -q
+  measure "assetc build (no-op rebuild)" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-config -q
   measure "gltfpack -noq, file by file" bash -c 'gltfpack_all'
   measure "gltfpack -noq -tc (textures), file by file" bash -c 'gltfpack_all -tc'
 fi

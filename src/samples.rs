@@ -304,16 +304,40 @@ pub fn big_terrain(dir: &Path) -> std::io::Result<()> {
     height_field_glb(&dir.join("terrain/big_terrain.glb"), 257, 256)
 }
 
+/// What material a generated height field gets (`gen-samples --grid ... --material`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldMaterial {
+    /// No material at all.
+    None,
+    /// A plain green material without textures (the bundled `big_terrain.glb`).
+    Plain,
+    /// A material with a small embedded normal texture (so tangents are needed).
+    NormalMapped,
+}
+
 /// A `w` x `h` vertex height field with UVs as one GLB primitive: 2(w-1)(h-1) triangles.
 /// Benchmarks use it for meshes of any size (1001 x 501 gives 1,000,000 triangles).
-#[allow(non_snake_case)]
 pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
+    height_field_glb_with(path, w, h, false, FieldMaterial::Plain)
+}
+
+/// [`height_field_glb`] with a choice of material and, with `normals`, analytic NORMALs
+/// (without them assetc generates normals itself).
+#[allow(non_snake_case)]
+pub fn height_field_glb_with(
+    path: &Path,
+    w: u32,
+    h: u32,
+    normals: bool,
+    material: FieldMaterial,
+) -> std::io::Result<()> {
     let (W, H) = (w, h);
     let mut b = BufferBuilder::default();
+    let height = |x: f32, z: f32| (x * 1.3).sin() * (z * 0.7).cos() * 0.5;
     let positions: Vec<[f32; 3]> = (0..W * H)
         .map(|i| {
             let (x, z) = ((i % W) as f32 / 16.0, (i / W) as f32 / 16.0);
-            [x, (x * 1.3).sin() * (z * 0.7).cos() * 0.5, z]
+            [x, height(x, z), z]
         })
         .collect();
     let uvs: Vec<[f32; 2]> = (0..W * H)
@@ -333,18 +357,57 @@ pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
     }
     let pos = b.vec3(&positions);
     let uv = b.vec2(&uvs);
+    let mut attributes = json!({"POSITION": pos, "TEXCOORD_0": uv});
+    if normals {
+        // The surface's gradient: n = (-dy/dx, 1, -dy/dz), normalised.
+        let normal: Vec<[f32; 3]> = positions
+            .iter()
+            .map(|p| {
+                let (x, z) = (p[0], p[2]);
+                let dx = 1.3 * (x * 1.3).cos() * (z * 0.7).cos() * 0.5;
+                let dz = -0.7 * (x * 1.3).sin() * (z * 0.7).sin() * 0.5;
+                let len = (dx * dx + 1.0 + dz * dz).sqrt();
+                [-dx / len, 1.0 / len, -dz / len]
+            })
+            .collect();
+        attributes["NORMAL"] = json!(b.vec3(&normal));
+    }
+    drop(positions);
     let idx = b.indices_u32(&indices);
-    let doc = gltf_doc(
-        &b,
-        None,
-        json!({
-            "scene": 0,
-            "scenes": [{"nodes": [0]}],
-            "nodes": [{"name": "Terrain", "mesh": 0}],
-            "meshes": [{"name": "Terrain", "primitives": [{"attributes": {"POSITION": pos, "TEXCOORD_0": uv}, "indices": idx, "material": 0}]}],
-            "materials": [{"name": "Grass", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.6, 0.2, 1.0], "metallicFactor": 0.0}}]
-        }),
-    );
+    let mut primitive = json!({"attributes": attributes, "indices": idx});
+    let mut rest = json!({
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "Terrain", "mesh": 0}],
+    });
+    match material {
+        FieldMaterial::None => {}
+        FieldMaterial::Plain => {
+            primitive["material"] = json!(0);
+            rest["materials"] = json!([{"name": "Grass", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.6, 0.2, 1.0], "metallicFactor": 0.0}}]);
+        }
+        FieldMaterial::NormalMapped => {
+            // A 64 x 64 tangent-space normal map of gentle bumps, embedded in the GLB.
+            let bumps = image::RgbImage::from_fn(64, 64, |x, y| {
+                let a = (x as f32 * 0.4).sin() * 0.3;
+                let c = (y as f32 * 0.4).cos() * 0.3;
+                let len = (a * a + c * c + 1.0).sqrt();
+                let byte = |v: f32| ((v / len * 0.5 + 0.5) * 255.0).round() as u8;
+                image::Rgb([byte(a), byte(c), byte(1.0)])
+            });
+            let mut png = Vec::new();
+            bumps
+                .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+                .map_err(std::io::Error::other)?;
+            let view = b.view(&png, None);
+            primitive["material"] = json!(0);
+            rest["materials"] = json!([{"name": "BumpyGrass", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.6, 0.2, 1.0], "metallicFactor": 0.0}, "normalTexture": {"index": 0}}]);
+            rest["textures"] = json!([{"source": 0}]);
+            rest["images"] = json!([{"bufferView": view, "mimeType": "image/png"}]);
+        }
+    }
+    rest["meshes"] = json!([{"name": "Terrain", "primitives": [primitive]}]);
+    let doc = gltf_doc(&b, None, rest);
     let mut json_bytes = serde_json::to_vec(&doc).map_err(std::io::Error::other)?;
     while json_bytes.len() % 4 != 0 {
         json_bytes.push(b' ');

@@ -89,6 +89,15 @@ impl Primitive {
         self.indices.len() / 3
     }
 
+    /// Whether the primitive has `TEXCOORD_<set>`.
+    pub fn has_tex_coords(&self, set: u32) -> bool {
+        match set {
+            0 => self.uv0.is_some(),
+            1 => self.uv1.is_some(),
+            _ => false,
+        }
+    }
+
     /// The primitive as attribute streams for the geometry stages: every attribute the
     /// importer decoded, the ones `keep` accepts (positions always). The one place that
     /// maps the importer's fields to stream semantics.
@@ -104,37 +113,34 @@ impl Primitive {
         );
         g.indexed = self.indexed;
         g.material = self.material;
-        let mut add = |s: S, set: u32, data: Option<Vec<[f32; 4]>>| {
-            if let Some(data) = data.filter(|_| keep(s, set)) {
-                g.set_stream(s, set, data);
+        // Each attribute is converted only when `keep` wants it.
+        let mut add = |s: S, set: u32, data: &dyn Fn() -> Option<Vec<[f32; 4]>>| {
+            if keep(s, set) {
+                if let Some(data) = data() {
+                    g.set_stream(s, set, data);
+                }
             }
         };
-        add(S::Normal, 0, self.normals.as_deref().map(widen));
-        add(S::Tangent, 0, self.tangents.clone());
-        add(S::TexCoord, 0, self.uv0.as_deref().map(widen));
-        add(S::TexCoord, 1, self.uv1.as_deref().map(widen));
-        add(S::Color, 0, self.colors.clone());
+        add(S::Normal, 0, &|| self.normals.as_deref().map(widen));
+        add(S::Tangent, 0, &|| self.tangents.clone());
+        add(S::TexCoord, 0, &|| self.uv0.as_deref().map(widen));
+        add(S::TexCoord, 1, &|| self.uv1.as_deref().map(widen));
+        add(S::Color, 0, &|| self.colors.clone());
         for (set, (j, w)) in self.joints.iter().zip(&self.weights).enumerate() {
-            let joints = j.iter().map(|j| j.map(f32::from)).collect();
-            add(S::Joints, set as u32, Some(joints));
-            add(S::Weights, set as u32, Some(w.clone()));
+            add(S::Joints, set as u32, &|| {
+                Some(j.iter().map(|j| j.map(f32::from)).collect())
+            });
+            add(S::Weights, set as u32, &|| Some(w.clone()));
         }
         for (t, target) in self.targets.iter().enumerate() {
-            add(
-                S::MorphPosition,
-                t as u32,
-                target.positions.as_deref().map(widen),
-            );
-            add(
-                S::MorphNormal,
-                t as u32,
-                target.normals.as_deref().map(widen),
-            );
-            add(
-                S::MorphTangent,
-                t as u32,
-                target.tangents.as_deref().map(widen),
-            );
+            let t = t as u32;
+            add(S::MorphPosition, t, &|| {
+                target.positions.as_deref().map(widen)
+            });
+            add(S::MorphNormal, t, &|| target.normals.as_deref().map(widen));
+            add(S::MorphTangent, t, &|| {
+                target.tangents.as_deref().map(widen)
+            });
         }
         g
     }

@@ -88,6 +88,49 @@ fn samples_build_validate_and_are_deterministic() {
     assert!(manifest.entries().windows(2).all(|w| w[0].hash < w[1].hash));
 }
 
+/// One large normal-mapped mesh is split across threads (tangent chunks, meshlets beside
+/// the LOD cascade, parallel per-vertex passes): its files must not depend on the thread
+/// count either.
+#[test]
+fn a_large_mesh_builds_the_same_on_any_thread_count() {
+    let src = tempfile::tempdir().unwrap();
+    // 180,000 triangles: two tangent chunks.
+    assetc::samples::height_field_glb_with(
+        &src.path().join("field.glb"),
+        301,
+        301,
+        true,
+        assetc::samples::FieldMaterial::NormalMapped,
+    )
+    .unwrap();
+    let trees: Vec<Vec<(String, Vec<u8>)>> = ["1", "2", "3"]
+        .iter()
+        .map(|jobs| {
+            let out = tempfile::tempdir().unwrap();
+            let r = assetc(&[
+                "build",
+                src.path().to_str().unwrap(),
+                "-o",
+                out.path().to_str().unwrap(),
+                "-j",
+                jobs,
+                "--no-config",
+            ]);
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            tree(out.path())
+                .into_iter()
+                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .collect()
+        })
+        .collect();
+    let mesh = &trees[0].iter().find(|(n, _)| n == "field.hmesh").unwrap().1;
+    let mesh = hmesh::read(mesh).unwrap();
+    assert!(mesh.has_tangents, "the normal-mapped field gets tangents");
+    assert_eq!(mesh.indices.len() / 3, 2 * 300 * 300);
+    assert!(trees[0] == trees[1], "-j1 and -j2 differ");
+    assert!(trees[0] == trees[2], "-j1 and -j3 differ");
+}
+
 #[test]
 fn incremental_rebuild_skips_unchanged_and_removes_deleted_sources() {
     let src = tempfile::tempdir().unwrap();

@@ -53,12 +53,18 @@ fn mixed_uv_primitives_build_to_files_check_accepts() {
     let src = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     std::fs::write(src.path().join("mixed.gltf"), mixed_uv_gltf()).unwrap();
+    // Neither primitive has a material, so the default ("auto": tangents for normal-mapped
+    // primitives only) would make none; the mixed flag logic needs tangents on every
+    // primitive with UVs, which `true` asks for.
+    let config = src.path().join("build.toml");
+    std::fs::write(&config, "[mesh]\ngenerate_tangents = true\n").unwrap();
     let build = assetc(&[
         "build",
         src.path().to_str().unwrap(),
         "-o",
         out.path().to_str().unwrap(),
-        "--no-config",
+        "--config",
+        config.to_str().unwrap(),
     ]);
     assert!(
         build.status.success(),

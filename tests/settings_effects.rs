@@ -57,11 +57,17 @@ fn normals_tangents_and_smoothing() {
         "generated normals follow the wavy ribbon"
     );
 
-    let (_d, on) = build_with(&sample("box/box.gltf"), "");
+    // The box has UVs but no normal texture: tangents only when asked for every primitive.
+    let (_d, auto) = build_with(&sample("box/box.gltf"), "");
+    let (_d, on) = build_with(
+        &sample("box/box.gltf"),
+        "[mesh]\ngenerate_tangents = true\n",
+    );
     let (_d, off) = build_with(
         &sample("box/box.gltf"),
         "[mesh]\ngenerate_tangents = false\n",
     );
+    assert!(!mesh(&auto, "box.hmesh").has_tangents);
     assert!(mesh(&on, "box.hmesh").has_tangents);
     assert!(!mesh(&off, "box.hmesh").has_tangents);
 
@@ -248,6 +254,7 @@ use assetc::build::asset::AssetSettings;
 use assetc::build::remote::RemoteMode;
 use assetc::build::{BuildOptions, Target};
 use assetc::pipeline::textures::TextureFormat;
+use assetc::pipeline::TangentMode;
 use assetc::targets::bmd1::{Bmd1Compat, Bmd1VertexEncoding};
 use assetc::targets::qtmesh::QtNaming;
 
@@ -336,7 +343,10 @@ const CASES: &[Case] = &[
         r.settings.mesh.generate_normals = false
     }),
     ("mesh", "generate_tangents", "false", |r| {
-        r.settings.mesh.generate_tangents = false
+        r.settings.mesh.generate_tangents = TangentMode::Off
+    }),
+    ("mesh", "generate_tangents", "true", |r| {
+        r.settings.mesh.generate_tangents = TangentMode::On
     }),
     ("mesh", "normal_smoothing_angle", "30.0", |r| {
         r.settings.mesh.normal_smoothing_angle = 30.0

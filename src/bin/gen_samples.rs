@@ -1,7 +1,10 @@
 //! Writes the glTF files of `assets-sample/`, or one large height field for benchmarks.
 //!
 //! `cargo run --bin gen-samples -- assets-sample` (the bundled samples);
-//! `cargo run --bin gen-samples -- --grid 1001 501 big.glb` (1,000,000 triangles).
+//! `cargo run --bin gen-samples -- --grid 1001 501 big.glb` (1,000,000 triangles; add
+//! `--normals` for a NORMAL attribute, `--material none|plain|normal-map` for its material).
+
+use assetc::samples::FieldMaterial;
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -11,11 +14,40 @@ fn main() -> std::io::Result<()> {
                 .and_then(|a| a.parse::<u32>().ok())
                 .filter(|&v| v >= 2)
         };
-        let (Some(w), Some(h), Some(path)) = (parse(1), parse(2), args.get(3)) else {
-            eprintln!("usage: gen-samples --grid WIDTH HEIGHT OUT.glb");
+        let usage = || {
+            eprintln!(
+                "usage: gen-samples --grid WIDTH HEIGHT OUT.glb [--normals] [--material none|plain|normal-map]"
+            );
             std::process::exit(2);
         };
-        assetc::samples::height_field_glb(std::path::Path::new(path), w, h)?;
+        let (Some(w), Some(h), Some(path)) = (parse(1), parse(2), args.get(3)) else {
+            usage()
+        };
+        let mut normals = false;
+        let mut material = FieldMaterial::Plain;
+        let mut rest = args[4..].iter();
+        while let Some(arg) = rest.next() {
+            match (arg.as_str(), rest.as_slice().first().map(String::as_str)) {
+                ("--normals", _) => normals = true,
+                ("--material", Some(name)) => {
+                    material = match name {
+                        "none" => FieldMaterial::None,
+                        "plain" => FieldMaterial::Plain,
+                        "normal-map" => FieldMaterial::NormalMapped,
+                        _ => usage(),
+                    };
+                    rest.next();
+                }
+                _ => usage(),
+            }
+        }
+        assetc::samples::height_field_glb_with(
+            std::path::Path::new(path),
+            w,
+            h,
+            normals,
+            material,
+        )?;
         println!(
             "wrote {path}: {} triangles",
             2 * (w as u64 - 1) * (h as u64 - 1)

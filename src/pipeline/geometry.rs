@@ -149,8 +149,9 @@ impl Geometry {
     /// Rebuilds every stream so that new vertex `i` is old vertex `kept[i]`; the caller
     /// renumbers the indices.
     pub fn keep_vertices(&mut self, kept: &[u32]) {
+        use rayon::prelude::*;
         for s in &mut self.streams {
-            s.data = kept.iter().map(|&v| s.data[v as usize]).collect();
+            s.data = kept.par_iter().map(|&v| s.data[v as usize]).collect();
         }
     }
 

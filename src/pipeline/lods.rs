@@ -9,16 +9,20 @@ pub struct LodLevel {
     pub error: f32,
 }
 
-/// Simplifies `indices` toward each ratio of its triangle count. A level that does not get
-/// below the previous level's size has stalled and is returned empty ("reuse the previous
-/// level"), as `.hmesh` encodes it.
+/// Simplifies `indices` toward each ratio of its triangle count. Each level is simplified
+/// from the previous one (a cascade, as meshoptimizer's cluster-LOD examples do): a quarter
+/// from a half costs about half as much as from LOD0. Errors add up along the cascade, so
+/// each step gets what is left of `target_error`, and a level's `error` is the sum of the
+/// steps to it (a bound on its distance from LOD0). A level that does not get below the
+/// previous level's size has stalled and is returned empty ("reuse the previous level"),
+/// as `.hmesh` encodes it; the next level then starts from the last one that did not.
 pub fn build_lods(
     positions: &[[f32; 4]],
     indices: &[u32],
     ratios: &[f32],
     target_error: f32,
 ) -> Vec<LodLevel> {
-    let mut levels = Vec::with_capacity(ratios.len());
+    let mut levels: Vec<LodLevel> = Vec::with_capacity(ratios.len());
     if indices.is_empty() {
         return vec![LodLevel::default(); ratios.len()];
     }
@@ -27,34 +31,32 @@ pub fn build_lods(
         return vec![LodLevel::default(); ratios.len()];
     };
     let scale = meshopt::simplify_scale(&adapter);
-    // Every level simplifies LOD0 itself (no error accumulates from level to level), so
-    // the levels are independent and run in parallel.
-    use rayon::prelude::*;
-    let simplified: Vec<(Vec<u32>, f32)> = ratios
-        .par_iter()
-        .map(|&ratio| {
-            let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
-            let mut error = 0.0f32;
-            let level = meshopt::simplify(
-                indices,
-                &adapter,
-                target,
-                target_error,
-                meshopt::SimplifyOptions::empty(),
-                Some(&mut error),
-            );
-            (level, error * scale)
-        })
-        .collect();
-    let mut previous_len = indices.len();
-    for (level, error) in simplified {
-        if level.is_empty() || level.len() >= previous_len {
+    // The level the next one is simplified from (index into `levels`; None for LOD0) and
+    // the relative error accumulated to it.
+    let mut from: Option<usize> = None;
+    let mut accumulated = 0.0f32;
+    for &ratio in ratios {
+        let source = from.map_or(indices, |l| levels[l].indices.as_slice());
+        let target = ((indices.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
+        let mut error = 0.0f32;
+        let mut level = meshopt::simplify(
+            source,
+            &adapter,
+            target,
+            (target_error - accumulated).max(0.0),
+            meshopt::SimplifyOptions::empty(),
+            Some(&mut error),
+        );
+        if level.is_empty() || level.len() >= source.len() {
             levels.push(LodLevel::default());
         } else {
-            previous_len = level.len();
+            // The simplifier returns its result in a buffer the size of its input.
+            level.shrink_to_fit();
+            accumulated += error;
+            from = Some(levels.len());
             levels.push(LodLevel {
                 indices: level,
-                error,
+                error: accumulated * scale,
             });
         }
     }
@@ -86,6 +88,16 @@ mod tests {
             .iter()
             .flatten()
             .all(|&i| (i as usize) < positions.len()));
+
+        // A cascade: LOD2 is simplified from LOD1, so it only uses LOD1's vertices, and its
+        // error includes LOD1's.
+        let levels = build_lods(&positions, &indices, &[0.5, 0.25], 0.05);
+        if !levels[1].indices.is_empty() {
+            let in_lod1: std::collections::HashSet<u32> =
+                levels[0].indices.iter().copied().collect();
+            assert!(levels[1].indices.iter().all(|v| in_lod1.contains(v)));
+            assert!(levels[1].error >= levels[0].error);
+        }
 
         let tri = build_lods(&positions[..3], &[0, 1, 2], &[0.5], 0.05);
         assert_eq!(

@@ -26,5 +26,5 @@ pub mod weld;
 // The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.
 pub use crate::rig::hanim as animation;
 pub use crate::rig::skeleton as skinning;
-pub use settings::MeshSettings;
+pub use settings::{MeshSettings, TangentMode};
 pub use times::StageTimes;

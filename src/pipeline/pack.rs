@@ -16,9 +16,10 @@ pub fn pack_vertices(geometry: &Geometry, real_tangents: bool) -> Vec<GpuVertex>
         .stream(Semantic::Tangent, 0)
         .filter(|_| real_tangents);
     let uvs = geometry.stream(Semantic::TexCoord, 0);
+    use rayon::prelude::*;
     geometry
         .positions()
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(v, p)| {
             let normal = normals.map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));

@@ -52,8 +52,9 @@ pub struct PrepareRequest<'a> {
     pub transform: Mat4,
     /// Generate normals where the source has none.
     pub normals: Option<f32>,
-    /// Generate MikkTSpace tangents where missing and UVs exist.
-    pub tangents: bool,
+    /// Generate MikkTSpace tangents where missing, from this UV set (when it exists). The
+    /// set is read even when `keep` drops it, and dropped after the tangents are made.
+    pub tangents: Option<u32>,
     pub weld: Option<WeldRequest>,
     /// Vertex-cache and vertex-fetch order (drops unused vertices).
     pub optimize: bool,
@@ -146,7 +147,11 @@ pub fn prepare(
             path: format!("meshes[{}].primitives[{}]", id.mesh, id.primitive),
             message: "does not exist".into(),
         })?;
-    let mut g = prim.streams(request.keep);
+    let tangent_uvs = request.tangents;
+    let mut g = prim.streams(|semantic, set| {
+        (request.keep)(semantic, set)
+            || (semantic == Semantic::TexCoord && Some(set) == tangent_uvs)
+    });
     extra(&mut g);
     g.check().map_err(|message| PrepareError {
         path: prim.gltf_path.clone(),
@@ -166,9 +171,12 @@ pub fn prepare(
     bake_transform(&mut g, request.transform);
     times.bake += t.elapsed();
     let mut has_tangents = g.has(Semantic::Tangent, 0);
-    if request.tangents {
+    if let Some(set) = tangent_uvs {
         let t = Instant::now();
-        has_tangents = generate_tangents(&mut g);
+        has_tangents = generate_tangents(&mut g, set);
+        g.streams.retain(|s| {
+            s.semantic != Semantic::TexCoord || s.set != set || (request.keep)(s.semantic, s.set)
+        });
         times.tangents = t.elapsed();
     }
     if let Some(weld) = request.weld {
@@ -264,7 +272,7 @@ mod tests {
             keep,
             transform: Mat4::IDENTITY,
             normals: Some(60.0),
-            tangents: false,
+            tangents: None,
             weld: None,
             optimize: false,
             lods: (&[], 0.0),

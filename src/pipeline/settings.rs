@@ -6,8 +6,10 @@
 pub struct MeshSettings {
     /// Generate normals where the source has none (else missing normals are written as +Z).
     pub generate_normals: bool,
-    /// Generate MikkTSpace tangents where the source has none and UVs exist.
-    pub generate_tangents: bool,
+    /// Generate MikkTSpace tangents where the source has none: `"auto"` for primitives whose
+    /// material has a normal texture (from that texture's UV set), `true` for every primitive
+    /// with UVs, `false` never.
+    pub generate_tangents: TangentMode,
     /// Faces meeting at a vertex at a larger angle than this (degrees) get separate normals.
     pub normal_smoothing_angle: f32,
     /// Merge identical vertices of each submesh.
@@ -36,7 +38,7 @@ impl Default for MeshSettings {
     fn default() -> Self {
         Self {
             generate_normals: true,
-            generate_tangents: true,
+            generate_tangents: TangentMode::Auto,
             normal_smoothing_angle: 60.0,
             weld_vertices: true,
             weld_threshold: 0.0001,
@@ -47,6 +49,52 @@ impl Default for MeshSettings {
             lod_ratios: vec![0.5, 0.25],
             lod_target_error: 0.05,
             bake_transforms: true,
+        }
+    }
+}
+
+/// Which primitives get generated tangents (`generate_tangents` in build.toml: `true`,
+/// `false` or `"auto"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "TangentModeRepr", into = "TangentModeRepr")]
+pub enum TangentMode {
+    /// Never.
+    Off,
+    /// Every primitive with UVs: from its normal texture's UV set, else TEXCOORD_0.
+    On,
+    /// Only primitives whose material has a normal texture, from that texture's UV set:
+    /// tangents serve normal mapping and nothing else reads them.
+    Auto,
+}
+
+/// How [`TangentMode`] is written in build.toml.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum TangentModeRepr {
+    Flag(bool),
+    Name(String),
+}
+
+impl TryFrom<TangentModeRepr> for TangentMode {
+    type Error = String;
+    fn try_from(repr: TangentModeRepr) -> Result<Self, String> {
+        match repr {
+            TangentModeRepr::Flag(true) => Ok(TangentMode::On),
+            TangentModeRepr::Flag(false) => Ok(TangentMode::Off),
+            TangentModeRepr::Name(name) if name == "auto" => Ok(TangentMode::Auto),
+            TangentModeRepr::Name(name) => Err(format!(
+                "generate_tangents must be true, false or \"auto\", got \"{name}\""
+            )),
+        }
+    }
+}
+
+impl From<TangentMode> for TangentModeRepr {
+    fn from(mode: TangentMode) -> Self {
+        match mode {
+            TangentMode::On => TangentModeRepr::Flag(true),
+            TangentMode::Off => TangentModeRepr::Flag(false),
+            TangentMode::Auto => TangentModeRepr::Name("auto".into()),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Weld duplicate vertices of one primitive, over every stream it carries.
 
 use super::geometry::{Geometry, Semantic};
-use std::collections::HashMap;
+use rayon::prelude::*;
 
 /// Merges vertices whose streams are all equal (bit for bit, -0.0 equal to 0.0) and whose
 /// positions fall in the same cell of a `threshold`-sized grid (exactly equal positions when
@@ -14,46 +14,79 @@ pub fn weld_vertices(geometry: &mut Geometry, threshold: f32, drop_unused: bool)
     if n == 0 {
         return;
     }
-    let width = 4 * geometry.streams.len();
-    let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
-    // One row of keys per vertex, streams in their stored order.
-    let mut keys: Vec<u32> = vec![0; n * width];
-    for (s, stream) in geometry.streams.iter().enumerate() {
-        let snap = stream.semantic == Semantic::Position && threshold > 0.0;
-        for (v, value) in stream.data.iter().enumerate() {
-            let row = &mut keys[v * width + 4 * s..v * width + 4 * s + 4];
-            for (k, &c) in row.iter_mut().zip(value) {
-                *k = if snap {
-                    (c / threshold).floor() as i32 as u32
-                } else {
-                    bits(c)
-                };
-            }
-        }
-    }
-    let mut remap = vec![u32::MAX; n];
+    let class = equality_classes(geometry, threshold);
+    // New index of each class, given to it by the first vertex met in triangle order.
+    let mut slot = vec![u32::MAX; n];
     let mut kept: Vec<u32> = Vec::with_capacity(n);
-    let mut first: HashMap<&[u32], u32> = HashMap::with_capacity(n);
     let unused = if drop_unused { 0 } else { n as u32 };
     for v in geometry.indices.iter().copied().chain(0..unused) {
-        let vi = v as usize;
-        if remap[vi] != u32::MAX {
-            continue;
-        }
-        let next = kept.len() as u32;
-        let target = *first
-            .entry(&keys[vi * width..(vi + 1) * width])
-            .or_insert(next);
-        if target == next {
+        let s = &mut slot[class[v as usize] as usize];
+        if *s == u32::MAX {
+            *s = kept.len() as u32;
             kept.push(v);
         }
-        remap[vi] = target;
     }
-    drop(first);
-    for i in &mut geometry.indices {
-        *i = remap[*i as usize];
-    }
+    geometry
+        .indices
+        .par_iter_mut()
+        .for_each(|i| *i = slot[class[*i as usize] as usize]);
+    drop(slot);
+    drop(class);
     geometry.keep_vertices(&kept);
+}
+
+/// A class number per vertex, equal for vertices that weld. meshoptimizer's hash remap
+/// compares bytes, so it is given keys: positions snapped to the grid when `threshold` is
+/// above 0, and a copy with +0.0 for -0.0 of any stream that holds a -0.0 (rare); other
+/// streams are read where they are.
+fn equality_classes(geometry: &Geometry, threshold: f32) -> Vec<u32> {
+    let keys: Vec<Option<Vec<[u32; 4]>>> = geometry
+        .streams
+        .iter()
+        .map(|stream| {
+            if stream.semantic == Semantic::Position && threshold > 0.0 {
+                Some(
+                    stream
+                        .data
+                        .par_iter()
+                        .map(|v| v.map(|c| (c / threshold).floor() as i32 as u32))
+                        .collect(),
+                )
+            } else if stream
+                .data
+                .par_iter()
+                .flatten()
+                .any(|c| c.to_bits() == 1 << 31)
+            {
+                let bits = |c: f32| if c == 0.0 { 0 } else { c.to_bits() };
+                Some(stream.data.par_iter().map(|v| v.map(bits)).collect())
+            } else {
+                None
+            }
+        })
+        .collect();
+    let streams: Vec<meshopt::VertexStream> = geometry
+        .streams
+        .iter()
+        .zip(&keys)
+        .map(|(stream, key)| match key {
+            Some(key) => meshopt::VertexStream::new(key.as_ptr()),
+            None => meshopt::VertexStream::new(stream.data.as_ptr()),
+        })
+        .collect();
+    // meshoptimizer takes at most 16 streams at once: past 15, the classes of the streams
+    // so far become one stream of the next call. Every stream holds `vertex_count` values
+    // (`Geometry::check`), as the remap reads.
+    let n = geometry.vertex_count();
+    let mut class: Option<Vec<u32>> = None;
+    for group in streams.chunks(15) {
+        let mut group = group.to_vec();
+        if let Some(previous) = &class {
+            group.push(meshopt::VertexStream::new(previous.as_ptr()));
+        }
+        class = Some(meshopt::generate_vertex_remap_multi(n, &group, None).1);
+    }
+    class.unwrap_or_else(|| vec![0; n])
 }
 
 #[cfg(test)]
@@ -81,6 +114,30 @@ mod tests {
             g.stream(Semantic::TexCoord, 0).unwrap()[3],
             [0.5, 0.5, 0.0, 0.0]
         );
+    }
+
+    #[test]
+    fn negative_zero_welds_and_streams_past_sixteen_count() {
+        // Vertices 0 and 1 differ only by -0.0 against 0.0; 2 and 3 only in the 18th
+        // stream (meshoptimizer's remap takes 16 streams per call).
+        let p = [
+            [0.0, 0.0, 0.0],
+            [-0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+        ];
+        let mut g = Geometry::new("p", &p, vec![0, 2, 1, 1, 3, 0]);
+        for set in 0..20 {
+            let mut data = vec![[0.5, 0.5, 0.0, 0.0]; 4];
+            if set == 17 {
+                data[3][0] = 0.25;
+            }
+            g.set_stream(Semantic::TexCoord, set, data);
+        }
+        weld_vertices(&mut g, 0.0, false);
+        assert_eq!(g.vertex_count(), 3);
+        assert_eq!(g.indices, vec![0, 1, 0, 0, 2, 0]);
+        assert_eq!(g.stream(Semantic::TexCoord, 17).unwrap()[2][0], 0.25);
     }
 
     #[test]

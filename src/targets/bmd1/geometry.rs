@@ -72,7 +72,7 @@ pub(crate) fn prepare(
         normals: mesh_settings
             .generate_normals
             .then_some(mesh_settings.normal_smoothing_angle),
-        tangents: false,
+        tangents: None,
         weld: None,
         optimize: false,
         lods: (&mesh_settings.lod_ratios, mesh_settings.lod_target_error),

@@ -10,7 +10,7 @@ use crate::pipeline::prepare::{
     prepare, MeshletRequest, PrepareCache, PrepareError, PrepareRequest, Prepared, WeldRequest,
 };
 use crate::pipeline::skinning::{skin_primitive, Skeleton, SkinError};
-use crate::pipeline::{MeshSettings, StageTimes};
+use crate::pipeline::{MeshSettings, StageTimes, TangentMode};
 use crate::scene::Scene;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -63,13 +63,13 @@ pub fn build_hmesh(
     if instances.is_empty() {
         return Err(MeshError::Empty);
     }
-    let request = |transform| PrepareRequest {
+    let request = |transform, tangents| PrepareRequest {
         keep: &stored,
         transform,
         normals: settings
             .generate_normals
             .then_some(settings.normal_smoothing_angle),
-        tangents: settings.generate_tangents,
+        tangents,
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: settings.weld_threshold,
             drop_unused: false,
@@ -82,7 +82,7 @@ pub fn build_hmesh(
             cone_weight: settings.meshlet_cone_weight,
         }),
     };
-    let results: Vec<(Option<Prepared>, Vec<String>)> = instances
+    let results: Vec<(Option<PreparedInstance>, Vec<String>)> = instances
         .par_iter()
         .map(|&inst| {
             let mut warnings = Vec::new();
@@ -104,43 +104,84 @@ pub fn build_hmesh(
                 None if settings.bake_transforms => (scene.nodes[inst.node].world_matrix, None),
                 None => (glam::Mat4::IDENTITY, None),
             };
-            let prepared = prepare(scene, inst.into(), &request(transform), cache, |g| {
-                if let Some(skin) = &skin {
-                    skin_streams(g, skin);
+            let tangents = tangent_uv_set(scene, scene.primitive(inst).material, settings);
+            let prepared = prepare(
+                scene,
+                inst.into(),
+                &request(transform, tangents),
+                cache,
+                |g| {
+                    if let Some(skin) = &skin {
+                        skin_streams(g, skin);
+                    }
+                },
+            )?;
+            // Under "auto" only a normal-mapped primitive needs a real tangent frame;
+            // otherwise any primitive with UVs does.
+            let needs_tangents = match settings.generate_tangents {
+                TangentMode::Auto => {
+                    tangents.is_some_and(|set| scene.primitive(inst).has_tex_coords(set))
                 }
-            })?;
-            Ok((Some(prepared), warnings))
+                _ => prepared.geometry.has(Semantic::TexCoord, 0),
+            };
+            Ok((Some((prepared, needs_tangents)), warnings))
         })
         .collect::<Result<_, MeshError>>()?;
     let mut warnings = Vec::new();
     let mut processed = Vec::with_capacity(results.len());
+    let mut needs_tangents = Vec::with_capacity(results.len());
     for (p, w) in results {
         warnings.extend(w);
-        processed.extend(p);
+        if let Some((p, needs)) = p {
+            processed.push(p);
+            needs_tangents.push(needs);
+        }
     }
     if processed.is_empty() {
         return Err(MeshError::Empty);
     }
     let material_of: Vec<Option<usize>> = processed.iter().map(|p| p.geometry.material).collect();
     let slots = assign_material_slots(&scene.source_ref, &scene.materials, &material_of);
-    let mut build = assemble(processed, slots, settings, skeleton)?;
+    let has_tangents = mesh_has_tangents(&processed, &needs_tangents);
+    let mut build = assemble(processed, has_tangents, slots, settings, skeleton)?;
     build.warnings = warnings;
     Ok(build)
 }
 
+/// A prepared primitive instance and whether it needs a real tangent frame.
+type PreparedInstance = (Prepared, bool);
+
+/// The UV set tangents are generated from for a primitive with `material`, if any: the
+/// normal texture's set, or (`generate_tangents = true`, no normal texture) TEXCOORD_0.
+fn tangent_uv_set(scene: &Scene, material: Option<usize>, settings: &MeshSettings) -> Option<u32> {
+    let normal_uvs = material
+        .and_then(|m| scene.materials.get(m))
+        .and_then(|m| m.normal_texture.as_ref())
+        .map(|t| t.tex_coord);
+    match settings.generate_tangents {
+        TangentMode::Off => None,
+        TangentMode::On => Some(normal_uvs.unwrap_or(0)),
+        TangentMode::Auto => normal_uvs,
+    }
+}
+
 /// DESC's tangent flag is mesh-wide: set when some submesh has real tangents and every
-/// submesh either has them or has no UVs (a frame nothing can normal-map along, for which
-/// the fixed perpendicular is as good as any). A submesh with UVs but no tangents (tangent
-/// generation off) clears it, and then every tangent is written as the placeholder.
-fn mesh_has_tangents(processed: &[Prepared]) -> bool {
+/// submesh either has them or does not need them (`needs[i]` false: no UVs, a frame
+/// nothing can normal-map along, or under `generate_tangents = "auto"` no normal texture;
+/// for those the fixed perpendicular is as good as any). A submesh that needs tangents but
+/// has none (tangent generation off) clears it, and then every tangent is written as the
+/// placeholder.
+fn mesh_has_tangents(processed: &[Prepared], needs: &[bool]) -> bool {
     processed.iter().any(|p| p.has_tangents)
         && processed
             .iter()
-            .all(|p| p.has_tangents || !p.geometry.has(Semantic::TexCoord, 0))
+            .zip(needs)
+            .all(|(p, &needs)| p.has_tangents || !needs)
 }
 
 fn assemble(
     processed: Vec<Prepared>,
+    has_tangents: bool,
     slots: MaterialSlots,
     settings: &MeshSettings,
     skeleton: Option<&Skeleton>,
@@ -149,7 +190,6 @@ fn assemble(
     if total_vertices > u32::MAX as usize {
         return Err(MeshError::TooManyVertices(total_vertices));
     }
-    let has_tangents = mesh_has_tangents(&processed);
     let mut mesh = HMesh {
         has_tangents,
         meshlet_max_verts: settings.meshlet_max_vertices,
@@ -232,4 +272,137 @@ fn assemble(
         triangle_count,
         warnings: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::octahedral;
+    use crate::scene::{Material, Mesh, Node, Primitive, TextureRef};
+    use glam::{Mat4, Vec3};
+
+    /// One mesh of two quads in the XY plane facing +Z: primitive 0 with a material whose
+    /// normal texture reads TEXCOORD_1 (u along +Y there, along +X in TEXCOORD_0),
+    /// primitive 1 with a plain material and TEXCOORD_0 only.
+    fn two_quads() -> Scene {
+        let positions = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ];
+        let uv0 = vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]];
+        let uv1 = vec![[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]];
+        let quad = |material, uv1: Option<Vec<[f32; 2]>>| Primitive {
+            gltf_path: format!("meshes[0].primitives[{material}]"),
+            positions: positions.clone(),
+            normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
+            uv0: Some(uv0.clone()),
+            uv1,
+            indices: vec![0, 1, 2, 0, 2, 3],
+            indexed: true,
+            material: Some(material),
+            ..Default::default()
+        };
+        let normal_mapped = Material {
+            normal_texture: Some(TextureRef {
+                image: 0,
+                tex_coord: 1,
+                has_transform: false,
+            }),
+            ..Default::default()
+        };
+        Scene {
+            source_ref: "quads".into(),
+            meshes: vec![Mesh {
+                name: None,
+                primitives: vec![quad(0, Some(uv1)), quad(1, None)],
+            }],
+            nodes: vec![Node {
+                name: None,
+                parent: None,
+                children: vec![],
+                translation: Vec3::ZERO,
+                rotation: glam::Quat::IDENTITY,
+                scale: Vec3::ONE,
+                local_matrix: Mat4::IDENTITY,
+                world_matrix: Mat4::IDENTITY,
+                mesh: Some(0),
+                skin: None,
+                in_scene: true,
+            }],
+            roots: vec![0],
+            materials: vec![normal_mapped, Material::default()],
+            ..Default::default()
+        }
+    }
+
+    /// The decoded tangent direction and handedness of every vertex of submesh `s`.
+    fn submesh_tangents(mesh: &HMesh, s: usize) -> Vec<(Vec3, f32)> {
+        let sub = &mesh.submeshes[s];
+        mesh.indices[sub.first_index as usize..(sub.first_index + sub.index_count) as usize]
+            .iter()
+            .map(|&v| {
+                let (t, w) = octahedral::decode_tangent(mesh.vertices[v as usize].tangent);
+                (Vec3::from(t), w)
+            })
+            .collect()
+    }
+
+    fn build(mode: TangentMode) -> HMesh {
+        let settings = MeshSettings {
+            generate_tangents: mode,
+            ..Default::default()
+        };
+        build_hmesh(&two_quads(), &settings, None, &PrepareCache::default())
+            .unwrap()
+            .mesh
+    }
+
+    #[test]
+    fn auto_tangents_only_for_the_normal_mapped_primitive_from_its_uv_set() {
+        let mesh = build(TangentMode::Auto);
+        assert!(
+            mesh.has_tangents,
+            "the normal-mapped primitive has real tangents"
+        );
+        for (t, _) in submesh_tangents(&mesh, 0) {
+            assert!(
+                t.dot(Vec3::Y) > 0.999,
+                "tangent follows TEXCOORD_1's u: {t}"
+            );
+        }
+        // The plain primitive gets the fixed frame, not one along its TEXCOORD_0.
+        let fixed = Vec3::from(crate::pipeline::tangents::perpendicular([0.0, 0.0, 1.0]));
+        for (t, w) in submesh_tangents(&mesh, 1) {
+            assert!(t.dot(fixed) > 0.999 && w == 1.0, "{t} {w}");
+        }
+        // TEXCOORD_1 was read for the tangents but is not stored: the UVs are TEXCOORD_0's.
+        for v in &mesh.vertices {
+            assert_eq!(
+                v.uv,
+                [v.position[0], 1.0 - v.position[1]],
+                "TEXCOORD_0 stored"
+            );
+        }
+    }
+
+    #[test]
+    fn tangents_on_for_every_primitive_and_off_for_none() {
+        let on = build(TangentMode::On);
+        assert!(on.has_tangents);
+        for (t, _) in submesh_tangents(&on, 1) {
+            assert!(
+                t.dot(Vec3::X) > 0.999,
+                "tangent follows TEXCOORD_0's u: {t}"
+            );
+        }
+        for (t, _) in submesh_tangents(&on, 0) {
+            assert!(
+                t.dot(Vec3::Y) > 0.999,
+                "the normal texture's set still wins: {t}"
+            );
+        }
+        assert!(!build(TangentMode::Off).has_tangents);
+    }
 }

@@ -94,7 +94,7 @@ pub fn build_mesh(
             .then_some(settings.normal_smoothing_angle),
         // Balsam writes a tangent frame only when the source has one (terrain.glb, normal
         // mapped without tangents, gets none; Qt then derives tangents in the shader).
-        tangents: false,
+        tangents: None,
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: 0.0,
             drop_unused: true,
