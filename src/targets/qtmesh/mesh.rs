@@ -254,6 +254,12 @@ fn bounds(prim: &Prim) -> ([f32; 3], [f32; 3]) {
     (min.to_array(), max.to_array())
 }
 
+/// glTF puts the UV origin at the image's top-left corner, Qt at its bottom-left (Qt
+/// uploads images bottom row first), so V is mirrored: `(u, 1 - v)`, as Balsam writes.
+fn qt_uv(uv: [f32; 4]) -> [f32; 2] {
+    [uv[0], 1.0 - uv[1]]
+}
+
 fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexBuffer {
     let mut entries = Vec::new();
     let mut stride = 0u32;
@@ -309,10 +315,10 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
                 put(&normal);
             }
             if layout.uv0 {
-                put(&uv0.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
+                put(&qt_uv(uv0.map_or([0.0; 4], |a| a[v])));
             }
             if layout.uv1 {
-                put(&uv1.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
+                put(&qt_uv(uv1.map_or([0.0; 4], |a| a[v])));
             }
             if layout.tangents {
                 let t = tangents.map_or_else(
@@ -347,7 +353,12 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
 }
 
 /// The version 7 target buffer: for each kind present (position, normal, tangent), each
-/// target's deltas as one 16-byte texel per vertex, padded to Qt's square texture.
+/// target's attribute as one 16-byte texel per vertex, padded to Qt's square texture.
+///
+/// glTF targets hold displacements, but Qt stores complete target attributes (its
+/// morphing shader adds `weight * (target - base)`, and Balsam writes assimp's anim
+/// meshes, which are complete too), so each texel is `base + delta`; a target without
+/// a kind's displacements stores the base itself.
 fn target_buffer(
     prims: &[Prim],
     target_count: usize,
@@ -368,18 +379,19 @@ fn target_buffer(
             component_count: 3,
             offset: data.len() as u32,
         });
+        let semantic = match kind {
+            0 => Semantic::MorphPosition,
+            1 => Semantic::MorphNormal,
+            _ => Semantic::MorphTangent,
+        };
         for t in 0..target_count {
             let start = data.len();
             for p in prims {
-                let semantic = match kind {
-                    0 => Semantic::MorphPosition,
-                    1 => Semantic::MorphNormal,
-                    _ => Semantic::MorphTangent,
-                };
                 let deltas = p.get(semantic, t as u32);
                 for v in 0..p.vertex_count() {
+                    let base = base_attribute(p, kind, v);
                     let d = deltas.map_or([0.0; 3], |d| xyz(d[v]));
-                    for f in [d[0], d[1], d[2], 0.0] {
+                    for f in [base[0] + d[0], base[1] + d[1], base[2] + d[2], 0.0] {
                         data.extend_from_slice(&f.to_le_bytes());
                     }
                 }
@@ -391,5 +403,21 @@ fn target_buffer(
         target_count: target_count as u32,
         entries,
         data,
+    }
+}
+
+/// Vertex `v`'s position (kind 0), normal (1) or tangent (2) as the vertex buffer holds
+/// it, neutral values included.
+fn base_attribute(p: &Prim, kind: usize, v: usize) -> [f32; 3] {
+    let normal = p
+        .get(Semantic::Normal, 0)
+        .map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));
+    match kind {
+        0 => xyz(p.g.positions()[v]),
+        1 => normal,
+        _ => p.get(Semantic::Tangent, 0).map_or_else(
+            || crate::pipeline::tangents::perpendicular(normal),
+            |t| xyz(t[v]),
+        ),
     }
 }

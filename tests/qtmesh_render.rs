@@ -1,0 +1,201 @@
+//! Our Qt Quick 3D scenes look like Balsam 6.12's: both scenes of a corpus source are
+//! rendered in Qt Quick 3D (PySide6 6.12, Xvfb + Mesa llvmpipe) by
+//! `shared/peers/qt/render_scenes.py --unlit`, which draws Balsam | ours | ours with
+//! `flipV` toggled at runtime side by side with one camera. Unlit, the panels show
+//! `baseColor * baseColorMap`, so texture mapping (the V origin, UVs, materials) is what
+//! is compared: at most 2.5% of the pixels of our panel may differ from Balsam's by more
+//! than 24 levels in a channel (mip selection and filtering differ a little). The third
+//! panel proves the comparison can fail: with V mirrored the same check must fail. Qt
+//! must print no message while loading and drawing the scenes.
+
+mod common;
+
+use assetc::import::{import_gltf, ImportOptions};
+use assetc::pipeline::MeshSettings;
+use assetc::targets::qtmesh::{build_qtmesh, QtTargetSettings};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Largest channel difference that counts as equal.
+const LEVELS: u8 = 24;
+/// Most pixels (fraction of a panel) allowed to differ by more than [`LEVELS`].
+const MAX_DIFFERING: f64 = 0.025;
+/// Each panel's label (`balsam 6.12`, `assetc`) is drawn in its top rows; they are not
+/// part of the scene and are left out of the comparison.
+const LABEL_ROWS: u32 = 24;
+/// Panel size in pixels: big enough for textures to show, small enough for llvmpipe.
+const SIZE: u32 = 320;
+
+struct Tools {
+    balsam: PathBuf,
+    script: PathBuf,
+}
+
+/// Balsam 6.12 (PySide6), the render script beside the corpus, Xvfb; names the missing
+/// ones (failing under CI) when not all are there.
+fn tools(test: &str, corpus: &Path) -> Option<Tools> {
+    let balsam = common::pyside6_tool("balsam");
+    let script = std::env::var_os("ASSETC_RENDER_SCENES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| corpus.join("../peers/qt/render_scenes.py"));
+    let xvfb = common::tool("ASSETC_XVFB", "Xvfb", &["/usr/bin"]);
+    let mut absent = Vec::new();
+    if balsam.is_none() {
+        absent.push("PySide6's balsam (pip pyside6-essentials/addons 6.12)".to_string());
+    }
+    if !script.is_file() {
+        absent.push(format!("{} (ASSETC_RENDER_SCENES)", script.display()));
+    }
+    if xvfb.is_none() && std::env::var_os("DISPLAY").is_none() {
+        absent.push("Xvfb (apt-get install xvfb libgl1-mesa-dri)".to_string());
+    }
+    if !absent.is_empty() {
+        common::missing(test, &absent.join(", "));
+        return None;
+    }
+    Some(Tools {
+        balsam: balsam?,
+        script,
+    })
+}
+
+fn find_qml(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir:?}: {e}"))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "qml"))
+        .unwrap_or_else(|| panic!("no QML in {dir:?}"))
+}
+
+/// Our scene of `src` under `out`; returns its QML file.
+fn build_ours(src: &Path, out: &Path) -> PathBuf {
+    let stem = src.file_stem().unwrap().to_string_lossy().to_lowercase();
+    let scene = import_gltf(src, &stem, &ImportOptions::new(src.parent().unwrap()))
+        .unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    let output = build_qtmesh(
+        &scene,
+        &QtTargetSettings::default(),
+        &MeshSettings::default(),
+    )
+    .unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    for f in &output.files {
+        let p = out.join(&f.rel_path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, &f.bytes).unwrap();
+    }
+    find_qml(&out.join(format!("{stem}.qt")))
+}
+
+/// Fraction of the pixels below the label rows whose largest channel difference exceeds
+/// [`LEVELS`], between panels `a` and `b` of the side-by-side image.
+fn differing(img: &image::RgbImage, a: u32, b: u32) -> f64 {
+    let panel = img.width() / 3;
+    let (mut over, mut total) = (0u64, 0u64);
+    for y in LABEL_ROWS..img.height() {
+        for x in 0..panel {
+            let (p, q) = (
+                img.get_pixel(a * panel + x, y),
+                img.get_pixel(b * panel + x, y),
+            );
+            let d = p.0.iter().zip(q.0).map(|(x, y)| x.abs_diff(y)).max();
+            over += u64::from(d.unwrap_or(0) > LEVELS);
+            total += 1;
+        }
+    }
+    over as f64 / total.max(1) as f64
+}
+
+#[test]
+fn unlit_scenes_match_balsams_pixels() {
+    let test = "unlit_scenes_match_balsams_pixels";
+    let Some(corpus) = common::corpus(test) else {
+        return;
+    };
+    let Some(tools) = tools(test, &corpus) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut table = vec!["| source | differing ours | differing mirrored V |".to_string()];
+    let mut failures = Vec::new();
+    for rel in ["terrain/terrain.glb", "FlightHelmet/FlightHelmet.gltf"] {
+        let src = corpus.join("gltf").join(rel);
+        if !src.is_file() {
+            common::missing(test, &src.display().to_string());
+            return;
+        }
+        let dir = tmp.path().join(rel.replace('/', "_"));
+        let ours = build_ours(&src, &dir.join("ours"));
+        let theirs_dir = dir.join("balsam");
+        let balsam = Command::new(&tools.balsam)
+            .env("QT_QPA_PLATFORM", "offscreen")
+            .arg("-o")
+            .arg(&theirs_dir)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(balsam.status.success(), "{rel}: balsam failed: {balsam:?}");
+        let theirs = find_qml(&theirs_dir);
+        let png = dir.join("panels.png");
+        let run = Command::new("python3")
+            .arg(&tools.script)
+            .args(["--unlit", "--size", &SIZE.to_string()])
+            .arg(&theirs)
+            .arg(&ours)
+            .arg(&png)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&run.stdout).into_owned()
+            + &String::from_utf8_lossy(&run.stderr);
+        assert!(
+            run.status.success() && png.is_file(),
+            "{rel}: render failed:\n{log}"
+        );
+        let ours_load = log
+            .lines()
+            .find(|l| l.starts_with("LOAD ours"))
+            .unwrap_or("no LOAD line");
+        assert!(
+            ours_load.contains("status Ready, object ok, 0 errors"),
+            "{rel}: our scene did not load: {ours_load}\n{log}"
+        );
+        // Every Qt message is printed as a QTMSG line. libpng's notes are about the
+        // source's own image files, which both scenes copy unchanged into maps/.
+        let messages: Vec<&str> = log
+            .lines()
+            .filter(|l| l.starts_with("QTMSG") && !l.contains("libpng warning"))
+            .collect();
+        assert!(messages.is_empty(), "{rel}: Qt messages:\n{log}");
+        let img = image::open(&png)
+            .unwrap_or_else(|e| panic!("{png:?}: {e}"))
+            .to_rgb8();
+        assert_eq!(img.width(), 3 * SIZE, "{rel}: three panels");
+        let (ours_diff, mirrored_diff) = (differing(&img, 0, 1), differing(&img, 0, 2));
+        table.push(format!(
+            "| {rel} | {:.2}% | {:.2}% |",
+            100.0 * ours_diff,
+            100.0 * mirrored_diff
+        ));
+        if ours_diff > MAX_DIFFERING {
+            failures.push(format!(
+                "{rel}: {:.2}% of pixels differ by more than {LEVELS} levels (at most {:.1}%); \
+                 see {png:?}",
+                100.0 * ours_diff,
+                100.0 * MAX_DIFFERING
+            ));
+        }
+        if mirrored_diff <= MAX_DIFFERING {
+            failures.push(format!(
+                "{rel}: with V mirrored our scene still passes ({:.2}% of pixels differ): the \
+                 comparison cannot see the textures",
+                100.0 * mirrored_diff
+            ));
+        }
+    }
+    println!("{}", table.join("\n"));
+    if !failures.is_empty() {
+        // Keep the images for a look.
+        let kept = tmp.keep();
+        panic!("{}\n(images under {kept:?})", failures.join("\n"));
+    }
+}
