@@ -41,6 +41,11 @@ fn stored(semantic: Semantic, set: u32) -> bool {
     }
 }
 
+/// assimp's JoinIdenticalVertices tolerance (Euclidean, per attribute), which Balsam
+/// applies: exporters' float noise (normals differing in the 7th digit) does not keep
+/// vertex copies apart, and our vertex counts are Balsam's.
+const WELD_EPSILON: f32 = 1e-5;
+
 /// What a built mesh holds, for the QML that points at it.
 pub struct BuiltMesh {
     pub mesh: QtMesh,
@@ -84,8 +89,9 @@ pub fn build_mesh(
             .and_then(|m| scene.materials.get(m))
             .is_some_and(|m| m.normal_texture.is_some())
     });
-    // Geometry stays in mesh space (node transforms go in the QML); welding is exact, so
-    // positions stay the source's, and drops vertices no triangle uses, as Balsam does.
+    // Geometry stays in mesh space (node transforms go in the QML). Vertices are welded
+    // the way Balsam's assimp does (every attribute within WELD_EPSILON of an earlier
+    // vertex), and vertices no triangle uses are dropped, as Balsam does.
     let request = PrepareRequest {
         keep: &stored,
         transform: glam::Mat4::IDENTITY,
@@ -98,6 +104,7 @@ pub fn build_mesh(
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: 0.0,
             drop_unused: true,
+            epsilon: WELD_EPSILON,
         }),
         optimize: false,
         lods: if with_lods {

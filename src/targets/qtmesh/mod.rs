@@ -14,9 +14,9 @@
 //! displacement), which is what Qt's morphing shader expects.
 //!
 //! Where the output differs from Balsam on purpose:
-//! - Vertices equal in every attribute are welded per primitive and kept in first-use
-//!   order, and vertices no triangle uses are dropped; Balsam (assimp) welds too, but
-//!   orders vertices differently. Triangles and positions are the source's exactly.
+//! - Vertices are welded per primitive with assimp's rule (every attribute within 1e-5
+//!   of an earlier vertex), as Balsam does, and kept in first-use order; vertices no
+//!   triangle uses are dropped. Balsam orders vertices differently.
 //! - Indices are 16-bit when a mesh has at most 65,536 vertices (Balsam always writes
 //!   32-bit): half the index memory, and Qt reads both.
 //! - Missing normals are generated with assetc's normal stage (area-weighted, 60 degree
