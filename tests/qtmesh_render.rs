@@ -199,3 +199,61 @@ fn unlit_scenes_match_balsams_pixels() {
         panic!("{}\n(images under {kept:?})", failures.join("\n"));
     }
 }
+
+/// Loads every QML file given on the command line in one Qt Quick engine (PySide6),
+/// lets timelines run for half a second and prints every Qt message as `QTMSG`.
+const LOAD_SCRIPT: &str = r#"
+import os, sys
+os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
+from PySide6.QtCore import QTimer, QUrl, qInstallMessageHandler
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtQml import QQmlComponent, QQmlEngine
+qInstallMessageHandler(lambda mode, ctx, msg: print(f'QTMSG [{mode.name}] {msg}', flush=True))
+app = QGuiApplication([sys.argv[0]])
+engine = QQmlEngine()
+keep = []
+for p in sys.argv[1:]:
+    c = QQmlComponent(engine, QUrl.fromLocalFile(os.path.abspath(p)))
+    obj = c.create() if c.isReady() else None
+    errs = [e.toString() for e in c.errors()]
+    print(f'LOAD {p}: {"ok" if obj else "NONE"}' + ''.join(f'\n  ERR {e}' for e in errs), flush=True)
+    keep.append(obj)
+QTimer.singleShot(500, app.quit)
+app.exec()
+"#;
+
+#[test]
+fn every_corpus_scene_loads_in_qt_without_messages() {
+    let test = "every_corpus_scene_loads_in_qt_without_messages";
+    let Some(corpus) = common::corpus(test) else {
+        return;
+    };
+    if common::pyside6_tool("balsam").is_none() {
+        common::missing(test, "PySide6 6.12 (pip pyside6-essentials/addons)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut scenes = Vec::new();
+    for (i, src) in common::gltf_files(&corpus.join("gltf")).iter().enumerate() {
+        scenes.push(build_ours(src, &tmp.path().join(i.to_string())));
+    }
+    assert!(scenes.len() > 20, "only {} scenes", scenes.len());
+    let script = tmp.path().join("load.py");
+    std::fs::write(&script, LOAD_SCRIPT).unwrap();
+    let run = Command::new("python3")
+        .arg(&script)
+        .args(&scenes)
+        .output()
+        .unwrap();
+    let log =
+        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "the loader failed:\n{log}");
+    let loaded = log
+        .lines()
+        .filter(|l| l.starts_with("LOAD ") && l.ends_with(": ok"))
+        .count();
+    assert_eq!(loaded, scenes.len(), "scenes that did not load:\n{log}");
+    let messages: Vec<&str> = log.lines().filter(|l| l.starts_with("QTMSG")).collect();
+    assert!(messages.is_empty(), "Qt messages:\n{log}");
+    println!("{loaded} scenes loaded without a Qt message");
+}
