@@ -7,6 +7,11 @@
 //! than 24 levels in a channel (mip selection and filtering differ a little). The third
 //! panel proves the comparison can fail: with V mirrored the same check must fail. Qt
 //! must print no message while loading and drawing the scenes.
+//!
+//! The same comparison runs for a skinned source (Fox) and a morphing one
+//! (MorphStressTest) at two frames of their first clip, driving both scenes' Timelines;
+//! and every corpus scene must load in Qt Quick with its timelines running and no Qt
+//! message.
 
 mod common;
 
@@ -23,8 +28,14 @@ const MAX_DIFFERING: f64 = 0.025;
 /// Each panel's label (`balsam 6.12`, `assetc`) is drawn in its top rows; they are not
 /// part of the scene and are left out of the comparison.
 const LABEL_ROWS: u32 = 24;
+/// Fewest pixels (fraction of a panel) that must change between two frames of a clip.
+const MIN_MOVED: f64 = 0.002;
 /// Panel size in pixels: big enough for textures to show, small enough for llvmpipe.
 const SIZE: u32 = 320;
+
+/// `render_scenes.py` starts its own Xvfb on the first free display number; two renders
+/// at once could pick the same one, so the tests here render one at a time.
+static RENDER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 struct Tools {
     balsam: PathBuf,
@@ -137,6 +148,7 @@ fn unlit_scenes_match_balsams_pixels() {
         assert!(balsam.status.success(), "{rel}: balsam failed: {balsam:?}");
         let theirs = find_qml(&theirs_dir);
         let png = dir.join("panels.png");
+        let _one_at_a_time = RENDER.lock().unwrap_or_else(|e| e.into_inner());
         let run = Command::new("python3")
             .arg(&tools.script)
             .args(["--unlit", "--size", &SIZE.to_string()])
@@ -256,4 +268,190 @@ fn every_corpus_scene_loads_in_qt_without_messages() {
     let messages: Vec<&str> = log.lines().filter(|l| l.starts_with("QTMSG")).collect();
     assert!(messages.is_empty(), "Qt messages:\n{log}");
     println!("{loaded} scenes loaded without a Qt message");
+}
+
+/// Runs `render_scenes.py` with one clip of both scenes at one frame: the Timeline named
+/// `ASSETC_CLIP` is enabled at frame `ASSETC_FRAME` (milliseconds, in Balsam's and our
+/// timelines alike). The scenes given are [`still`] copies, so no clip has moved
+/// anything before.
+const FRAME_SCRIPT: &str = r#"
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location('render_scenes', os.environ['ASSETC_RENDER_SCRIPT'])
+rs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rs)
+clip, frame = os.environ['ASSETC_CLIP'], float(os.environ['ASSETC_FRAME'])
+original = rs.wrapper
+def wrapper(*args, **kwargs):
+    qml = original(*args, **kwargs)
+    drive = '''
+    function setFrames(item) {
+        if (!item) return 0;
+        var timelines = [];
+        for (var i = 0; i < item.data.length; ++i) {
+            var t = item.data[i];
+            if (t && t.keyframeGroups !== undefined && t.currentFrame !== undefined) timelines.push(t);
+        }
+        var chosen = null;
+        for (var j = 0; j < timelines.length; ++j) {
+            for (var a = 0; a < timelines[j].animations.length; ++a) timelines[j].animations[a].running = false;
+            timelines[j].enabled = false;
+            if (timelines[j].objectName === "%s") chosen = timelines[j];
+        }
+        if (!chosen) return 0;
+        chosen.enabled = true;
+        chosen.currentFrame = %f + 1;
+        chosen.currentFrame = %f;
+        return 1;
+    }
+    function setUp() {
+        console.info("FRAMES " + setFrames(l0.item) + " " + setFrames(l1.item) + " " + setFrames(l2.item));''' % (clip, frame, frame)
+    return qml.replace('    function setUp() {', drive, 1)
+rs.wrapper = wrapper
+sys.exit(rs.main(sys.argv[1:]))
+"#;
+
+/// A copy of a scene (beside it, so its relative paths resolve) whose Timelines start
+/// disabled and stopped. Balsam's scenes start every clip at once, and a clip that ran
+/// leaves its values behind (disabling a Timeline does not reliably restore them), so
+/// both scenes are loaded still and only the compared clip is switched on.
+fn still(qml: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(qml).unwrap_or_else(|e| panic!("{qml:?}: {e}"));
+    let still: String = text
+        .lines()
+        .map(|l| match l.trim() {
+            "enabled: true" => l.replace("true", "false"),
+            "running: true" => l.replace("true", "false"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = qml.with_file_name("Still.qml");
+    std::fs::write(&path, still).unwrap();
+    path
+}
+
+#[test]
+fn animated_scenes_match_balsams_pixels_at_several_times() {
+    let test = "animated_scenes_match_balsams_pixels_at_several_times";
+    let Some(corpus) = common::corpus(test) else {
+        return;
+    };
+    let Some(tools) = tools(test, &corpus) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("frames.py");
+    std::fs::write(&script, FRAME_SCRIPT).unwrap();
+    let mut table = vec!["| source | clip | frame (ms) | differing |".to_string()];
+    let mut failures = Vec::new();
+    // A skinned source and a morphing one, each at two times of its first clip
+    // (MorphStressTest: where one of its targets peaks); two renders take ~13 s.
+    for (rel, clip, frames) in [
+        ("animated/Fox.glb", "Survey", [400.0, 1700.0]),
+        (
+            "animated/MorphStressTest.gltf",
+            "Individuals",
+            [460.0, 4120.0],
+        ),
+    ] {
+        let src = corpus.join("gltf").join(rel);
+        if !src.is_file() {
+            common::missing(test, &src.display().to_string());
+            return;
+        }
+        let dir = tmp.path().join(rel.replace('/', "_"));
+        let ours = build_ours(&src, &dir.join("ours"));
+        let theirs_dir = dir.join("balsam");
+        let balsam = Command::new(&tools.balsam)
+            .env("QT_QPA_PLATFORM", "offscreen")
+            .arg("-o")
+            .arg(&theirs_dir)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(balsam.status.success(), "{rel}: balsam failed: {balsam:?}");
+        let (theirs, ours) = (still(&find_qml(&theirs_dir)), still(&ours));
+        let mut ours_panels: Vec<image::RgbImage> = Vec::new();
+        for frame in frames {
+            let png = dir.join(format!("frame{frame}.png"));
+            let _one_at_a_time = RENDER.lock().unwrap_or_else(|e| e.into_inner());
+            let run = Command::new("python3")
+                .arg(&script)
+                .args(["--unlit", "--size", &SIZE.to_string()])
+                .arg(&theirs)
+                .arg(&ours)
+                .arg(&png)
+                .env("ASSETC_RENDER_SCRIPT", &tools.script)
+                .env("ASSETC_CLIP", clip)
+                .env("ASSETC_FRAME", frame.to_string())
+                .output()
+                .unwrap();
+            let log = String::from_utf8_lossy(&run.stdout).into_owned()
+                + &String::from_utf8_lossy(&run.stderr);
+            assert!(
+                run.status.success() && png.is_file(),
+                "{rel} at {frame}: render failed:\n{log}"
+            );
+            // Balsam's scene and ours (twice) each have the clip.
+            assert!(
+                log.contains("FRAMES 1 1 1"),
+                "{rel}: clip {clip:?} not found in both scenes:\n{log}"
+            );
+            let messages: Vec<&str> = log
+                .lines()
+                .filter(|l| {
+                    l.starts_with("QTMSG") && !l.contains("libpng warning") && !l.contains("FRAMES")
+                })
+                .collect();
+            assert!(messages.is_empty(), "{rel} at {frame}: Qt messages:\n{log}");
+            let img = image::open(&png)
+                .unwrap_or_else(|e| panic!("{png:?}: {e}"))
+                .to_rgb8();
+            let diff = differing(&img, 0, 1);
+            table.push(format!(
+                "| {rel} | {clip} | {frame} | {:.2}% |",
+                100.0 * diff
+            ));
+            if diff > MAX_DIFFERING {
+                failures.push(format!(
+                    "{rel} at {frame} ms: {:.2}% of pixels differ by more than {LEVELS} levels",
+                    100.0 * diff
+                ));
+            }
+            ours_panels.push(img);
+        }
+        // The frames must differ, or the comparison says nothing about motion. llvmpipe
+        // draws a still scene identically every time, so a few hundred pixels (the
+        // morphing pillars rise by a few pixels at this size) are motion.
+        let moved = ours_panels
+            .windows(2)
+            .map(|w| {
+                let mut pair = w[0].clone();
+                let panel = pair.width() / 3;
+                image::imageops::replace(
+                    &mut pair,
+                    &image::imageops::crop_imm(&w[1], panel, 0, panel, w[1].height()).to_image(),
+                    0,
+                    0,
+                );
+                // Panel 0 now holds the later frame of our scene, panel 1 the earlier one.
+                differing(&pair, 0, 1)
+            })
+            .fold(f64::INFINITY, f64::min);
+        table.push(format!(
+            "| {rel} | {clip} | between frames, ours | {:.2}% |",
+            100.0 * moved
+        ));
+        if moved <= MIN_MOVED {
+            failures.push(format!(
+                "{rel}: our scene changes only {:.2}% of pixels between frames: the clip does not play",
+                100.0 * moved
+            ));
+        }
+    }
+    println!("{}", table.join("\n"));
+    if !failures.is_empty() {
+        let kept = tmp.keep();
+        panic!("{}\n(images under {kept:?})", failures.join("\n"));
+    }
 }
