@@ -7,6 +7,8 @@
 //!   colours, skin influences, each morph target's complete attributes) equals Balsam's
 //!   within 1e-3, except where [`documented_exception`] gives the glTF rule that makes
 //!   ours right;
+//! - the QML has Balsam's lights and cameras (type, brightness, colour, fades, cone
+//!   angles), texture transforms and Timelines (names and KeyframeGroup counts);
 //! - Qt 6.4's `meshdebug` reads every version 5 file we write and prints the structure
 //!   our reader reports.
 //!
@@ -468,6 +470,98 @@ fn compare(ours: &QtMesh, theirs: &QtMesh) -> Comparison {
     result
 }
 
+/// What the QML says besides meshes and materials, in a form both Balsam's and ours
+/// can be compared by: each light and camera (type and the properties Balsam sets),
+/// each distinct texture transform, and each Timeline (name and KeyframeGroup count).
+fn qml_extras(qml: &str) -> Vec<String> {
+    const PLACED: [&str; 5] = [
+        "DirectionalLight",
+        "PointLight",
+        "SpotLight",
+        "PerspectiveCamera",
+        "OrthographicCamera",
+    ];
+    const PLACED_PROPS: [&str; 8] = [
+        "brightness",
+        "color",
+        "quadraticFade",
+        "linearFade",
+        "constantFade",
+        "coneAngle",
+        "innerConeAngle",
+        "clipNear",
+    ];
+    const TRANSFORM_PROPS: [&str; 6] = [
+        "pivotV",
+        "positionU",
+        "positionV",
+        "rotationUV",
+        "scaleU",
+        "scaleV",
+    ];
+    // Numbers to 4 significant digits: Balsam prints doubles, we print shortest floats.
+    let value = |v: &str| match v.trim().parse::<f64>() {
+        Ok(f) if f != 0.0 => format!("{:.3e}", f),
+        Ok(_) => "0".to_string(),
+        Err(_) => v.trim().to_string(),
+    };
+    let mut out = std::collections::BTreeSet::new();
+    let mut block: Option<(String, Vec<String>)> = None;
+    let mut timelines: Vec<(String, usize)> = Vec::new();
+    let mut in_timeline = false;
+    for line in qml.lines().map(str::trim) {
+        if let Some(kind) = line.strip_suffix(" {") {
+            if PLACED.contains(&kind) || kind == "Texture" {
+                block = Some((kind.to_string(), Vec::new()));
+            }
+            if kind == "Timeline" {
+                in_timeline = true;
+                timelines.push((String::new(), 0));
+            }
+            if kind == "KeyframeGroup" {
+                if let Some(t) = timelines.last_mut() {
+                    t.1 += 1;
+                }
+            }
+            continue;
+        }
+        if in_timeline && timelines.last().is_some_and(|t| t.0.is_empty()) {
+            if let Some(n) = line.strip_prefix("objectName: ") {
+                if let Some(t) = timelines.last_mut() {
+                    t.0 = n.to_string();
+                }
+            }
+        }
+        let Some((kind, props)) = block.as_mut() else {
+            continue;
+        };
+        if line == "}" {
+            if kind != "Texture" || !props.is_empty() {
+                props.sort();
+                out.insert(format!("{kind} {}", props.join(" ")));
+            }
+            block = None;
+            continue;
+        }
+        if let Some((k, v)) = line.split_once(": ") {
+            let wanted = if kind == "Texture" {
+                TRANSFORM_PROPS.contains(&k)
+            } else {
+                PLACED_PROPS.contains(&k)
+            };
+            if wanted {
+                props.push(format!("{k}={}", value(v)));
+            }
+        }
+    }
+    out.extend(
+        timelines
+            .into_iter()
+            .map(|(name, groups)| format!("Timeline {name} with {groups} KeyframeGroups")),
+    );
+    out.into_iter().collect()
+}
+
 fn import(src: &Path) -> Scene {
     let stem = src.file_stem().unwrap().to_string_lossy().to_lowercase();
     import_gltf(src, &stem, &ImportOptions::new(src.parent().unwrap()))
@@ -560,6 +654,21 @@ fn our_meshes_carry_balsams_geometry() {
         }
         let pairs = mesh_pairs(&ours, &theirs);
         let mut sum = Comparison::default();
+        let read_qml = |d: &Path| {
+            find_qml(d)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default()
+        };
+        let (extras_ours, extras_theirs) =
+            (qml_extras(&read_qml(&ours)), qml_extras(&read_qml(&theirs)));
+        if extras_ours != extras_theirs {
+            sum.problems.push(format!(
+                "QML lights/cameras/texture transforms/timelines differ:\n    ours   {extras_ours:?}\n    Balsam {extras_theirs:?}"
+            ));
+        }
+        if !extras_ours.is_empty() {
+            println!("{label}: {}", extras_ours.join("; "));
+        }
         if pairs.is_empty() {
             sum.problems
                 .push("no Model pairs found in the two QML files".to_string());

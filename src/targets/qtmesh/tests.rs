@@ -387,6 +387,15 @@ fn scene_with_extras() -> Scene {
                 vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
                 4,
             ),
+            // Node B stays where it is: a track that changes nothing is left out.
+            channel(
+                1,
+                ChannelPath::Translation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0; 6],
+                3,
+            ),
             channel(
                 2,
                 ChannelPath::Weights,
@@ -456,6 +465,10 @@ fn qml_writes_transforms_lights_cameras_weights_and_timelines() {
     // STEP: the first rotation is held until just before the second key.
     has("            target: b\n            property: \"rotation\"\n            Keyframe { frame: 0; value: Qt.quaternion(1, 0, 0, 0) }\n            Keyframe { frame: 999.99; value: Qt.quaternion(1, 0, 0, 0) }\n            Keyframe { frame: 1000; value: Qt.quaternion(0, 0, 0, 1) }\n");
     has("            target: nodes_2__morphtarget0\n            property: \"weight\"\n            Keyframe { frame: 0; value: 0 }\n            Keyframe { frame: 2000; value: 1 }\n");
+    assert!(
+        !qml.contains("target: b\n            property: \"position\""),
+        "{qml}"
+    );
     // The second clip is written but does not play.
     has("        objectName: \"Other\"\n");
     assert_eq!(qml.matches("enabled: false").count(), 1, "{qml}");

@@ -1,11 +1,14 @@
 //! glTF animations as Qt Quick Timelines, shaped like Balsam 6.12's: one `Timeline` per
 //! clip counting milliseconds (`framesPerSecond: 1000`), driven by a looping
 //! `TimelineAnimation`, with a `KeyframeGroup` per animated property (`position`,
-//! `rotation`, `scale` of a node, `weight` of a morph target).
+//! `rotation`, `scale` of a node, `weight` of a morph target). As Balsam does, a node
+//! track whose every key equals the node's own value (Qt's fuzzy compare) is left out,
+//! and an unnamed clip's Timeline is `timeline<i>`.
 //!
 //! Where it differs from Balsam, on purpose:
 //! - Keyframes are written inline (`Keyframe { frame; value }`, Balsam's form without
-//!   `.qad` files), so the scene is one text file.
+//!   `.qad` files), so the scene is one text file; every source key is kept (Balsam
+//!   drops a key equal to the previous one, which turns a hold into a slow blend).
 //! - Only the first clip plays; the others are written disabled (Balsam starts every
 //!   clip at once, and clips animating the same node then fight).
 //! - STEP channels hold their value: a key just before each next key repeats the held
@@ -48,14 +51,37 @@ pub fn write_timelines(
                 left_out += 1;
                 continue;
             };
+            let Some(rest) = scene.nodes.get(n.node) else {
+                continue;
+            };
+            // A track that holds the node's own value throughout changes nothing; Balsam
+            // leaves such tracks out too.
+            let moves = |t: &Track<Vec3>, rest: Vec3| {
+                let r = rest.extend(0.0).to_array();
+                t.keys
+                    .iter()
+                    .any(|k| !same(&k.1.extend(0.0).to_array(), &r))
+            };
             if let Some(t) = &n.translation {
-                group(&mut groups, id, "position", t, vec3);
+                if moves(t, rest.translation) {
+                    group(&mut groups, id, "position", t, vec3);
+                }
             }
             if let Some(t) = &n.rotation {
-                group(&mut groups, id, "rotation", t, quat);
+                // q and -q are the same rotation.
+                let r = rest.rotation.to_array();
+                let turns = t.keys.iter().any(|k| {
+                    let q = k.1.to_array();
+                    !same(&q, &r) && !same(&q.map(|c| -c), &r)
+                });
+                if turns {
+                    group(&mut groups, id, "rotation", t, quat);
+                }
             }
             if let Some(t) = &n.scale {
-                group(&mut groups, id, "scale", t, vec3);
+                if moves(t, rest.scale) {
+                    group(&mut groups, id, "scale", t, vec3);
+                }
             }
         }
         for w in &clip.weights {
@@ -89,10 +115,20 @@ pub fn write_timelines(
         if groups.is_empty() {
             continue;
         }
-        let id = ids.claim(
-            &super::names::qml_id(&format!("{}_timeline", clip.name)),
-            "",
-        );
+        // Balsam names an unnamed clip's Timeline `timeline<i>`.
+        let named = scene
+            .animations
+            .get(clip.animation)
+            .and_then(|a| a.name.as_deref())
+            .filter(|n| !n.is_empty());
+        let (name, id_base) = match named {
+            Some(n) => (n.to_string(), format!("{n}_timeline")),
+            None => {
+                let n = format!("timeline{}", clip.animation);
+                (n.clone(), n)
+            }
+        };
+        let id = ids.claim(&super::names::qml_id(&id_base), "");
         // TimelineAnimation's duration is an int of milliseconds.
         let end = (clip.duration * 1000.0).ceil().max(1.0) as u64;
         let _ = write!(
@@ -103,11 +139,19 @@ pub fn write_timelines(
              animations: TimelineAnimation {{\n            duration: {end}\n            \
              from: 0\n            to: {end}\n            running: {first}\n            \
              loops: Animation.Infinite\n        }}\n{groups}    }}\n",
-            super::qml::quoted(&clip.name)
+            super::qml::quoted(&name)
         );
         first = false;
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Equal by Qt's `qFuzzyCompare` (within 1e-5 of the smaller magnitude), the test
+/// Balsam uses to leave a track out: float noise in a source's keys is not motion.
+fn same(a: &[f32; 4], b: &[f32; 4]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() * 100_000.0 <= x.abs().min(y.abs()))
 }
 
 fn vec3(v: &Vec3) -> String {
