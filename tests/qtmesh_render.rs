@@ -8,7 +8,7 @@
 //! panel proves the comparison can fail: with V mirrored the same check must fail. Qt
 //! must print no message while loading and drawing the scenes.
 //!
-//! The same comparison runs for a skinned source (Fox) and a morphing one
+//! The same comparison runs for skinned sources (Fox, SimpleSkin) and a morphing one
 //! (MorphStressTest) at two frames of their first clip, driving both scenes' Timelines;
 //! and every corpus scene must load in Qt Quick with its timelines running and no Qt
 //! message.
@@ -344,10 +344,12 @@ fn animated_scenes_match_balsams_pixels_at_several_times() {
     std::fs::write(&script, FRAME_SCRIPT).unwrap();
     let mut table = vec!["| source | clip | frame (ms) | differing |".to_string()];
     let mut failures = Vec::new();
-    // A skinned source and a morphing one, each at two times of its first clip
+    // Two skinned sources and a morphing one, each at two times of its first clip
     // (MorphStressTest: where one of its targets peaks); two renders take ~13 s.
     for (rel, clip, frames) in [
         ("animated/Fox.glb", "Survey", [400.0, 1700.0]),
+        // Bends in the middle: a coarser level of detail would show (and did).
+        ("SimpleSkin/SimpleSkin.gltf", "timeline0", [1000.0, 5000.0]),
         (
             "animated/MorphStressTest.gltf",
             "Individuals",

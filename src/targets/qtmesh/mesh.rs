@@ -89,6 +89,14 @@ pub fn build_mesh(
             .and_then(|m| scene.materials.get(m))
             .is_some_and(|m| m.normal_texture.is_some())
     });
+    // The simplifier bounds its error on the rest pose; a skinned or morphing mesh moves
+    // its vertices far from it, and Qt picks a level by distance alone, so such meshes
+    // get none (a bent arm would snap to a straight, coarser one).
+    let deforms = mesh
+        .primitives
+        .iter()
+        .any(|p| !p.joints.is_empty() || !p.targets.is_empty());
+    let with_lods = with_lods && !deforms;
     // Geometry stays in mesh space (node transforms go in the QML). Vertices are welded
     // the way Balsam's assimp does (every attribute within WELD_EPSILON of an earlier
     // vertex), and vertices no triangle uses are dropped, as Balsam does.

@@ -25,7 +25,8 @@
 //!   w) is written only for meshes whose materials use a normal map, and none is
 //!   generated (Qt derives one in the shader).
 //! - Version 6+ meshes carry reduced levels of detail from assetc's simplifier
-//!   (`[mesh] lod_ratios`), which Balsam writes only with `--generateMeshLevelsOfDetail`.
+//!   (`[mesh] lod_ratios`), which Balsam writes only with `--generateMeshLevelsOfDetail`;
+//!   skinned and morphing meshes get none (the simplifier only sees the rest pose).
 //! - Only `JOINTS_0`/`WEIGHTS_0` are written (Qt skins with 4 influences).
 //! - Animations: keyframes are inline in the QML rather than in `.qad` files, and only
 //!   the first clip plays (see `timeline.rs`).

@@ -300,6 +300,25 @@ fn levels_of_detail_reduce_a_dense_grid() {
         assert!(lod.distance >= previous.1, "distances grow with reduction");
         previous = (lod.count, lod.distance);
     }
+
+    // The same grid with a morph target, or skinned, deforms away from the rest pose
+    // the simplifier measured: no levels.
+    let grid = s.meshes[0].primitives[0].clone();
+    let count = grid.positions.len();
+    let mut morphing = grid.clone();
+    morphing.targets = vec![MorphTarget {
+        positions: Some(vec![[0.0, 0.0, 1.0]; count]),
+        ..Default::default()
+    }];
+    let mut skinned = grid;
+    skinned.joints = vec![vec![[0, 0, 0, 0]; count]];
+    skinned.weights = vec![vec![[1.0, 0.0, 0.0, 0.0]; count]];
+    for deforming in [morphing, skinned] {
+        s.meshes[0].primitives = vec![deforming];
+        let out = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).unwrap();
+        let f = qtmesh::read(file(&out, "models/quad.qt/meshes/quad_001_mesh.mesh")).unwrap();
+        assert!(f.meshes[0].1.subsets.iter().all(|s| s.lods.is_empty()));
+    }
 }
 
 #[test]
