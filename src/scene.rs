@@ -20,6 +20,13 @@ pub struct Scene {
     pub images: Vec<Image>,
     pub skins: Vec<Skin>,
     pub animations: Vec<Animation>,
+    /// `KHR_lights_punctual` lights, one per node that places one, in node order.
+    pub lights: Vec<Light>,
+    /// Cameras, one per node that places one, in node order.
+    pub cameras: Vec<Camera>,
+    /// Initial morph weights of each node whose mesh gives or which gives `weights`
+    /// (the node's, else its mesh's), in node order.
+    pub morph_weights: Vec<NodeWeights>,
     /// Things the importer dropped or repaired, each naming its glTF path.
     pub warnings: Vec<String>,
     /// Files besides the source itself that the import read or refers to (external
@@ -162,6 +169,86 @@ pub enum AlphaMode {
     Blend,
 }
 
+/// A light placed by a node; it shines along the node's -Z axis (glTF and Qt agree).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Light {
+    /// Index into [`Scene::nodes`].
+    pub node: usize,
+    pub name: Option<String>,
+    pub kind: LightKind,
+    /// Linear RGB.
+    pub color: [f32; 3],
+    /// Lux for directional lights, candela for point and spot lights.
+    pub intensity: f32,
+    /// Distance where the light reaches zero; `None`: infinite.
+    pub range: Option<f32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LightKind {
+    Directional,
+    Point,
+    /// Cone angles in radians from the axis.
+    Spot {
+        inner_cone: f32,
+        outer_cone: f32,
+    },
+}
+
+/// A camera placed by a node; it looks along the node's -Z axis with +Y up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Camera {
+    /// Index into [`Scene::nodes`].
+    pub node: usize,
+    pub name: Option<String>,
+    pub projection: Projection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Projection {
+    /// Vertical field of view in radians; `zfar: None` is an infinite projection.
+    Perspective {
+        yfov: f32,
+        aspect_ratio: Option<f32>,
+        znear: f32,
+        zfar: Option<f32>,
+    },
+    /// Half the view's width and height.
+    Orthographic {
+        xmag: f32,
+        ymag: f32,
+        znear: f32,
+        zfar: f32,
+    },
+}
+
+/// The initial morph weights of a node's mesh instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeWeights {
+    /// Index into [`Scene::nodes`].
+    pub node: usize,
+    pub weights: Vec<f32>,
+}
+
+/// `KHR_texture_transform`: UVs are scaled, then rotated (radians, counter-clockwise in
+/// UV space), then offset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureTransform {
+    pub offset: [f32; 2],
+    pub rotation: f32,
+    pub scale: [f32; 2],
+}
+
+impl Default for TextureTransform {
+    fn default() -> Self {
+        Self {
+            offset: [0.0; 2],
+            rotation: 0.0,
+            scale: [1.0; 2],
+        }
+    }
+}
+
 /// A reference from a material slot to an image.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureRef {
@@ -171,6 +258,9 @@ pub struct TextureRef {
     pub tex_coord: u32,
     /// Whether `KHR_texture_transform` was present (the runtime formats cannot hold it).
     pub has_transform: bool,
+    /// The transform's values (Qt's `Texture` holds them); its `texCoord` override is
+    /// already in `tex_coord`.
+    pub transform: Option<TextureTransform>,
 }
 
 /// A glTF material with the extensions assetc understands already folded in.

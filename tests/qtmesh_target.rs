@@ -1,8 +1,14 @@
 //! The `qtmesh` target against Qt's own tools, over the corpus:
-//! - our `.mesh` files carry the same geometry as Balsam 6.12's: same attributes, same
-//!   subsets (names and index counts), the same set of triangles (positions within
-//!   1e-4, compared per subset as position triples so vertex order and welding do not
-//!   matter), bounds within 1e-3;
+//! - our `.mesh` files carry the same geometry as Balsam 6.12's: same attributes and
+//!   morph target kinds, same subsets (names and index counts), the same set of
+//!   triangles (positions within 1e-4, matched per subset as position triples so vertex
+//!   order and welding do not matter), bounds within 1e-3, no more vertices than Balsam;
+//! - per triangle corner, every attribute (normals, UVs in Qt's V origin, tangents,
+//!   colours, skin influences, each morph target's complete attributes) equals Balsam's
+//!   within 1e-3, except where [`documented_exception`] gives the glTF rule that makes
+//!   ours right;
+//! - the QML has Balsam's lights and cameras (type, brightness, colour, fades, cone
+//!   angles), texture transforms and Timelines (names and KeyframeGroup counts);
 //! - Qt 6.4's `meshdebug` reads every version 5 file we write and prints the structure
 //!   our reader reports.
 //!
@@ -17,6 +23,7 @@ mod common;
 use assetc::formats::qtmesh::{self, component, QtMesh};
 use assetc::import::{import_gltf, ImportOptions};
 use assetc::pipeline::MeshSettings;
+use assetc::scene::Scene;
 use assetc::targets::qtmesh::{build_qtmesh, QtTargetSettings};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -161,10 +168,62 @@ fn positions(m: &QtMesh) -> Vec<[f32; 3]> {
         .collect()
 }
 
-type Tri = [[f32; 3]; 3];
+/// Every attribute of one vertex, by name (`attr_norm`, `attr_uv0`, ... and `target<t>
+/// <name>` for morph targets), as floats; integer attributes converted.
+type Attrs = Vec<(String, Vec<f32>)>;
 
-/// Triangles of subset `s` as position triples, rotated so the smallest corner comes
-/// first (winding is kept: a flipped triangle does not match).
+/// Per-vertex attributes of a mesh: vertex buffer entries other than `attr_pos`, then
+/// each morph target's texels.
+fn vertex_attributes(m: &QtMesh) -> Vec<Attrs> {
+    let vb = &m.vertex_buffer;
+    let word = |d: &[u8], o: usize| [d[o], d[o + 1], d[o + 2], d[o + 3]];
+    let mut out: Vec<Attrs> = vb
+        .data
+        .chunks_exact(vb.stride as usize)
+        .map(|v| {
+            vb.entries
+                .iter()
+                .filter(|e| e.name != "attr_pos")
+                .map(|e| {
+                    let values = (0..e.component_count as usize)
+                        .map(|k| {
+                            let b = word(v, e.offset as usize + 4 * k);
+                            match e.component_type {
+                                component::I32 => i32::from_le_bytes(b) as f32,
+                                component::U32 => u32::from_le_bytes(b) as f32,
+                                _ => f32::from_le_bytes(b),
+                            }
+                        })
+                        .collect();
+                    (e.name.clone(), values)
+                })
+                .collect()
+        })
+        .collect();
+    if let Some(tb) = &m.target_buffer {
+        let block = qtmesh::target_block_size(out.len()).unwrap_or(0);
+        for e in &tb.entries {
+            for t in 0..tb.target_count as usize {
+                for (v, attrs) in out.iter_mut().enumerate() {
+                    let o = e.offset as usize + t * block + 16 * v;
+                    let values = (0..3)
+                        .map(|k| f32::from_le_bytes(word(&tb.data, o + 4 * k)))
+                        .collect();
+                    attrs.push((format!("target{t} {}", e.name), values));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One triangle: corner positions (smallest corner first, winding kept) and each
+/// corner's vertex.
+struct Tri {
+    pos: [[f32; 3]; 3],
+    vertex: [u32; 3],
+}
+
 fn triangles(m: &QtMesh, s: usize) -> Vec<Tri> {
     let (pos, idx) = (positions(m), indices(m));
     let sub = &m.subsets[s];
@@ -172,24 +231,79 @@ fn triangles(m: &QtMesh, s: usize) -> Vec<Tri> {
     idx[range]
         .chunks_exact(3)
         .map(|t| {
-            let mut tri = [pos[t[0] as usize], pos[t[1] as usize], pos[t[2] as usize]];
+            let mut vertex = [t[0], t[1], t[2]];
+            let p = vertex.map(|i| pos[i as usize]);
             let first = (0..3)
-                .min_by(|&a, &b| tri[a].partial_cmp(&tri[b]).unwrap())
+                .min_by(|&a, &b| p[a].partial_cmp(&p[b]).unwrap())
                 .unwrap();
-            tri.rotate_left(first);
-            tri
+            vertex.rotate_left(first);
+            Tri {
+                pos: vertex.map(|i| pos[i as usize]),
+                vertex,
+            }
         })
         .collect()
 }
 
-/// Whether the two triangle lists are the same multiset within `tol` per coordinate.
-fn same_triangles(a: &[Tri], b: &[Tri], tol: f32) -> bool {
+/// Joints and weights are compared as the set of influences with a weight above zero:
+/// an influence of weight 0 moves nothing, and assimp drops them (its joint is then 0).
+fn influences(attrs: &Attrs) -> Vec<(i64, i64)> {
+    let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    let (Some(j), Some(w)) = (get("attr_joints"), get("attr_weights")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(i64, i64)> = j
+        .iter()
+        .zip(&w)
+        .filter(|(_, &w)| w > 1e-6)
+        .map(|(&j, &w)| (j as i64, (w * 1000.0).round() as i64))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Names of the attributes of `ours` that differ from `theirs` by more than 1e-3.
+fn differing(ours: &Attrs, theirs: &Attrs) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, a) in ours {
+        if name == "attr_joints" || name == "attr_weights" {
+            continue;
+        }
+        let Some((_, b)) = theirs.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| (x - y).abs() > 1e-3) {
+            out.push(name.clone());
+        }
+    }
+    let (a, b) = (influences(ours), influences(theirs));
+    let close = a.len() == b.len()
+        && a.iter()
+            .zip(&b)
+            .all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() <= 1);
+    if !close {
+        out.push("attr_joints/weights".into());
+    }
+    out
+}
+
+/// Pairs every triangle of `a` with one of `b` whose corners are within `tol` per
+/// coordinate, preferring the candidate whose attributes agree (a seam has coincident
+/// triangles with different UVs). Returns, per attribute name, how many corners differ;
+/// `None` when some triangle of `a` has no partner.
+fn match_corners(
+    a: &[Tri],
+    b: &[Tri],
+    ours: &[Attrs],
+    theirs: &[Attrs],
+    tol: f32,
+) -> Option<HashMap<String, usize>> {
     if a.len() != b.len() {
-        return false;
+        return None;
     }
     let cell = 1e-3f32;
     let key = |t: &Tri| {
-        let c = [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0);
+        let c = [0, 1, 2].map(|k| (t.pos[0][k] + t.pos[1][k] + t.pos[2][k]) / 3.0);
         c.map(|x| (x / cell).floor() as i64)
     };
     let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
@@ -198,36 +312,73 @@ fn same_triangles(a: &[Tri], b: &[Tri], tol: f32) -> bool {
     }
     let mut used = vec![false; b.len()];
     let close = |x: &Tri, y: &Tri| {
-        x.iter()
+        x.pos
+            .iter()
             .flatten()
-            .zip(y.iter().flatten())
+            .zip(y.pos.iter().flatten())
             .all(|(p, q)| (p - q).abs() <= tol)
     };
-    'outer: for t in a {
+    let corner_diffs = |x: &Tri, y: &Tri| -> Vec<String> {
+        (0..3)
+            .flat_map(|c| differing(&ours[x.vertex[c] as usize], &theirs[y.vertex[c] as usize]))
+            .collect()
+    };
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for t in a {
         let k = key(t);
+        let mut best: Option<(usize, Vec<String>)> = None;
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
                     let Some(list) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
                         continue;
                     };
-                    for &j in list {
-                        if !used[j] && close(t, &b[j]) {
-                            used[j] = true;
-                            continue 'outer;
+                    for &j in list.iter().filter(|&&j| !used[j] && close(t, &b[j])) {
+                        let d = corner_diffs(t, &b[j]);
+                        if best.as_ref().is_none_or(|(_, bd)| d.len() < bd.len()) {
+                            best = Some((j, d));
                         }
                     }
                 }
             }
         }
-        return false;
+        let (j, diffs) = best?;
+        used[j] = true;
+        for d in diffs {
+            *counts.entry(d).or_default() += 1;
+        }
     }
-    true
+    Some(counts)
 }
 
-/// Compares one mesh pair; returns (subsets, our triangles, their triangles, problems).
-fn compare(ours: &QtMesh, theirs: &QtMesh) -> (usize, usize, usize, Vec<String>) {
-    let mut problems = Vec::new();
+/// A per-corner attribute difference that is right by the glTF specification, with the
+/// reason; `None` when the difference is a fault.
+fn documented_exception(scene: &Scene, attribute: &str) -> Option<&'static str> {
+    let primitives = || scene.meshes.iter().flat_map(|m| &m.primitives);
+    // glTF 2.0, 3.7.2.1: "When normals are not specified, client implementations MUST
+    // calculate flat normals". assetc does; Balsam (assimp) generates smooth ones.
+    let no_normals = primitives().next().is_some() && primitives().all(|p| p.normals.is_none());
+    (attribute == "attr_norm" && no_normals)
+        .then_some("the source has no normals: glTF requires flat ones, Balsam smooths")
+}
+
+/// What comparing one mesh pair found.
+#[derive(Default)]
+struct Comparison {
+    subsets: usize,
+    vertices_ours: usize,
+    vertices_theirs: usize,
+    tris_ours: usize,
+    tris_theirs: usize,
+    corners: usize,
+    /// Corners whose attribute differs, per attribute.
+    differing: HashMap<String, usize>,
+    problems: Vec<String>,
+}
+
+/// Compares one mesh pair.
+fn compare(ours: &QtMesh, theirs: &QtMesh) -> Comparison {
+    let mut result = Comparison::default();
     let names = |m: &QtMesh| {
         let mut n: Vec<String> = m
             .vertex_buffer
@@ -239,10 +390,23 @@ fn compare(ours: &QtMesh, theirs: &QtMesh) -> (usize, usize, usize, Vec<String>)
         n
     };
     if names(ours) != names(theirs) {
-        problems.push(format!(
+        result.problems.push(format!(
             "attributes {:?} vs {:?}",
             names(ours),
             names(theirs)
+        ));
+    }
+    let target_names = |m: &QtMesh| {
+        m.target_buffer.as_ref().map(|t| {
+            let n: Vec<String> = t.entries.iter().map(|e| e.name.clone()).collect();
+            (t.target_count, n)
+        })
+    };
+    if target_names(ours) != target_names(theirs) {
+        result.problems.push(format!(
+            "morph targets {:?} vs {:?}",
+            target_names(ours),
+            target_names(theirs)
         ));
     }
     let tri_count = |m: &QtMesh| {
@@ -252,15 +416,16 @@ fn compare(ours: &QtMesh, theirs: &QtMesh) -> (usize, usize, usize, Vec<String>)
             .sum::<usize>()
     };
     if ours.subsets.len() != theirs.subsets.len() {
-        problems.push(format!(
+        result.problems.push(format!(
             "{} subsets vs {}",
             ours.subsets.len(),
             theirs.subsets.len()
         ));
     }
+    let (attrs_ours, attrs_theirs) = (vertex_attributes(ours), vertex_attributes(theirs));
     for (i, (a, b)) in ours.subsets.iter().zip(&theirs.subsets).enumerate() {
         if a.name != b.name || a.count != b.count {
-            problems.push(format!(
+            result.problems.push(format!(
                 "subset {i}: {:?}/{} vs {:?}/{}",
                 a.name, a.count, b.name, b.count
             ));
@@ -273,31 +438,139 @@ fn compare(ours: &QtMesh, theirs: &QtMesh) -> (usize, usize, usize, Vec<String>)
             .zip(b.bounds_min.iter().chain(&b.bounds_max))
             .all(|(x, y)| (x - y).abs() <= 1e-3);
         if !bounds_ok {
-            problems.push(format!(
+            result.problems.push(format!(
                 "subset {i} bounds {:?}..{:?} vs {:?}..{:?}",
                 a.bounds_min, a.bounds_max, b.bounds_min, b.bounds_max
             ));
         }
-        if !same_triangles(&triangles(ours, i), &triangles(theirs, i), 1e-4) {
-            problems.push(format!("subset {i} ({:?}): triangles differ", a.name));
+        let tris = triangles(ours, i);
+        match match_corners(
+            &tris,
+            &triangles(theirs, i),
+            &attrs_ours,
+            &attrs_theirs,
+            1e-4,
+        ) {
+            Some(counts) => {
+                result.corners += 3 * tris.len();
+                for (k, n) in counts {
+                    *result.differing.entry(k).or_default() += n;
+                }
+            }
+            None => result
+                .problems
+                .push(format!("subset {i} ({:?}): triangles differ", a.name)),
         }
     }
-    (
-        ours.subsets.len(),
-        tri_count(ours),
-        tri_count(theirs),
-        problems,
-    )
+    result.subsets = ours.subsets.len();
+    result.vertices_ours = ours.vertex_buffer.vertex_count();
+    result.vertices_theirs = theirs.vertex_buffer.vertex_count();
+    result.tris_ours = tri_count(ours);
+    result.tris_theirs = tri_count(theirs);
+    result
+}
+
+/// What the QML says besides meshes and materials, in a form both Balsam's and ours
+/// can be compared by: each light and camera (type and the properties Balsam sets),
+/// each distinct texture transform, and each Timeline (name and KeyframeGroup count).
+fn qml_extras(qml: &str) -> Vec<String> {
+    const PLACED: [&str; 5] = [
+        "DirectionalLight",
+        "PointLight",
+        "SpotLight",
+        "PerspectiveCamera",
+        "OrthographicCamera",
+    ];
+    const PLACED_PROPS: [&str; 8] = [
+        "brightness",
+        "color",
+        "quadraticFade",
+        "linearFade",
+        "constantFade",
+        "coneAngle",
+        "innerConeAngle",
+        "clipNear",
+    ];
+    const TRANSFORM_PROPS: [&str; 6] = [
+        "pivotV",
+        "positionU",
+        "positionV",
+        "rotationUV",
+        "scaleU",
+        "scaleV",
+    ];
+    // Numbers to 4 significant digits: Balsam prints doubles, we print shortest floats.
+    let value = |v: &str| match v.trim().parse::<f64>() {
+        Ok(f) if f != 0.0 => format!("{:.3e}", f),
+        Ok(_) => "0".to_string(),
+        Err(_) => v.trim().to_string(),
+    };
+    let mut out = std::collections::BTreeSet::new();
+    let mut block: Option<(String, Vec<String>)> = None;
+    let mut timelines: Vec<(String, usize)> = Vec::new();
+    let mut in_timeline = false;
+    for line in qml.lines().map(str::trim) {
+        if let Some(kind) = line.strip_suffix(" {") {
+            if PLACED.contains(&kind) || kind == "Texture" {
+                block = Some((kind.to_string(), Vec::new()));
+            }
+            if kind == "Timeline" {
+                in_timeline = true;
+                timelines.push((String::new(), 0));
+            }
+            if kind == "KeyframeGroup" {
+                if let Some(t) = timelines.last_mut() {
+                    t.1 += 1;
+                }
+            }
+            continue;
+        }
+        if in_timeline && timelines.last().is_some_and(|t| t.0.is_empty()) {
+            if let Some(n) = line.strip_prefix("objectName: ") {
+                if let Some(t) = timelines.last_mut() {
+                    t.0 = n.to_string();
+                }
+            }
+        }
+        let Some((kind, props)) = block.as_mut() else {
+            continue;
+        };
+        if line == "}" {
+            if kind != "Texture" || !props.is_empty() {
+                props.sort();
+                out.insert(format!("{kind} {}", props.join(" ")));
+            }
+            block = None;
+            continue;
+        }
+        if let Some((k, v)) = line.split_once(": ") {
+            let wanted = if kind == "Texture" {
+                TRANSFORM_PROPS.contains(&k)
+            } else {
+                PLACED_PROPS.contains(&k)
+            };
+            if wanted {
+                props.push(format!("{k}={}", value(v)));
+            }
+        }
+    }
+    out.extend(
+        timelines
+            .into_iter()
+            .map(|(name, groups)| format!("Timeline {name} with {groups} KeyframeGroups")),
+    );
+    out.into_iter().collect()
+}
+
+fn import(src: &Path) -> Scene {
+    let stem = src.file_stem().unwrap().to_string_lossy().to_lowercase();
+    import_gltf(src, &stem, &ImportOptions::new(src.parent().unwrap()))
+        .unwrap_or_else(|e| panic!("{src:?}: {e}"))
 }
 
 fn build_ours(src: &Path, settings: &QtTargetSettings, out: &Path) -> Option<PathBuf> {
     let stem = src.file_stem()?.to_string_lossy().into_owned();
-    let scene = import_gltf(
-        src,
-        &stem.to_lowercase(),
-        &ImportOptions::new(src.parent()?),
-    )
-    .unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    let scene = import(src);
     let output = build_qtmesh(&scene, settings, &MeshSettings::default())
         .unwrap_or_else(|e| panic!("{src:?}: {e}"));
     for f in &output.files {
@@ -324,8 +597,9 @@ fn our_meshes_carry_balsams_geometry() {
         ..Default::default()
     };
     let mut table = vec![
-        "| file | meshes ours/balsam | subsets | triangles ours/balsam | match |".to_string(),
-        "|---|---|---|---|---|".to_string(),
+        "| file | meshes ours/balsam | subsets | vertices ours/balsam | triangles ours/balsam | corners | corners differing | match |"
+            .to_string(),
+        "|---|---|---|---|---|---|---|---|".to_string(),
     ];
     let mut failures = Vec::new();
     let mut compared = 0;
@@ -337,6 +611,7 @@ fn our_meshes_carry_balsams_geometry() {
             .to_string();
         let ours = build_ours(src, &settings, &tmp.path().join("ours").join(i.to_string()))
             .expect("our output");
+        let scene = import(src);
         if Path::new(QMLLINT.as_str()).is_file() {
             let qml = find_qml(&ours).expect("our QML");
             let lint = qt(QMLLINT.as_str()).arg(&qml).output().unwrap();
@@ -373,30 +648,98 @@ fn our_meshes_carry_balsams_geometry() {
                     .sum::<usize>();
             }
             table.push(format!(
-                "| {label} | {our_meshes}/rejected | - | {tris}/- | n/a (Balsam cannot read it) |"
+                "| {label} | {our_meshes}/rejected | - | - | {tris}/- | - | - | n/a (Balsam cannot read it) |"
             ));
             continue;
         }
         let pairs = mesh_pairs(&ours, &theirs);
-        let (mut subsets, mut tri_ours, mut tri_theirs, mut problems) = (0, 0, 0, Vec::new());
+        let mut sum = Comparison::default();
+        let read_qml = |d: &Path| {
+            find_qml(d)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default()
+        };
+        let (extras_ours, extras_theirs) =
+            (qml_extras(&read_qml(&ours)), qml_extras(&read_qml(&theirs)));
+        if extras_ours != extras_theirs {
+            sum.problems.push(format!(
+                "QML lights/cameras/texture transforms/timelines differ:\n    ours   {extras_ours:?}\n    Balsam {extras_theirs:?}"
+            ));
+        }
+        if !extras_ours.is_empty() {
+            println!("{label}: {}", extras_ours.join("; "));
+        }
         if pairs.is_empty() {
-            problems.push("no Model pairs found in the two QML files".to_string());
+            sum.problems
+                .push("no Model pairs found in the two QML files".to_string());
         }
         for (a, b) in &pairs {
-            let (s, ta, tb, p) = compare(&read_mesh(a), &read_mesh(b));
-            subsets += s;
-            tri_ours += ta;
-            tri_theirs += tb;
-            problems.extend(p.into_iter().map(|p| format!("{}: {p}", a.display())));
+            let c = compare(&read_mesh(a), &read_mesh(b));
+            sum.subsets += c.subsets;
+            sum.vertices_ours += c.vertices_ours;
+            sum.vertices_theirs += c.vertices_theirs;
+            sum.tris_ours += c.tris_ours;
+            sum.tris_theirs += c.tris_theirs;
+            sum.corners += c.corners;
+            for (k, n) in c.differing {
+                *sum.differing.entry(k).or_default() += n;
+            }
+            sum.problems.extend(
+                c.problems
+                    .into_iter()
+                    .map(|p| format!("{}: {p}", a.display())),
+            );
             compared += 1;
         }
-        let ok = problems.is_empty();
+        let mut differing: Vec<(String, usize)> = sum.differing.into_iter().collect();
+        differing.sort();
+        let mut excused = Vec::new();
+        for (attribute, n) in &differing {
+            match documented_exception(&scene, attribute) {
+                Some(reason) => excused.push(format!("{attribute} {n} ({reason})")),
+                None => sum.problems.push(format!(
+                    "{attribute}: {n} of {} corners differ from Balsam's by more than 1e-3",
+                    sum.corners
+                )),
+            }
+        }
+        // Welding as Balsam's assimp does (1e-5 in every attribute) must leave no more
+        // vertices than Balsam; it may leave fewer where Balsam keeps copies that agree in
+        // every attribute it writes (torus.gltf's seam). Flat normals (no source normals)
+        // cannot weld like Balsam's smooth ones.
+        if sum.vertices_ours > sum.vertices_theirs
+            && documented_exception(&scene, "attr_norm").is_none()
+        {
+            sum.problems.push(format!(
+                "{} vertices where Balsam has {}",
+                sum.vertices_ours, sum.vertices_theirs
+            ));
+        }
+        let ok = sum.problems.is_empty();
         table.push(format!(
-            "| {label} | {our_meshes}/{their_meshes} | {subsets} | {tri_ours}/{tri_theirs} | {} |",
+            "| {label} | {our_meshes}/{their_meshes} | {} | {}/{} | {}/{} | {} | {} | {} |",
+            sum.subsets,
+            sum.vertices_ours,
+            sum.vertices_theirs,
+            sum.tris_ours,
+            sum.tris_theirs,
+            sum.corners,
+            if differing.is_empty() {
+                "0".to_string()
+            } else {
+                differing
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
             if ok { "yes" } else { "no" }
         ));
+        if !excused.is_empty() {
+            println!("{label}: documented differences: {}", excused.join("; "));
+        }
         if !ok {
-            failures.push(format!("{label}:\n  {}", problems.join("\n  ")));
+            failures.push(format!("{label}:\n  {}", sum.problems.join("\n  ")));
         }
     }
     println!("{}", table.join("\n"));

@@ -13,6 +13,7 @@ mod mesh;
 mod meshopt;
 mod nodes;
 mod paths;
+mod placed;
 mod skin;
 
 use crate::scene::Scene;
@@ -257,6 +258,7 @@ fn build_scene(
     let skins = skin::import_skins(ctx, &mut reader, &mut warnings)?;
     let animations = animation::import_animations(ctx, &mut reader, &mut warnings)?;
     let dependencies = external_files(ctx, &images);
+    let (lights, cameras, morph_weights) = placed::import_placed(ctx, &mut warnings);
     Ok(Scene {
         source_ref: source_ref.to_string(),
         meshes,
@@ -266,6 +268,9 @@ fn build_scene(
         images,
         skins,
         animations,
+        lights,
+        cameras,
+        morph_weights,
         warnings,
         dependencies,
     })

@@ -346,6 +346,7 @@ mod tests {
             image,
             tex_coord: 0,
             has_transform: false,
+            transform: None,
         })
     }
 
@@ -362,6 +363,7 @@ mod tests {
                 image: 1,
                 tex_coord: 1,
                 has_transform: true,
+                transform: None,
             }),
             occlusion_texture: tex(1),
             metallic_roughness_texture: tex(1),

@@ -18,7 +18,7 @@ use super::meshlets::{build_meshlets, MeshletSet};
 use super::normals::{normal_split, NormalSplit};
 use super::optimize::optimize_vertex_order;
 use super::tangents::generate_tangents;
-use super::weld::weld_vertices;
+use super::weld::{weld_vertices, weld_within};
 use super::StageTimes;
 use crate::scene::Scene;
 use glam::Mat4;
@@ -33,6 +33,9 @@ pub struct WeldRequest {
     pub threshold: f32,
     /// Drop vertices no triangle uses.
     pub drop_unused: bool,
+    /// When above 0, `threshold` is not used: vertices whose every stream is within this
+    /// distance of an earlier vertex's merge into it (assimp's rule, for Qt's Balsam).
+    pub epsilon: f32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -181,7 +184,11 @@ pub fn prepare(
     }
     if let Some(weld) = request.weld {
         let t = Instant::now();
-        weld_vertices(&mut g, weld.threshold, weld.drop_unused);
+        if weld.epsilon > 0.0 {
+            weld_within(&mut g, weld.epsilon, weld.drop_unused);
+        } else {
+            weld_vertices(&mut g, weld.threshold, weld.drop_unused);
+        }
         times.weld = t.elapsed();
     }
     if request.optimize {

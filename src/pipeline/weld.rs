@@ -2,6 +2,7 @@
 
 use super::geometry::{Geometry, Semantic};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Merges vertices whose streams are all equal (bit for bit, -0.0 equal to 0.0) and whose
 /// positions fall in the same cell of a `threshold`-sized grid (exactly equal positions when
@@ -89,6 +90,63 @@ fn equality_classes(geometry: &Geometry, threshold: f32) -> Vec<u32> {
     class.unwrap_or_else(|| vec![0; n])
 }
 
+/// Merges each vertex into the first earlier-used vertex whose every stream lies within
+/// `epsilon` of its own (Euclidean distance per stream), as assimp's
+/// JoinIdenticalVertices does (Qt's Balsam uses it with 1e-5): exporters' float noise
+/// (normals differing in the 7th digit) no longer keeps copies apart. The kept vertex's
+/// values are used. Order, unused vertices and triangles as in [`weld_vertices`].
+pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
+    let n = geometry.vertex_count();
+    if n == 0 {
+        return;
+    }
+    let cell = |p: &[f32; 4]| p.map(|c| (c / epsilon).floor() as i64);
+    let close = |a: usize, b: usize| {
+        geometry.streams.iter().all(|s| {
+            let (x, y) = (s.data[a], s.data[b]);
+            let d2: f32 = x.iter().zip(y).map(|(p, q)| (p - q) * (p - q)).sum();
+            d2 <= epsilon * epsilon
+        })
+    };
+    let positions = geometry.positions();
+    let mut remap = vec![u32::MAX; n];
+    let mut kept: Vec<u32> = Vec::with_capacity(n);
+    // Kept vertices by their position's cell; a match lies in a neighbouring cell.
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::with_capacity(n);
+    let unused = if drop_unused { 0 } else { n as u32 };
+    for v in geometry.indices.iter().copied().chain(0..unused) {
+        let vi = v as usize;
+        if remap[vi] != u32::MAX {
+            continue;
+        }
+        let c = cell(&positions[vi]);
+        let mut found = None;
+        'search: for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let key = [c[0] + dx, c[1] + dy, c[2] + dz];
+                    for &k in grid.get(&key).map_or(&[][..], Vec::as_slice) {
+                        if close(kept[k as usize] as usize, vi) {
+                            found = Some(k);
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+        remap[vi] = found.unwrap_or_else(|| {
+            let next = kept.len() as u32;
+            kept.push(v);
+            grid.entry([c[0], c[1], c[2]]).or_default().push(next);
+            next
+        });
+    }
+    for i in &mut geometry.indices {
+        *i = remap[*i as usize];
+    }
+    geometry.keep_vertices(&kept);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +208,26 @@ mod tests {
         weld_vertices(&mut g, 0.0001, false);
         assert_eq!(g.vertex_count(), 2);
         assert_eq!(g.indices.len(), 3, "a degenerate triangle is kept");
+    }
+
+    #[test]
+    fn vertices_within_epsilon_in_every_stream_merge_into_the_first() {
+        let p = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let noisy = [[0.0, 0.0, 4e-6], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let mut g = Geometry::new("p", &[p, noisy, p].concat(), (0..9).collect());
+        // Normals: the second copy differs by float noise, the third by a real angle.
+        let n = [0.0, 0.0, 1.0];
+        let normals = [n, n, n, [0.0, 3e-6, 1.0], n, n, [0.0, 0.1, 0.995], n, n];
+        g.set_stream(Semantic::Normal, 0, widen(&normals));
+        weld_within(&mut g, 1e-5, true);
+        assert_eq!(g.vertex_count(), 4);
+        assert_eq!(g.indices, vec![0, 1, 2, 0, 1, 2, 3, 1, 2]);
+        // The first vertex's values are kept.
+        assert_eq!(g.positions()[0], [0.0; 4]);
+        assert_eq!(
+            g.stream(Semantic::Normal, 0).unwrap()[0],
+            [0.0, 0.0, 1.0, 0.0]
+        );
     }
 
     #[test]

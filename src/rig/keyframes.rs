@@ -5,10 +5,11 @@
 //! as linear keys ([`linear_keys`]), so they play exactly like `.hanim` and BMD1 sample.
 //! Times are in seconds from the clip's start (negative starts were already shifted by
 //! the importer). Rotations are unit quaternions, each in the hemisphere of the previous
-//! key so that slerp takes the short way.
+//! key so that slerp takes the short way. Morph weights are tracks of one value per
+//! target; a CUBICSPLINE weight curve becomes [`WEIGHT_PIECES`] linear pieces per segment.
 
 use crate::rig::sample::linear_keys;
-use crate::scene::{ChannelPath, Scene};
+use crate::scene::{Channel, ChannelPath, Interpolation, Scene};
 use glam::{Quat, Vec3, Vec4};
 
 /// Keys of one property of one node.
@@ -30,6 +31,18 @@ pub struct NodeKeyframes {
     pub scale: Option<Track<Vec3>>,
 }
 
+/// The animated morph weights of one node in one clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightKeyframes {
+    /// Index into [`Scene::nodes`].
+    pub node: usize,
+    /// One value per morph target at each key.
+    pub track: Track<Vec<f32>>,
+}
+
+/// Linear pieces per segment of a CUBICSPLINE weight curve.
+pub const WEIGHT_PIECES: usize = 8;
+
 /// One glTF animation as node tracks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClipKeyframes {
@@ -41,10 +54,12 @@ pub struct ClipKeyframes {
     pub duration: f32,
     /// Sorted by node index; nodes without a usable channel are absent.
     pub nodes: Vec<NodeKeyframes>,
+    /// Morph weight tracks, sorted by node index.
+    pub weights: Vec<WeightKeyframes>,
 }
 
-/// Every animation of `scene` that moves at least one node, with warnings for channels
-/// skipped (morph weights, data not matching the layout, a second channel on the same
+/// Every animation of `scene` that moves at least one node or morph weight, with warnings
+/// for channels skipped (data not matching the layout, a second channel on the same
 /// property) and keys dropped (times not increasing, zero quaternions).
 pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
     let mut warnings = Vec::new();
@@ -55,10 +70,31 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
             _ => format!("animation_{ai}"),
         };
         let mut nodes: Vec<NodeKeyframes> = Vec::new();
-        let mut morph = 0usize;
+        let mut weights: Vec<WeightKeyframes> = Vec::new();
         for ch in &animation.channels {
             if ch.path == ChannelPath::Weights {
-                morph += 1;
+                match weight_track(ch) {
+                    Some(track) if !track.keys.is_empty() => {
+                        if weights.iter().any(|w| w.node == ch.node) {
+                            warnings.push(format!(
+                                "{}: a second weights channel for nodes[{}] in one animation; it replaces the first",
+                                ch.gltf_path, ch.node
+                            ));
+                            weights.retain(|w| w.node != ch.node);
+                        }
+                        weights.push(WeightKeyframes {
+                            node: ch.node,
+                            track,
+                        });
+                    }
+                    _ => warnings.push(format!(
+                        "{}: {} values for {} keys of {} weights; skipped",
+                        ch.gltf_path,
+                        ch.values.len(),
+                        ch.times.len(),
+                        ch.components
+                    )),
+                }
                 continue;
             }
             let Some(source) = linear_keys(ch) else {
@@ -139,19 +175,19 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                 ));
             }
         }
-        if morph > 0 {
-            warnings.push(format!(
-                "animations[{ai}] ({name:?}): {morph} morph-weight channels skipped"
-            ));
-        }
+        weights.sort_by_key(|w| w.node);
         nodes.retain(|n| {
             n.translation.as_ref().is_some_and(|t| !t.keys.is_empty())
                 || n.rotation.as_ref().is_some_and(|t| !t.keys.is_empty())
                 || n.scale.as_ref().is_some_and(|t| !t.keys.is_empty())
         });
-        if nodes.is_empty() {
+        if nodes.is_empty() && weights.is_empty() {
             continue;
         }
+        let weight_end = weights
+            .iter()
+            .filter_map(|w| w.track.keys.last().map(|k| k.0))
+            .fold(0.0, f32::max);
         let duration = nodes
             .iter()
             .flat_map(|n| {
@@ -167,15 +203,68 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                     last(n.scale.as_ref().and_then(|t| t.keys.last()).map(|k| k.0)),
                 ]
             })
-            .fold(0.0, f32::max);
+            .fold(weight_end, f32::max);
         clips.push(ClipKeyframes {
             animation: ai,
             name,
             duration,
             nodes,
+            weights,
         });
     }
     (clips, warnings)
+}
+
+/// A weights channel as keys: its own for STEP and LINEAR, the Hermite curve at
+/// [`WEIGHT_PIECES`] pieces per segment for CUBICSPLINE. Keys whose time does not
+/// increase or whose values are not finite are dropped. `None` when the data does not
+/// match the layout.
+fn weight_track(ch: &Channel) -> Option<Track<Vec<f32>>> {
+    let n = ch.components;
+    let cubic = ch.interpolation == Interpolation::CubicSpline;
+    let stride = if cubic { 3 * n } else { n };
+    if n == 0 || Some(ch.values.len()) != ch.times.len().checked_mul(stride) {
+        return None;
+    }
+    // part: 0 in-tangent, 1 value, 2 out-tangent (CUBICSPLINE); the value otherwise.
+    let get = |k: usize, part: usize| {
+        let start = k * stride + if cubic { part * n } else { 0 };
+        &ch.values[start..start + n]
+    };
+    let mut keys: Vec<(f32, Vec<f32>)> = Vec::with_capacity(ch.times.len());
+    let mut push = |t: f32, v: Vec<f32>| {
+        let increasing = keys.last().is_none_or(|(p, _)| t > *p);
+        if t.is_finite() && increasing && v.iter().all(|f| f.is_finite()) {
+            keys.push((t, v));
+        }
+    };
+    for (k, &t0) in ch.times.iter().enumerate() {
+        push(t0, get(k, 1).to_vec());
+        let Some(&t1) = ch.times.get(k + 1) else {
+            break;
+        };
+        if !cubic || t1 <= t0 {
+            continue;
+        }
+        let dt = t1 - t0;
+        for i in 1..WEIGHT_PIECES {
+            let u = i as f32 / WEIGHT_PIECES as f32;
+            let (u2, u3) = (u * u, u * u * u);
+            let v: Vec<f32> = (0..n)
+                .map(|c| {
+                    get(k, 1)[c] * (2.0 * u3 - 3.0 * u2 + 1.0)
+                        + get(k, 2)[c] * dt * (u3 - 2.0 * u2 + u)
+                        + get(k + 1, 1)[c] * (-2.0 * u3 + 3.0 * u2)
+                        + get(k + 1, 0)[c] * dt * (u3 - u2)
+                })
+                .collect();
+            push(t0 + dt * u, v);
+        }
+    }
+    Some(Track {
+        step: ch.interpolation == Interpolation::Step,
+        keys,
+    })
 }
 
 #[cfg(test)]
@@ -227,9 +316,13 @@ mod tests {
             channels: vec![cubic.clone(), rotation, weights],
         });
         let (clips, warnings) = clip_keyframes(&scene);
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(clips.len(), 1);
         let clip = &clips[0];
+        // The weights channel is a track of one value per target.
+        assert_eq!(clip.weights.len(), 1);
+        assert_eq!(clip.weights[0].node, 4);
+        assert_eq!(clip.weights[0].track.keys, [(0.0, vec![1.0])]);
         assert_eq!((clip.name.as_str(), clip.duration), ("walk", 2.0));
         let order: Vec<usize> = clip.nodes.iter().map(|n| n.node).collect();
         assert_eq!(order, [1, 2]);

@@ -3,7 +3,7 @@
 
 use super::buffers::BufferData;
 use super::{bad, paths, Ctx, Res};
-use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef};
+use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef, TextureTransform};
 use gltf::json;
 use gltf::json::validation::Checked;
 use std::sync::Arc;
@@ -172,9 +172,33 @@ fn texture_ref(
         return bad(path, format!("texture {t} does not exist"));
     };
     let mut has_transform = false;
+    let mut transform = None;
+    let mut tex_coord = info.tex_coord;
     let mut ext_names: Vec<&String> = Vec::new();
     if let Some(ext) = &info.extensions {
-        has_transform |= ext.texture_transform.is_some();
+        if let Some(t) = &ext.texture_transform {
+            has_transform = true;
+            let values = TextureTransform {
+                offset: t.offset.0,
+                rotation: t.rotation.0,
+                scale: t.scale.0,
+            };
+            let finite = values
+                .offset
+                .iter()
+                .chain(&values.scale)
+                .all(|f| f.is_finite())
+                && values.rotation.is_finite();
+            if finite {
+                transform = Some(values);
+            } else {
+                warnings.push(format!(
+                    "{path}: KHR_texture_transform has values that are not finite; ignored"
+                ));
+            }
+            // The extension's texCoord overrides the texture info's.
+            tex_coord = t.tex_coord.unwrap_or(tex_coord);
+        }
         ext_names.extend(ext.others.keys());
     }
     if let Some(others) = normal_or_occlusion_ext {
@@ -190,8 +214,8 @@ fn texture_ref(
     if has_transform {
         unsupported.push("KHR_texture_transform".into());
     }
-    if info.tex_coord != 0 {
-        unsupported.push(format!("texCoord {}", info.tex_coord));
+    if tex_coord != 0 {
+        unsupported.push(format!("texCoord {tex_coord}"));
     }
     let mut image = texture.source.value();
     if let Some(ext) = &texture.extensions {
@@ -221,7 +245,8 @@ fn texture_ref(
     }
     Ok(Some(TextureRef {
         image,
-        tex_coord: info.tex_coord,
+        tex_coord,
         has_transform,
+        transform,
     }))
 }

@@ -73,6 +73,7 @@ pub fn build_hmesh(
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: settings.weld_threshold,
             drop_unused: false,
+            epsilon: 0.0,
         }),
         optimize: settings.optimize,
         lods: (&settings.lod_ratios, settings.lod_target_error),

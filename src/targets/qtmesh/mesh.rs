@@ -41,6 +41,11 @@ fn stored(semantic: Semantic, set: u32) -> bool {
     }
 }
 
+/// assimp's JoinIdenticalVertices tolerance (Euclidean, per attribute), which Balsam
+/// applies: exporters' float noise (normals differing in the 7th digit) does not keep
+/// vertex copies apart, and our vertex counts are Balsam's.
+const WELD_EPSILON: f32 = 1e-5;
+
 /// What a built mesh holds, for the QML that points at it.
 pub struct BuiltMesh {
     pub mesh: QtMesh,
@@ -84,8 +89,17 @@ pub fn build_mesh(
             .and_then(|m| scene.materials.get(m))
             .is_some_and(|m| m.normal_texture.is_some())
     });
-    // Geometry stays in mesh space (node transforms go in the QML); welding is exact, so
-    // positions stay the source's, and drops vertices no triangle uses, as Balsam does.
+    // The simplifier bounds its error on the rest pose; a skinned or morphing mesh moves
+    // its vertices far from it, and Qt picks a level by distance alone, so such meshes
+    // get none (a bent arm would snap to a straight, coarser one).
+    let deforms = mesh
+        .primitives
+        .iter()
+        .any(|p| !p.joints.is_empty() || !p.targets.is_empty());
+    let with_lods = with_lods && !deforms;
+    // Geometry stays in mesh space (node transforms go in the QML). Vertices are welded
+    // the way Balsam's assimp does (every attribute within WELD_EPSILON of an earlier
+    // vertex), and vertices no triangle uses are dropped, as Balsam does.
     let request = PrepareRequest {
         keep: &stored,
         transform: glam::Mat4::IDENTITY,
@@ -98,6 +112,7 @@ pub fn build_mesh(
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: 0.0,
             drop_unused: true,
+            epsilon: WELD_EPSILON,
         }),
         optimize: false,
         lods: if with_lods {
@@ -254,6 +269,12 @@ fn bounds(prim: &Prim) -> ([f32; 3], [f32; 3]) {
     (min.to_array(), max.to_array())
 }
 
+/// glTF puts the UV origin at the image's top-left corner, Qt at its bottom-left (Qt
+/// uploads images bottom row first), so V is mirrored: `(u, 1 - v)`, as Balsam writes.
+fn qt_uv(uv: [f32; 4]) -> [f32; 2] {
+    [uv[0], 1.0 - uv[1]]
+}
+
 fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexBuffer {
     let mut entries = Vec::new();
     let mut stride = 0u32;
@@ -309,10 +330,10 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
                 put(&normal);
             }
             if layout.uv0 {
-                put(&uv0.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
+                put(&qt_uv(uv0.map_or([0.0; 4], |a| a[v])));
             }
             if layout.uv1 {
-                put(&uv1.map_or([0.0; 2], |a| [a[v][0], a[v][1]]));
+                put(&qt_uv(uv1.map_or([0.0; 4], |a| a[v])));
             }
             if layout.tangents {
                 let t = tangents.map_or_else(
@@ -347,7 +368,12 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
 }
 
 /// The version 7 target buffer: for each kind present (position, normal, tangent), each
-/// target's deltas as one 16-byte texel per vertex, padded to Qt's square texture.
+/// target's attribute as one 16-byte texel per vertex, padded to Qt's square texture.
+///
+/// glTF targets hold displacements, but Qt stores complete target attributes (its
+/// morphing shader adds `weight * (target - base)`, and Balsam writes assimp's anim
+/// meshes, which are complete too), so each texel is `base + delta`; a target without
+/// a kind's displacements stores the base itself.
 fn target_buffer(
     prims: &[Prim],
     target_count: usize,
@@ -368,18 +394,19 @@ fn target_buffer(
             component_count: 3,
             offset: data.len() as u32,
         });
+        let semantic = match kind {
+            0 => Semantic::MorphPosition,
+            1 => Semantic::MorphNormal,
+            _ => Semantic::MorphTangent,
+        };
         for t in 0..target_count {
             let start = data.len();
             for p in prims {
-                let semantic = match kind {
-                    0 => Semantic::MorphPosition,
-                    1 => Semantic::MorphNormal,
-                    _ => Semantic::MorphTangent,
-                };
                 let deltas = p.get(semantic, t as u32);
                 for v in 0..p.vertex_count() {
+                    let base = base_attribute(p, kind, v);
                     let d = deltas.map_or([0.0; 3], |d| xyz(d[v]));
-                    for f in [d[0], d[1], d[2], 0.0] {
+                    for f in [base[0] + d[0], base[1] + d[1], base[2] + d[2], 0.0] {
                         data.extend_from_slice(&f.to_le_bytes());
                     }
                 }
@@ -391,5 +418,21 @@ fn target_buffer(
         target_count: target_count as u32,
         entries,
         data,
+    }
+}
+
+/// Vertex `v`'s position (kind 0), normal (1) or tangent (2) as the vertex buffer holds
+/// it, neutral values included.
+fn base_attribute(p: &Prim, kind: usize, v: usize) -> [f32; 3] {
+    let normal = p
+        .get(Semantic::Normal, 0)
+        .map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));
+    match kind {
+        0 => xyz(p.g.positions()[v]),
+        1 => normal,
+        _ => p.get(Semantic::Tangent, 0).map_or_else(
+            || crate::pipeline::tangents::perpendicular(normal),
+            |t| xyz(t[v]),
+        ),
     }
 }

@@ -2,16 +2,21 @@
 //! Balsam for assetc.
 //!
 //! Output, under `<source_ref>.qt/`: `<Stem>.qml` (node hierarchy with transforms,
-//! `Model`s, `PrincipledMaterial`s, `Texture`s, `Skin`s, morph targets), `meshes/` with
-//! one `.mesh` per glTF mesh that a scene node uses (a mesh used by two nodes is written
-//! once; Balsam 6.12 names it `<mesh>_mesh.mesh`, 6.4 `<mesh>.mesh`), and `maps/` with
-//! the images the materials use, copied byte for byte. Geometry stays in each mesh's own
-//! space; node transforms go in the QML, as Balsam does.
+//! `Model`s, `PrincipledMaterial`s, `Texture`s with `KHR_texture_transform`, `Skin`s,
+//! `MorphTarget`s with their initial weights, lights, cameras, and a `Timeline` per
+//! animation), `meshes/` with one `.mesh` per glTF mesh that a scene node uses (a mesh
+//! used by two nodes is written once; Balsam 6.12 names it `<mesh>_mesh.mesh`, 6.4
+//! `<mesh>.mesh`), and `maps/` with the images the materials use, copied byte for byte.
+//! Geometry stays in each mesh's own space; node transforms go in the QML, as Balsam does.
+//!
+//! As in Balsam's files, UVs use Qt's texture origin (`v` is stored as `1 - v`; the
+//! images are not touched) and morph targets hold complete attributes (base + glTF
+//! displacement), which is what Qt's morphing shader expects.
 //!
 //! Where the output differs from Balsam on purpose:
-//! - Vertices equal in every attribute are welded per primitive and kept in first-use
-//!   order, and vertices no triangle uses are dropped; Balsam (assimp) welds too, but
-//!   orders vertices differently. Triangles and positions are the source's exactly.
+//! - Vertices are welded per primitive with assimp's rule (every attribute within 1e-5
+//!   of an earlier vertex), as Balsam does, and kept in first-use order; vertices no
+//!   triangle uses are dropped. Balsam orders vertices differently.
 //! - Indices are 16-bit when a mesh has at most 65,536 vertices (Balsam always writes
 //!   32-bit): half the index memory, and Qt reads both.
 //! - Missing normals are generated with assetc's normal stage (area-weighted, 60 degree
@@ -20,15 +25,19 @@
 //!   w) is written only for meshes whose materials use a normal map, and none is
 //!   generated (Qt derives one in the shader).
 //! - Version 6+ meshes carry reduced levels of detail from assetc's simplifier
-//!   (`[mesh] lod_ratios`), which Balsam writes only with `--generateMeshLevelsOfDetail`.
-//! - Only `JOINTS_0`/`WEIGHTS_0` are written (Qt skins with 4 influences); animations
-//!   (Balsam's `Timeline` and `.qad` files) and lights/cameras are not written.
+//!   (`[mesh] lod_ratios`), which Balsam writes only with `--generateMeshLevelsOfDetail`;
+//!   skinned and morphing meshes get none (the simplifier only sees the rest pose).
+//! - Only `JOINTS_0`/`WEIGHTS_0` are written (Qt skins with 4 influences).
+//! - Animations: keyframes are inline in the QML rather than in `.qad` files, and only
+//!   the first clip plays (see `timeline.rs`).
 //! - Names: a mesh is named after the glTF mesh (Balsam sometimes takes the node name),
 //!   and repeated names get `_2`, `_3` (Balsam appends other numbers).
 
 mod mesh;
 mod names;
+mod placed;
 mod qml;
+mod timeline;
 
 use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};

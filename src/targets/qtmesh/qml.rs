@@ -2,7 +2,8 @@
 //! materials, skins, morph targets) first, then the node hierarchy.
 
 use super::names::{qml_id, Unique};
-use crate::scene::{AlphaMode, Material, Scene, TextureRef};
+use super::{placed, timeline};
+use crate::scene::{AlphaMode, Material, Scene, TextureRef, TextureTransform};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -26,7 +27,7 @@ pub struct QmlInput<'a> {
 
 /// Writes numbers the shortest way that reads back exactly; never NaN or infinity,
 /// which QML cannot parse.
-fn num(f: f32) -> String {
+pub(super) fn num(f: f32) -> String {
     if f.is_finite() {
         format!("{f}")
     } else {
@@ -34,7 +35,7 @@ fn num(f: f32) -> String {
     }
 }
 
-fn quoted(s: &str) -> String {
+pub(super) fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -74,16 +75,47 @@ fn srgb_hex(c: [f32; 4]) -> String {
     )
 }
 
+type TextureKey = (usize, u32, Option<[u32; 5]>);
+
+/// `KHR_texture_transform` in Qt's terms, as Balsam writes it. glTF maps `uv` to
+/// `offset + R(rotation) * scale * uv`; in Qt's UVs (`q = (u, 1 - v)`) that is
+/// `(0, 1) + (offset.x, -offset.y) + R'(rotation) * scale * (q - (0, 1))` with `R'` the
+/// counter-clockwise rotation Qt's `rotationUV` (degrees) applies about the pivot: so
+/// the pivot is (0, 1) and V's offset changes sign.
+fn texture_transform(tr: &TextureTransform) -> String {
+    let mut s = String::from("        pivotV: 1\n");
+    let [ox, oy] = tr.offset;
+    if ox != 0.0 {
+        let _ = writeln!(s, "        positionU: {}", num(ox));
+    }
+    if oy != 0.0 {
+        let _ = writeln!(s, "        positionV: {}", num(-oy));
+    }
+    if tr.rotation != 0.0 {
+        let _ = writeln!(s, "        rotationUV: {}", num(tr.rotation.to_degrees()));
+    }
+    let [su, sv] = tr.scale;
+    if su != 1.0 {
+        let _ = writeln!(s, "        scaleU: {}", num(su));
+    }
+    if sv != 1.0 {
+        let _ = writeln!(s, "        scaleV: {}", num(sv));
+    }
+    s
+}
+
 struct Writer<'a> {
     input: &'a QmlInput<'a>,
     out: String,
     ids: Unique,
-    /// (image, texCoord) to Texture id.
-    textures: HashMap<(usize, u32), String>,
+    /// (image, texCoord, transform bits) to Texture id.
+    textures: HashMap<TextureKey, String>,
     /// Source material (None: the default one) to PrincipledMaterial id.
     materials: HashMap<Option<usize>, String>,
     skins: HashMap<usize, String>,
     node_ids: Vec<String>,
+    /// Morph target ids of each node's Model (empty for none).
+    morph_ids: Vec<Vec<String>>,
     warnings: Vec<String>,
 }
 
@@ -97,6 +129,7 @@ pub fn write_qml(input: &QmlInput) -> (String, Vec<String>) {
         materials: HashMap::new(),
         skins: HashMap::new(),
         node_ids: Vec::new(),
+        morph_ids: vec![Vec::new(); scene.nodes.len()],
         warnings: Vec::new(),
     };
     w.ids.claim("root", "");
@@ -110,20 +143,64 @@ pub fn write_qml(input: &QmlInput) -> (String, Vec<String>) {
             w.ids.claim(&qml_id(&name), "")
         })
         .collect();
-    w.out
-        .push_str("import QtQuick\nimport QtQuick3D\n\nNode {\n    id: root\n");
+    let written = written_nodes(scene);
     w.out.push_str("\n    // Resources\n");
     let used = w.used_materials();
     for m in &used {
         w.material(*m);
     }
     w.skins();
+    w.morph_targets(&written);
     w.out.push_str("\n    // Nodes:\n");
     for &r in &scene.roots {
         w.node(r, 1, &mut vec![false; scene.nodes.len()]);
     }
+    let node_targets: Vec<Option<String>> = written
+        .iter()
+        .zip(&w.node_ids)
+        .map(|(&on, id)| on.then(|| id.clone()))
+        .collect();
+    let timelines = timeline::write_timelines(
+        scene,
+        &timeline::Targets {
+            nodes: &node_targets,
+            morph_targets: &w.morph_ids,
+        },
+        &mut w.ids,
+        &mut w.warnings,
+    );
+    if let Some(t) = &timelines {
+        w.out.push_str("\n    // Animations:\n");
+        w.out.push_str(t);
+    }
     w.out.push_str("}\n");
-    (w.out, w.warnings)
+    let header = if timelines.is_some() {
+        "import QtQuick\nimport QtQuick3D\nimport QtQuick.Timeline\n\nNode {\n    id: root\n"
+    } else {
+        "import QtQuick\nimport QtQuick3D\n\nNode {\n    id: root\n"
+    };
+    (format!("{header}{}", w.out), w.warnings)
+}
+
+/// Appends `props` (lines relative to an element's body) indented below `pad`.
+fn push_indented(out: &mut String, props: &str, pad: &str) {
+    for line in props.lines() {
+        let _ = writeln!(out, "{pad}    {line}");
+    }
+}
+
+/// Nodes the hierarchy writes: those reached from the roots, each once.
+fn written_nodes(scene: &Scene) -> Vec<bool> {
+    let mut seen = vec![false; scene.nodes.len()];
+    let mut stack: Vec<usize> = scene.roots.iter().rev().copied().collect();
+    while let Some(i) = stack.pop() {
+        match seen.get_mut(i) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        stack.extend(scene.nodes[i].children.iter().rev());
+    }
+    seen
 }
 
 /// Balsam names an unnamed node after its glTF path.
@@ -150,16 +227,24 @@ impl Writer<'_> {
     }
 
     fn texture(&mut self, slot: &str, t: &TextureRef) -> Option<String> {
-        if let Some(id) = self.textures.get(&(t.image, t.tex_coord)) {
+        let transform = t.transform.filter(|tr| *tr != TextureTransform::default());
+        let key = (
+            t.image,
+            t.tex_coord,
+            transform.map(|tr| {
+                [
+                    tr.offset[0].to_bits(),
+                    tr.offset[1].to_bits(),
+                    tr.rotation.to_bits(),
+                    tr.scale[0].to_bits(),
+                    tr.scale[1].to_bits(),
+                ]
+            }),
+        );
+        if let Some(id) = self.textures.get(&key) {
             return Some(id.clone());
         }
         let path = self.input.image_paths.get(t.image)?.clone()?;
-        if t.has_transform {
-            self.warnings.push(format!(
-                "images[{}] ({slot}): KHR_texture_transform is not written to the QML",
-                t.image
-            ));
-        }
         let base = path.rsplit('/').next().unwrap_or(&path);
         let id = self.ids.claim(&qml_id(&format!("{base}_texture")), "");
         let mut s = format!("    Texture {{\n        id: {id}\n");
@@ -172,10 +257,13 @@ impl Writer<'_> {
                 t.image, t.tex_coord
             ));
         }
+        if let Some(tr) = transform {
+            s.push_str(&texture_transform(&tr));
+        }
         s.push_str("        generateMipmaps: true\n        mipFilter: Texture.Linear\n");
         let _ = writeln!(s, "        source: {}\n    }}", quoted(&path));
         self.out.push_str(&s);
-        self.textures.insert((t.image, t.tex_coord), id.clone());
+        self.textures.insert(key, id.clone());
         Some(id)
     }
 
@@ -309,6 +397,59 @@ impl Writer<'_> {
         }
     }
 
+    /// One `MorphTarget` per target of each written Model (weights and animations are
+    /// per instance), with the node's initial weight.
+    fn morph_targets(&mut self, written: &[bool]) {
+        let scene = self.input.scene;
+        for (i, node) in scene.nodes.iter().enumerate() {
+            if !written[i] {
+                continue;
+            }
+            let Some(mesh) = node
+                .mesh
+                .and_then(|m| self.input.meshes.get(m))
+                .and_then(|m| m.as_ref())
+            else {
+                continue;
+            };
+            let mut attrs = vec!["MorphTarget.Position"];
+            if mesh.target_has_normals {
+                attrs.push("MorphTarget.Normal");
+            }
+            if mesh.target_has_tangents {
+                attrs.push("MorphTarget.Tangent");
+            }
+            let weights = scene
+                .morph_weights
+                .iter()
+                .find(|w| w.node == i)
+                .map_or(&[][..], |w| w.weights.as_slice());
+            let node_id = self.node_ids.get(i).cloned().unwrap_or_default();
+            let mut ids = Vec::with_capacity(mesh.target_count);
+            for t in 0..mesh.target_count {
+                let id = self
+                    .ids
+                    .claim(&qml_id(&format!("{node_id}_morphtarget{t}")), "");
+                let name = format!("target {t}");
+                let _ = write!(
+                    self.out,
+                    "    MorphTarget {{\n        id: {id}\n        objectName: {}\n        attributes: {}\n",
+                    quoted(&name),
+                    attrs.join(" | ")
+                );
+                match weights.get(t) {
+                    Some(&w) if w != 0.0 => {
+                        let _ = writeln!(self.out, "        weight: {}", num(w));
+                    }
+                    _ => {}
+                }
+                self.out.push_str("    }\n");
+                ids.push(id);
+            }
+            self.morph_ids[i] = ids;
+        }
+    }
+
     fn node(&mut self, index: usize, depth: usize, visited: &mut Vec<bool>) {
         let scene = self.input.scene;
         let Some(node) = scene.nodes.get(index) else {
@@ -322,7 +463,22 @@ impl Writer<'_> {
             .mesh
             .and_then(|m| self.input.meshes.get(m))
             .and_then(|m| m.as_ref());
-        let kind = if mesh.is_some() { "Model" } else { "Node" };
+        let light = scene.lights.iter().find(|l| l.node == index);
+        let camera = scene.cameras.iter().find(|c| c.node == index);
+        // A node that only places a light or camera becomes it, as in Balsam's scenes;
+        // one that also draws a mesh gets it as a child.
+        let (kind, own) = match (mesh, light, camera) {
+            (Some(_), _, _) => ("Model", None),
+            (None, Some(l), _) => {
+                let (k, props) = placed::light(l);
+                (k, Some(props))
+            }
+            (None, None, Some(c)) => {
+                let (k, props) = placed::camera(c);
+                (k, Some(props))
+            }
+            (None, None, None) => ("Node", None),
+        };
         let id = self.node_ids.get(index).cloned().unwrap_or_default();
         let mut s = format!("{pad}{kind} {{\n{pad}    id: {id}\n");
         let name = node_name(node.name.as_deref(), index);
@@ -364,24 +520,13 @@ impl Writer<'_> {
             if let Some(skin) = node.skin.and_then(|k| self.skins.get(&k)) {
                 let _ = writeln!(s, "{pad}    skin: {skin}");
             }
-            if mesh.target_count > 0 {
-                let mut attrs = vec!["MorphTarget.Position"];
-                if mesh.target_has_normals {
-                    attrs.push("MorphTarget.Normal");
-                }
-                if mesh.target_has_tangents {
-                    attrs.push("MorphTarget.Tangent");
-                }
-                let _ = writeln!(s, "{pad}    morphTargets: [");
-                for t in 0..mesh.target_count {
-                    let _ = writeln!(
-                        s,
-                        "{pad}        MorphTarget {{ objectName: \"target {t}\"; attributes: {} }}{}",
-                        attrs.join(" | "),
-                        if t + 1 < mesh.target_count { "," } else { "" }
-                    );
-                }
-                let _ = writeln!(s, "{pad}    ]");
+            let morphs = self.morph_ids.get(index).map_or(&[][..], Vec::as_slice);
+            if !morphs.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "{pad}    morphTargets: [\n{pad}        {}\n{pad}    ]",
+                    morphs.join(&format!(",\n{pad}        "))
+                );
             }
             let mats: Vec<String> = mesh
                 .subset_materials
@@ -396,6 +541,16 @@ impl Writer<'_> {
                 "{pad}    materials: [\n{pad}        {}\n{pad}    ]",
                 mats.join(&format!(",\n{pad}        "))
             );
+        }
+        if let Some(props) = own {
+            push_indented(&mut s, &props, &pad);
+        } else if mesh.is_some() {
+            let attached = [light.map(placed::light), camera.map(placed::camera)];
+            for (kind, props) in attached.into_iter().flatten() {
+                let _ = writeln!(s, "{pad}    {kind} {{");
+                push_indented(&mut s, &props, &format!("{pad}    "));
+                let _ = writeln!(s, "{pad}    }}");
+            }
         }
         self.out.push_str(&s);
         for &c in &node.children {

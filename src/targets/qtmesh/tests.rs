@@ -91,6 +91,7 @@ fn scene() -> Scene {
                     image: 0,
                     tex_coord: 0,
                     has_transform: false,
+                    transform: None,
                 }),
                 ..Default::default()
             },
@@ -165,14 +166,47 @@ fn layout_names_and_mesh_contents() {
     assert_eq!(m.subsets[1].bounds_min, [0.0, 0.0, 2.0]);
     assert_eq!(m.subsets[1].bounds_max, [1.0, 1.0, 2.0]);
     assert!(m.target_buffer.is_none());
+    // The quad's glTF UVs equal its x and y; Qt's origin is bottom-left, so each vertex
+    // stores (x, 1 - y).
+    let uv = m.vertex_buffer.entries[2].offset as usize;
+    for v in 0..8 {
+        let p = floats(
+            &m.vertex_buffer.data,
+            v * m.vertex_buffer.stride as usize,
+            3,
+        );
+        let t = floats(
+            &m.vertex_buffer.data,
+            v * m.vertex_buffer.stride as usize + uv,
+            2,
+        );
+        assert_eq!(t, [p[0], 1.0 - p[1]], "vertex {v}");
+    }
 
     let morph = qtmesh::read(file(&out, "models/quad.qt/meshes/meshes_1__mesh.mesh")).unwrap();
-    let tb = morph.meshes[0].1.target_buffer.as_ref().expect("targets");
+    let mesh = &morph.meshes[0].1;
+    let tb = mesh.target_buffer.as_ref().expect("targets");
     assert_eq!(tb.target_count, 1);
     assert_eq!(tb.entries.len(), 1);
     assert_eq!(tb.entries[0].name, attr::POSITION);
-    // First texel: the z delta of vertex 0 is 0.5.
-    assert_eq!(tb.data[8..12], 0.5f32.to_le_bytes());
+    // Qt wants the complete target position: the vertex's own plus the glTF delta
+    // (0, 0, 0.5), one 16-byte texel per vertex.
+    let vb = &mesh.vertex_buffer;
+    assert_eq!(vb.vertex_count(), 4);
+    for v in 0..4 {
+        let p = floats(&vb.data, v * vb.stride as usize, 3);
+        let target = floats(&tb.data, 16 * v, 4);
+        assert_eq!(target, [p[0], p[1], p[2] + 0.5, 0.0], "vertex {v}");
+    }
+}
+
+fn floats(data: &[u8], at: usize, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|k| {
+            let o = at + 4 * k;
+            f32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]])
+        })
+        .collect()
 }
 
 #[test]
@@ -266,6 +300,25 @@ fn levels_of_detail_reduce_a_dense_grid() {
         assert!(lod.distance >= previous.1, "distances grow with reduction");
         previous = (lod.count, lod.distance);
     }
+
+    // The same grid with a morph target, or skinned, deforms away from the rest pose
+    // the simplifier measured: no levels.
+    let grid = s.meshes[0].primitives[0].clone();
+    let count = grid.positions.len();
+    let mut morphing = grid.clone();
+    morphing.targets = vec![MorphTarget {
+        positions: Some(vec![[0.0, 0.0, 1.0]; count]),
+        ..Default::default()
+    }];
+    let mut skinned = grid;
+    skinned.joints = vec![vec![[0, 0, 0, 0]; count]];
+    skinned.weights = vec![vec![[1.0, 0.0, 0.0, 0.0]; count]];
+    for deforming in [morphing, skinned] {
+        s.meshes[0].primitives = vec![deforming];
+        let out = build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).unwrap();
+        let f = qtmesh::read(file(&out, "models/quad.qt/meshes/quad_001_mesh.mesh")).unwrap();
+        assert!(f.meshes[0].1.subsets.iter().all(|s| s.lods.is_empty()));
+    }
 }
 
 #[test]
@@ -279,4 +332,171 @@ fn inconsistent_primitives_are_errors_not_panics() {
     let mut s = scene();
     s.meshes[1].primitives[0].targets[0].positions = Some(vec![[0.0; 3]; 2]);
     assert!(build_qtmesh(&s, &QtTargetSettings::default(), &MeshSettings::default()).is_err());
+}
+
+/// The quad scene plus what Balsam also writes: a texture transform, a sun and a camera
+/// on their own nodes, initial morph weights and a clip moving node A (LINEAR), turning
+/// node B (STEP) and animating the morph weight of node 2.
+fn scene_with_extras() -> Scene {
+    use crate::scene::{
+        Animation, Camera, Channel, ChannelPath, Interpolation, Light, LightKind, NodeWeights,
+        Projection, TextureTransform,
+    };
+    let mut s = scene();
+    if let Some(t) = s.materials[1].base_color_texture.as_mut() {
+        t.has_transform = true;
+        t.transform = Some(TextureTransform {
+            offset: [0.25, 0.5],
+            rotation: std::f32::consts::FRAC_PI_2,
+            scale: [2.0, 3.0],
+        });
+    }
+    s.nodes.push(node("Sun", None, Vec3::new(0.0, 5.0, 0.0)));
+    s.nodes.push(node("Eye", None, Vec3::new(0.0, 0.0, 9.0)));
+    s.roots.extend([3, 4]);
+    s.lights.push(Light {
+        node: 3,
+        name: Some("Sun".into()),
+        kind: LightKind::Directional,
+        color: [1.0, 0.5, 0.25],
+        intensity: 2.0,
+        range: None,
+    });
+    s.cameras.push(Camera {
+        node: 4,
+        name: None,
+        projection: Projection::Perspective {
+            yfov: std::f32::consts::FRAC_PI_4,
+            aspect_ratio: None,
+            znear: 0.5,
+            zfar: Some(100.0),
+        },
+    });
+    s.morph_weights.push(NodeWeights {
+        node: 2,
+        weights: vec![0.75],
+    });
+    let channel =
+        |node, path, interpolation, times: Vec<f32>, values: Vec<f32>, components| Channel {
+            gltf_path: "animations[0].channels[0]".into(),
+            node,
+            path,
+            interpolation,
+            times,
+            values,
+            components,
+        };
+    s.animations.push(Animation {
+        name: Some("Move".into()),
+        channels: vec![
+            channel(
+                0,
+                ChannelPath::Translation,
+                Interpolation::Linear,
+                vec![0.0, 0.5],
+                vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0],
+                3,
+            ),
+            channel(
+                1,
+                ChannelPath::Rotation,
+                Interpolation::Step,
+                vec![0.0, 1.0],
+                // Identity, then half a turn about Z (x, y, z, w).
+                vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+                4,
+            ),
+            // Node B stays where it is: a track that changes nothing is left out.
+            channel(
+                1,
+                ChannelPath::Translation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0; 6],
+                3,
+            ),
+            channel(
+                2,
+                ChannelPath::Weights,
+                Interpolation::Linear,
+                vec![0.0, 2.0],
+                vec![0.0, 1.0],
+                1,
+            ),
+        ],
+    });
+    s.animations.push(Animation {
+        name: Some("Other".into()),
+        channels: vec![channel(
+            0,
+            ChannelPath::Scale,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![1.0, 1.0, 1.0, 2.0, 2.0, 2.0],
+            3,
+        )],
+    });
+    s
+}
+
+#[test]
+fn qml_writes_transforms_lights_cameras_weights_and_timelines() {
+    let out = build_qtmesh(
+        &scene_with_extras(),
+        &QtTargetSettings::default(),
+        &MeshSettings::default(),
+    )
+    .unwrap();
+    let qml = String::from_utf8(file(&out, "models/quad.qt/Quad.qml").to_vec()).unwrap();
+    let has = |needle: &str| assert!(qml.contains(needle), "{needle:?} missing from:\n{qml}");
+    has("import QtQuick.Timeline\n");
+    // Offset (0.25, 0.5) in Qt's flipped V is (0.25, -0.5) about the pivot (0, 1);
+    // a quarter turn is 90 degrees.
+    for line in [
+        "pivotV: 1",
+        "positionU: 0.25",
+        "positionV: -0.5",
+        "rotationUV: 90",
+        "scaleU: 2",
+        "scaleV: 3",
+    ] {
+        has(&format!("        {line}\n"));
+    }
+    // The sun: colour * intensity = (2, 1, 0.5), so brightness 2 and colour halved.
+    has("    DirectionalLight {\n        id: sun\n        objectName: \"Sun\"\n        position: Qt.vector3d(0, 5, 0)\n        color: \"#ff8040\"\n        brightness: 2\n");
+    has("    PerspectiveCamera {\n        id: eye\n");
+    let fov: f32 = qml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fieldOfView: "))
+        .and_then(|v| v.parse().ok())
+        .expect("fieldOfView");
+    assert!(
+        (fov - 45.0).abs() < 1e-4,
+        "glTF's vertical yfov in degrees: {fov}"
+    );
+    has("        clipNear: 0.5\n        clipFar: 100\n");
+    // Node 2's one morph target, with its initial weight, referenced by its Model.
+    has("    MorphTarget {\n        id: nodes_2__morphtarget0\n        objectName: \"target 0\"\n        attributes: MorphTarget.Position\n        weight: 0.75\n    }\n");
+    has("        morphTargets: [\n            nodes_2__morphtarget0\n        ]\n");
+    // The first clip plays; frames are milliseconds.
+    has("        objectName: \"Move\"\n        property real framesPerSecond: 1000\n        startFrame: 0\n        endFrame: 2000\n        currentFrame: 0\n        enabled: true\n");
+    has("            target: a\n            property: \"position\"\n            Keyframe { frame: 0; value: Qt.vector3d(0, 0, 0) }\n            Keyframe { frame: 500; value: Qt.vector3d(1, 2, 3) }\n");
+    // STEP: the first rotation is held until just before the second key.
+    has("            target: b\n            property: \"rotation\"\n            Keyframe { frame: 0; value: Qt.quaternion(1, 0, 0, 0) }\n            Keyframe { frame: 999.99; value: Qt.quaternion(1, 0, 0, 0) }\n            Keyframe { frame: 1000; value: Qt.quaternion(0, 0, 0, 1) }\n");
+    has("            target: nodes_2__morphtarget0\n            property: \"weight\"\n            Keyframe { frame: 0; value: 0 }\n            Keyframe { frame: 2000; value: 1 }\n");
+    assert!(
+        !qml.contains("target: b\n            property: \"position\""),
+        "{qml}"
+    );
+    // The second clip is written but does not play.
+    has("        objectName: \"Other\"\n");
+    assert_eq!(qml.matches("enabled: false").count(), 1, "{qml}");
+    assert_eq!(qml.matches("running: true").count(), 1, "{qml}");
+    let ids: Vec<&str> = qml
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("id: "))
+        .collect();
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "QML ids must be unique: {ids:?}");
+    assert_eq!(qml.matches('{').count(), qml.matches('}').count());
 }
