@@ -559,3 +559,35 @@ fn an_unreachable_server_costs_one_warning_and_the_build_goes_on() {
         assert_same_tree(&out, &output_tree(&local), "the tree without a server");
     }
 }
+
+#[test]
+fn build_toml_names_the_remote_and_no_remote_cache_ignores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens there: using it costs exactly one warning.
+    let port = free_port();
+    std::fs::write(
+        dir.path().join("build.toml"),
+        format!("[cache]\nremote = \"redis://127.0.0.1:{port}/0\"\nmode = \"read\"\n"),
+    )
+    .unwrap();
+    let input = samples();
+    let warnings = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            input.to_str().unwrap(),
+            "-o",
+            "out",
+            "--message-format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let o = assetc_in(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}");
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.contains("\"remote-cache\""))
+            .count()
+    };
+    assert_eq!(warnings(&[]), 1, "build.toml's remote is used");
+    assert_eq!(warnings(&["--no-remote-cache"]), 0);
+}
