@@ -343,6 +343,37 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
         good,
         "the rebuilt asset was uploaded again, repairing the blob"
     );
+
+    // A blob the server refuses to serve (a folder in its place: 403, not 404) is a
+    // failure, not a miss: one warning, the remote off, everything else built here.
+    std::fs::remove_file(&blob).unwrap();
+    std::fs::create_dir(&blob).unwrap();
+    let out_d = work.path().join("d");
+    let d = build_json(
+        &[
+            input_b.to_str().unwrap(),
+            "-o",
+            out_d.to_str().unwrap(),
+            "--remote-cache",
+            &url,
+        ],
+        |_| {},
+    );
+    assert_eq!(d.remote_warnings.len(), 1, "{:?}", d.remote_warnings);
+    assert!(
+        d.remote_warnings[0].contains("does not use the remote cache"),
+        "{:?}",
+        d.remote_warnings
+    );
+    assert!(d.with_status("built").contains(&victim_source(&c)));
+    assert_eq!(d.count("built") + d.count("fetched"), n);
+    assert_eq!(d.count("uploaded_bytes"), 0, "the remote is off");
+    assert_same_tree(&out_d, &tree_a, "the tree with a refused blob");
+}
+
+/// The source C rebuilt (the one whose blob was damaged).
+fn victim_source(c: &Run) -> &str {
+    c.with_status("built")[0]
 }
 
 /// A `.hmesh` of A's tree (output path) and the file that holds its blob on the server.
