@@ -343,6 +343,37 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
         good,
         "the rebuilt asset was uploaded again, repairing the blob"
     );
+
+    // A blob the server refuses to serve (a folder in its place: 403, not 404) is a
+    // failure, not a miss: one warning, the remote off, everything else built here.
+    std::fs::remove_file(&blob).unwrap();
+    std::fs::create_dir(&blob).unwrap();
+    let out_d = work.path().join("d");
+    let d = build_json(
+        &[
+            input_b.to_str().unwrap(),
+            "-o",
+            out_d.to_str().unwrap(),
+            "--remote-cache",
+            &url,
+        ],
+        |_| {},
+    );
+    assert_eq!(d.remote_warnings.len(), 1, "{:?}", d.remote_warnings);
+    assert!(
+        d.remote_warnings[0].contains("does not use the remote cache"),
+        "{:?}",
+        d.remote_warnings
+    );
+    assert!(d.with_status("built").contains(&victim_source(&c)));
+    assert_eq!(d.count("built") + d.count("fetched"), n);
+    assert_eq!(d.count("uploaded_bytes"), 0, "the remote is off");
+    assert_same_tree(&out_d, &tree_a, "the tree with a refused blob");
+}
+
+/// The source C rebuilt (the one whose blob was damaged).
+fn victim_source(c: &Run) -> &str {
+    c.with_status("built")[0]
 }
 
 /// A `.hmesh` of A's tree (output path) and the file that holds its blob on the server.
@@ -558,4 +589,36 @@ fn an_unreachable_server_costs_one_warning_and_the_build_goes_on() {
         );
         assert_same_tree(&out, &output_tree(&local), "the tree without a server");
     }
+}
+
+#[test]
+fn build_toml_names_the_remote_and_no_remote_cache_ignores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens there: using it costs exactly one warning.
+    let port = free_port();
+    std::fs::write(
+        dir.path().join("build.toml"),
+        format!("[cache]\nremote = \"redis://127.0.0.1:{port}/0\"\nmode = \"read\"\n"),
+    )
+    .unwrap();
+    let input = samples();
+    let warnings = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            input.to_str().unwrap(),
+            "-o",
+            "out",
+            "--message-format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let o = assetc_in(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}");
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.contains("\"remote-cache\""))
+            .count()
+    };
+    assert_eq!(warnings(&[]), 1, "build.toml's remote is used");
+    assert_eq!(warnings(&["--no-remote-cache"]), 0);
 }

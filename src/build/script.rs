@@ -160,14 +160,20 @@ struct CargoReporter {
 
 impl Reporter for CargoReporter {
     fn event(&self, event: &Event) {
-        if let Event::AssetFinished { diagnostics, .. } = event {
-            let mut w = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
-            for d in diagnostics
-                .iter()
-                .filter(|d| d.severity == super::events::Severity::Warning)
-            {
-                w.push(d.rendered().replace('\n', " "));
+        let mut w = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Event::AssetFinished { diagnostics, .. } => {
+                for d in diagnostics
+                    .iter()
+                    .filter(|d| d.severity == super::events::Severity::Warning)
+                {
+                    w.push(d.rendered().replace('\n', " "));
+                }
             }
+            Event::RemoteWarning { remote, message } => {
+                w.push(format!("remote cache {remote}: {message}").replace('\n', " "));
+            }
+            _ => {}
         }
     }
 }
@@ -198,5 +204,24 @@ impl From<BuildError> for ScriptError {
         Self {
             message: e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_cache_warning_reaches_cargo_on_one_line() {
+        let reporter = CargoReporter::default();
+        reporter.event(&Event::RemoteWarning {
+            remote: "redis://127.0.0.1:1/0".into(),
+            message: "cannot connect\nto it".into(),
+        });
+        let w = reporter.warnings.lock().unwrap();
+        assert_eq!(
+            *w,
+            ["remote cache redis://127.0.0.1:1/0: cannot connect to it"]
+        );
     }
 }

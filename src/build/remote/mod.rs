@@ -17,9 +17,9 @@
 
 mod key;
 mod record;
-#[cfg(feature = "remote-cache")]
+#[cfg(feature = "remote-core")]
 mod store;
-#[cfg(not(feature = "remote-cache"))]
+#[cfg(not(feature = "remote-core"))]
 #[path = "no_store.rs"]
 mod store;
 

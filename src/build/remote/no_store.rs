@@ -1,4 +1,4 @@
-//! Without the `remote-cache` feature: no storage, and every URL is refused as a usage
+//! Without any remote cache feature: no storage, and every URL is refused as a usage
 //! error naming the feature.
 
 #[derive(Debug, thiserror::Error)]

@@ -23,8 +23,19 @@ pub enum StoreError {
     Storage(#[from] opendal::Error),
 }
 
-/// The URL schemes this build of assetc can use.
-pub const SCHEMES: &[&str] = &["http", "https", "redis", "rediss", "s3"];
+/// The URL schemes this build of assetc can use (its `remote-*` features).
+pub const SCHEMES: &[&str] = &[
+    #[cfg(feature = "remote-webdav")]
+    "http",
+    #[cfg(feature = "remote-webdav")]
+    "https",
+    #[cfg(feature = "remote-redis")]
+    "redis",
+    #[cfg(feature = "remote-redis")]
+    "rediss",
+    #[cfg(feature = "remote-s3")]
+    "s3",
+];
 
 /// Checks a remote cache URL without connecting: a scheme this build knows, a host.
 pub fn check_url(url: &str) -> Result<(), StoreError> {
@@ -43,7 +54,7 @@ fn parse(url: &str) -> Result<url::Url, StoreError> {
         .map_err(|e| StoreError::Url(format!("remote cache URL `{}`: {e}", redacted(url))))?;
     if !SCHEMES.contains(&parsed.scheme()) {
         return Err(StoreError::Url(format!(
-            "remote cache URL `{}`: unsupported scheme `{}` (use {})",
+            "remote cache URL `{}`: unsupported scheme `{}` (this assetc knows {})",
             redacted(url),
             parsed.scheme(),
             SCHEMES.join(", ")
@@ -66,6 +77,15 @@ pub fn redacted(url: &str) -> String {
 
 pub use imp::Store;
 
+// Built with only some storages, the URL parts the others read go unused.
+#[cfg_attr(
+    not(all(
+        feature = "remote-webdav",
+        feature = "remote-s3",
+        feature = "remote-redis"
+    )),
+    allow(unused_imports, unused_variables)
+)]
 mod imp {
     use super::*;
     use opendal::{blocking, layers::TimeoutLayer, services, ErrorKind, Operator};
@@ -86,6 +106,7 @@ mod imp {
             probe(&parsed)?;
             // The first installed transport wins: a second build in the process (watch
             // mode) keeps the first one's.
+            #[cfg(any(feature = "remote-webdav", feature = "remote-s3"))]
             opendal::HttpTransporter::install_default(
                 opendal_http_transport_reqwest::ReqwestTransport::default(),
             );
@@ -176,6 +197,7 @@ mod imp {
                 .map(|(_, v)| v.into_owned())
         };
         let op = match url.scheme() {
+            #[cfg(feature = "remote-webdav")]
             "http" | "https" => {
                 let mut b = services::Webdav::default()
                     .endpoint(&format!("{}://{host}{port}", url.scheme()))
@@ -190,6 +212,7 @@ mod imp {
                 }
                 Operator::new(b)?
             }
+            #[cfg(feature = "remote-redis")]
             "redis" | "rediss" => {
                 let mut b = opendal_service_redis::Redis::default()
                     .endpoint(&format!("{}://{host}{port}", url.scheme()))
@@ -212,6 +235,7 @@ mod imp {
                 }
                 Operator::new(b)?
             }
+            #[cfg(feature = "remote-s3")]
             "s3" => {
                 // Credentials, and the region and endpoint unless the URL's query gives
                 // them, come from the usual AWS environment and files (AWS_ACCESS_KEY_ID,
