@@ -355,4 +355,40 @@ mod tests {
         let top = tr.keys.iter().map(|k| k.1.x).fold(0.0, f32::max);
         assert!((top - 2.0).abs() < 1e-6, "{top}");
     }
+
+    #[test]
+    fn cubic_weights_follow_the_spline_and_bad_ones_are_skipped() {
+        let mut scene = crate::rig::skeleton::tests::rig();
+        // One target, zero tangents: the weight rises as 3u^2 - 2u^3 from 0 to 1.
+        let cubic = Channel {
+            gltf_path: "animations[0].channels[0]".into(),
+            node: 4,
+            path: ChannelPath::Weights,
+            interpolation: Interpolation::CubicSpline,
+            times: vec![0.0, 1.0],
+            values: vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            components: 1,
+        };
+        let short = Channel {
+            gltf_path: "animations[0].channels[1]".into(),
+            node: 3,
+            values: vec![0.0; 5],
+            ..cubic.clone()
+        };
+        scene.animations.push(Animation {
+            name: None,
+            channels: vec![cubic, short],
+        });
+        let (clips, warnings) = clip_keyframes(&scene);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("channels[1]"), "{warnings:?}");
+        let track = &clips[0].weights[0].track;
+        assert!(!track.step);
+        assert_eq!(track.keys.len(), WEIGHT_PIECES + 1);
+        for (t, w) in &track.keys {
+            let exact = 3.0 * t * t - 2.0 * t * t * t;
+            assert!((w[0] - exact).abs() < 1e-6, "t {t}: {} vs {exact}", w[0]);
+        }
+        assert_eq!(clips[0].duration, 1.0);
+    }
 }

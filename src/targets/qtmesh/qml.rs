@@ -542,10 +542,18 @@ impl Writer<'_> {
                 mats.join(&format!(",\n{pad}        "))
             );
         }
+        // What the element itself is not becomes a child: a light or camera beside a
+        // mesh, a camera beside a light.
+        let light_is_own = mesh.is_none() && light.is_some();
+        let camera_is_own = mesh.is_none() && light.is_none();
         if let Some(props) = own {
             push_indented(&mut s, &props, &pad);
-        } else if mesh.is_some() {
-            let attached = [light.map(placed::light), camera.map(placed::camera)];
+        }
+        {
+            let attached = [
+                light.filter(|_| !light_is_own).map(placed::light),
+                camera.filter(|_| !camera_is_own).map(placed::camera),
+            ];
             for (kind, props) in attached.into_iter().flatten() {
                 let _ = writeln!(s, "{pad}    {kind} {{");
                 push_indented(&mut s, &props, &format!("{pad}    "));

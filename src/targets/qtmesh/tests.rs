@@ -362,6 +362,18 @@ fn scene_with_extras() -> Scene {
         intensity: 2.0,
         range: None,
     });
+    // Node A draws a mesh and carries a spot light: the light is the Model's child.
+    s.lights.push(Light {
+        node: 0,
+        name: None,
+        kind: LightKind::Spot {
+            inner_cone: 0.0,
+            outer_cone: std::f32::consts::FRAC_PI_4,
+        },
+        color: [1.0; 3],
+        intensity: 0.5,
+        range: Some(10.0),
+    });
     s.cameras.push(Camera {
         node: 4,
         name: None,
@@ -474,7 +486,9 @@ fn qml_writes_transforms_lights_cameras_weights_and_timelines() {
         (fov - 45.0).abs() < 1e-4,
         "glTF's vertical yfov in degrees: {fov}"
     );
-    has("        clipNear: 0.5\n        clipFar: 100\n");
+    has("        clipNear: 0.5\n        clipFar: 100\n    }\n");
+    // Intensity 0.5 is below Balsam's least brightness (1), so the colour is dimmed.
+    has("            textured_material\n        ]\n        SpotLight {\n            color: \"#808080\"\n            brightness: 1\n            coneAngle: 90\n            innerConeAngle: 0\n            quadraticFade: 10000\n        }\n    }\n");
     // Node 2's one morph target, with its initial weight, referenced by its Model.
     has("    MorphTarget {\n        id: nodes_2__morphtarget0\n        objectName: \"target 0\"\n        attributes: MorphTarget.Position\n        weight: 0.75\n    }\n");
     has("        morphTargets: [\n            nodes_2__morphtarget0\n        ]\n");
