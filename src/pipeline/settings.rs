@@ -55,8 +55,7 @@ impl Default for MeshSettings {
 
 /// Which primitives get generated tangents (`generate_tangents` in build.toml: `true`,
 /// `false` or `"auto"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(try_from = "TangentModeRepr", into = "TangentModeRepr")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TangentMode {
     /// Never.
     Off,
@@ -67,35 +66,39 @@ pub enum TangentMode {
     Auto,
 }
 
-/// How [`TangentMode`] is written in build.toml.
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(untagged)]
-enum TangentModeRepr {
-    Flag(bool),
-    Name(String),
-}
-
-impl TryFrom<TangentModeRepr> for TangentMode {
-    type Error = String;
-    fn try_from(repr: TangentModeRepr) -> Result<Self, String> {
-        match repr {
-            TangentModeRepr::Flag(true) => Ok(TangentMode::On),
-            TangentModeRepr::Flag(false) => Ok(TangentMode::Off),
-            TangentModeRepr::Name(name) if name == "auto" => Ok(TangentMode::Auto),
-            TangentModeRepr::Name(name) => Err(format!(
-                "generate_tangents must be true, false or \"auto\", got \"{name}\""
-            )),
+impl serde::Serialize for TangentMode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TangentMode::Off => serializer.serialize_bool(false),
+            TangentMode::On => serializer.serialize_bool(true),
+            TangentMode::Auto => serializer.serialize_str("auto"),
         }
     }
 }
 
-impl From<TangentMode> for TangentModeRepr {
-    fn from(mode: TangentMode) -> Self {
-        match mode {
-            TangentMode::On => TangentModeRepr::Flag(true),
-            TangentMode::Off => TangentModeRepr::Flag(false),
-            TangentMode::Auto => TangentModeRepr::Name("auto".into()),
+impl<'de> serde::Deserialize<'de> for TangentMode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Mode;
+        impl serde::de::Visitor<'_> for Mode {
+            type Value = TangentMode;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false or \"auto\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<TangentMode, E> {
+                Ok(if on {
+                    TangentMode::On
+                } else {
+                    TangentMode::Off
+                })
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<TangentMode, E> {
+                match name {
+                    "auto" => Ok(TangentMode::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(name), &self)),
+                }
+            }
         }
+        deserializer.deserialize_any(Mode)
     }
 }
 
@@ -142,5 +145,36 @@ impl MeshSettings {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generate_tangents_reads_true_false_and_auto_and_names_them_when_wrong() {
+        let read = |v: &str| toml::from_str::<MeshSettings>(&format!("generate_tangents = {v}"));
+        assert_eq!(read("true").unwrap().generate_tangents, TangentMode::On);
+        assert_eq!(read("false").unwrap().generate_tangents, TangentMode::Off);
+        assert_eq!(
+            read("\"auto\"").unwrap().generate_tangents,
+            TangentMode::Auto
+        );
+        for bad in ["1", "\"yes\""] {
+            let err = read(bad).unwrap_err().to_string();
+            assert!(
+                err.contains("expected true, false or \"auto\""),
+                "{bad}: {err}"
+            );
+        }
+        for mode in [TangentMode::On, TangentMode::Off, TangentMode::Auto] {
+            let settings = MeshSettings {
+                generate_tangents: mode,
+                ..Default::default()
+            };
+            let text = toml::to_string(&settings).unwrap();
+            assert_eq!(toml::from_str::<MeshSettings>(&text).unwrap(), settings);
+        }
     }
 }
