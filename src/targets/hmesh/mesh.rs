@@ -310,6 +310,7 @@ mod tests {
                 image: 0,
                 tex_coord: 1,
                 has_transform: false,
+                transform: None,
             }),
             ..Default::default()
         };
