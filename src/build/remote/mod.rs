@@ -373,10 +373,17 @@ fn portable_inputs<'a>(
             saw_source = true;
             continue;
         }
-        deps.push((relative_to(&stamp.path, root)?, stamp));
+        deps.push((below_root(&stamp.path, root)?, stamp));
     }
     deps.sort_by(|a, b| a.0.cmp(&b.0));
     saw_source.then_some(deps)
+}
+
+/// `path` below the input root, named as [`relative_to`] does. Input stamps carry real paths
+/// (the importer resolves symlinks to confine reads to the root), while the root is kept as
+/// the user spelled it (`../assets`), so the root's real path is tried too.
+fn below_root(path: &Path, root: &Path) -> Option<String> {
+    relative_to(path, root).or_else(|| relative_to(path, &std::fs::canonicalize(root).ok()?))
 }
 
 /// `path` below `root`, `/`-separated, with `.` and `..` resolved by name.
@@ -418,5 +425,19 @@ mod tests {
         );
         assert_eq!(relative_to(Path::new("/in/../x.png"), root), None);
         assert_eq!(relative_to(Path::new("/elsewhere/x.png"), root), None);
+    }
+
+    #[test]
+    fn a_root_spelled_with_dot_dot_still_names_real_input_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("in/tex")).unwrap();
+        let real = std::fs::canonicalize(dir.path().join("in")).unwrap();
+        let spelled = dir.path().join("in/tex/../../in");
+        assert_eq!(relative_to(&real.join("tex/a.png"), &spelled), None);
+        assert_eq!(
+            below_root(&real.join("tex/a.png"), &spelled).as_deref(),
+            Some("tex/a.png")
+        );
+        assert_eq!(below_root(&dir.path().join("x.png"), &spelled), None);
     }
 }
