@@ -143,6 +143,19 @@ impl Run {
 
 /// Runs `assetc build --message-format json` with `args`; `on_line` sees each line as it
 /// comes (to stop a server mid-build).
+/// A build of `input` into `out` through the remote cache at `url`, plus `extra` arguments.
+fn build_remote(input: &Path, out: &Path, url: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--remote-cache",
+        url,
+    ];
+    args.extend_from_slice(extra);
+    build_json(&args, |_| {})
+}
+
 fn build_json(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_assetc"))
         .args([
@@ -242,16 +255,7 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
     // Machine A: builds everything and uploads it.
     let input_a = corpus.join("gltf");
     let out_a = work.path().join("a");
-    let a = build_json(
-        &[
-            input_a.to_str().unwrap(),
-            "-o",
-            out_a.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let a = build_remote(&input_a, &out_a, &url, &[]);
     assert_eq!((a.count("built"), a.count("fetched")), (n, 0));
     assert!(a.count("uploaded_bytes") > 0);
     assert!(a.remote_warnings.is_empty(), "{:?}", a.remote_warnings);
@@ -266,16 +270,7 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
     let input_b = work.path().join("checkout/gltf");
     copy_dir(&input_a, &input_b);
     let out_b = work.path().join("b");
-    let b = build_json(
-        &[
-            input_b.to_str().unwrap(),
-            "-o",
-            out_b.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let b = build_remote(&input_b, &out_b, &url, &[]);
     assert_eq!(
         (
             b.count("built"),
@@ -295,16 +290,7 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
     );
     assert_same_tree(&out_b, &tree_a, "B's tree");
     // B's local cache took the fetched assets: a second build there is all fresh.
-    let again = build_json(
-        &[
-            input_b.to_str().unwrap(),
-            "-o",
-            out_b.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let again = build_remote(&input_b, &out_b, &url, &[]);
     assert_eq!((again.count("fresh"), again.count("fetched_bytes")), (n, 0));
 
     // Damage one asset's .hmesh blob on the server (same size, one byte flipped).
@@ -315,16 +301,7 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
     bad[middle] ^= 0xff;
     std::fs::write(&blob, &bad).unwrap();
     let out_c = work.path().join("c");
-    let c = build_json(
-        &[
-            input_b.to_str().unwrap(),
-            "-o",
-            out_c.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let c = build_remote(&input_b, &out_c, &url, &[]);
     assert_eq!(c.with_status("built").len(), 1, "{:?}", c.statuses);
     assert_eq!(c.count("fetched"), n - 1);
     assert_eq!(c.remote_warnings.len(), 1, "{:?}", c.remote_warnings);
@@ -349,16 +326,7 @@ fn a_second_machine_fetches_everything_and_a_corrupted_blob_is_rebuilt() {
     std::fs::remove_file(&blob).unwrap();
     std::fs::create_dir(&blob).unwrap();
     let out_d = work.path().join("d");
-    let d = build_json(
-        &[
-            input_b.to_str().unwrap(),
-            "-o",
-            out_d.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let d = build_remote(&input_b, &out_d, &url, &[]);
     assert_eq!(d.remote_warnings.len(), 1, "{:?}", d.remote_warnings);
     assert!(
         d.remote_warnings[0].contains("does not use the remote cache"),
@@ -448,18 +416,7 @@ fn two_shards_and_a_final_build_equal_a_full_build() {
     let mut built = Vec::new();
     for shard in ["1/2", "2/2"] {
         let out = work.path().join(shard.replace('/', "-of-"));
-        let run = build_json(
-            &[
-                input.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "--remote-cache",
-                &url,
-                "--shard",
-                shard,
-            ],
-            |_| {},
-        );
+        let run = build_remote(&input, &out, &url, &["--shard", shard]);
         assert!(run.count("built") > 0, "shard {shard} built nothing");
         assert!(
             !out.join("assets.hman").exists(),
@@ -476,30 +433,11 @@ fn two_shards_and_a_final_build_equal_a_full_build() {
         "each source in exactly one shard"
     );
     let out = work.path().join("final");
-    let run = build_json(
-        &[
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-        ],
-        |_| {},
-    );
+    let run = build_remote(&input, &out, &url, &[]);
     assert_eq!((run.count("built"), run.count("fetched")), (0, n));
     assert_same_tree(&out, reference(&corpus), "shards + final build");
     // --no-cache rebuilds everything: it fetches nothing.
-    let run = build_json(
-        &[
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--remote-cache",
-            &url,
-            "--no-cache",
-        ],
-        |_| {},
-    );
+    let run = build_remote(&input, &out, &url, &["--no-cache"]);
     assert_eq!((run.count("built"), run.count("fetched")), (n, 0));
     assert_same_tree(&out, reference(&corpus), "--no-cache with a remote");
 }
@@ -565,16 +503,7 @@ fn an_unreachable_server_costs_one_warning_and_the_build_goes_on() {
         format!("redis://127.0.0.1:{port}/0"),
     ] {
         let out = dir.path().join(url.split(':').next().unwrap());
-        let run = build_json(
-            &[
-                samples().to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "--remote-cache",
-                &url,
-            ],
-            |_| {},
-        );
+        let run = build_remote(&samples(), &out, &url, &[]);
         assert!(run.count("built") > 1);
         assert_eq!(
             run.remote_warnings.len(),
