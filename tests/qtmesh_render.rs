@@ -100,6 +100,23 @@ fn build_ours(src: &Path, out: &Path) -> PathBuf {
 
 /// Fraction of the pixels below the label rows whose largest channel difference exceeds
 /// [`LEVELS`], between panels `a` and `b` of the side-by-side image.
+/// Balsam 6.12's scene of `src` in `out`: its QML file.
+fn build_balsams(tools: &Tools, src: &Path, out: &Path) -> PathBuf {
+    let balsam = Command::new(&tools.balsam)
+        .env("QT_QPA_PLATFORM", "offscreen")
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        balsam.status.success(),
+        "{}: balsam failed: {balsam:?}",
+        src.display()
+    );
+    find_qml(out)
+}
+
 fn differing(img: &image::RgbImage, a: u32, b: u32) -> f64 {
     let panel = img.width() / 3;
     let (mut over, mut total) = (0u64, 0u64);
@@ -137,16 +154,7 @@ fn unlit_scenes_match_balsams_pixels() {
         }
         let dir = tmp.path().join(rel.replace('/', "_"));
         let ours = build_ours(&src, &dir.join("ours"));
-        let theirs_dir = dir.join("balsam");
-        let balsam = Command::new(&tools.balsam)
-            .env("QT_QPA_PLATFORM", "offscreen")
-            .arg("-o")
-            .arg(&theirs_dir)
-            .arg(&src)
-            .output()
-            .unwrap();
-        assert!(balsam.status.success(), "{rel}: balsam failed: {balsam:?}");
-        let theirs = find_qml(&theirs_dir);
+        let theirs = build_balsams(&tools, &src, &dir.join("balsam"));
         let png = dir.join("panels.png");
         let _one_at_a_time = RENDER.lock().unwrap_or_else(|e| e.into_inner());
         let run = Command::new("python3")
@@ -363,16 +371,10 @@ fn animated_scenes_match_balsams_pixels_at_several_times() {
         }
         let dir = tmp.path().join(rel.replace('/', "_"));
         let ours = build_ours(&src, &dir.join("ours"));
-        let theirs_dir = dir.join("balsam");
-        let balsam = Command::new(&tools.balsam)
-            .env("QT_QPA_PLATFORM", "offscreen")
-            .arg("-o")
-            .arg(&theirs_dir)
-            .arg(&src)
-            .output()
-            .unwrap();
-        assert!(balsam.status.success(), "{rel}: balsam failed: {balsam:?}");
-        let (theirs, ours) = (still(&find_qml(&theirs_dir)), still(&ours));
+        let (theirs, ours) = (
+            still(&build_balsams(&tools, &src, &dir.join("balsam"))),
+            still(&ours),
+        );
         let mut ours_panels: Vec<image::RgbImage> = Vec::new();
         for frame in frames {
             let png = dir.join(format!("frame{frame}.png"));
