@@ -41,22 +41,50 @@ impl Server {
     }
 }
 
+/// A port for one server (or for nothing to listen on), unique within this test binary
+/// and below the kernel's ephemeral range (32768 and up on Linux). Ports from `bind(0)`
+/// come from that range: a connection's own source port can take one between our check
+/// and the server's start (seen in CI as a server that never answered), and a connect
+/// loop to such a port can even connect to itself. Outside the range neither happens.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port on 127.0.0.1")
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    // Spread over the range by process id, so two test binaries run side by side
+    // (cargo runs them one after another, nextest does not) rarely start on one port.
+    let spread = (std::process::id() % 500) as u16 * 20;
+    for _ in 0..1_000 {
+        let offset = NEXT.fetch_add(1, Ordering::Relaxed) % 12_000;
+        let port = 20_000 + (spread + offset) % 12_000;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port on 127.0.0.1 between 20000 and 32000");
 }
 
-fn wait_for_port(port: u16, child: &mut Child, name: &str) {
+/// Waits until the server `child` answers `hello` on `port` with a reply starting with
+/// `expect`: a bare connect could reach some other process, or nothing of ours.
+fn wait_for_server(port: u16, child: &mut Child, name: &str, hello: &[u8], expect: &[u8]) {
+    use std::io::{Read, Write};
     let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    let answers = || -> std::io::Result<bool> {
+        let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+        stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+        stream.write_all(hello)?;
+        let mut reply = vec![0u8; expect.len()];
+        stream.read_exact(&mut reply)?;
+        Ok(reply == expect)
+    };
+    loop {
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("{name} exited before listening: {status}");
+            panic!("{name} exited before answering on 127.0.0.1:{port}: {status}");
+        }
+        if matches!(answers(), Ok(true)) {
+            return;
         }
         assert!(
             start.elapsed() < Duration::from_secs(10),
-            "{name} does not listen on 127.0.0.1:{port}"
+            "{name} does not answer on 127.0.0.1:{port}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -95,7 +123,13 @@ fn start_webdav(test: &str) -> Option<Server> {
         .stderr(Stdio::null())
         .spawn()
         .expect("start nginx");
-    wait_for_port(port, &mut child, "nginx");
+    wait_for_server(
+        port,
+        &mut child,
+        "nginx",
+        b"HEAD / HTTP/1.0\r\n\r\n",
+        b"HTTP/1.1 ",
+    );
     Some(Server { child, port, dir })
 }
 
@@ -116,7 +150,7 @@ fn start_redis(test: &str) -> Option<Server> {
         .stderr(Stdio::null())
         .spawn()
         .expect("start redis-server");
-    wait_for_port(port, &mut child, "redis-server");
+    wait_for_server(port, &mut child, "redis-server", b"PING\r\n", b"+PONG");
     Some(Server { child, port, dir })
 }
 
