@@ -139,7 +139,7 @@ fn tangents_match_mikktspace_on_the_corpus() {
 fn tangents_match_mikktspace_on_a_normal_mapped_field() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("field.glb");
-    // 320,000 triangles: three chunks of the stage's 131,072.
+    // 320,000 triangles: five chunks of the stage's 65,536.
     assetc::samples::height_field_glb_with(
         &path,
         401,

@@ -17,7 +17,7 @@ use bevy_mikktspace::TangentSpace;
 use rayon::prelude::*;
 
 /// Triangles per chunk: below this a primitive runs whole (as the corpus assets do).
-const CHUNK_TRIANGLES: usize = 1 << 17;
+const CHUNK_TRIANGLES: usize = 1 << 16;
 
 /// One run of MikkTSpace over some triangles (`faces`, triangle numbers in the geometry).
 struct MikkInput<'a> {
