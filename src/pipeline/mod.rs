@@ -17,6 +17,7 @@ pub mod normals;
 pub mod optimize;
 pub mod pack;
 pub mod prepare;
+pub mod regions;
 pub mod settings;
 pub mod tangents;
 pub mod textures;

@@ -13,6 +13,7 @@
 //! its MikkTSpace-compatible option it still differs by up to 1.9 on corpus primitives.
 
 use super::geometry::{xyz, Geometry, Semantic};
+use super::regions::{position_classes, spatial_regions};
 use bevy_mikktspace::TangentSpace;
 use rayon::prelude::*;
 
@@ -114,7 +115,7 @@ fn corner_tangents(whole: &MikkInput, chunk_triangles: usize) -> Vec<[f32; 4]> {
         return run_mikktspace(whole, &all);
     }
     let mut corners = vec![[0.0f32; 4]; whole.indices.len()];
-    let chunks = spatial_chunks(whole.indices, whole.positions, chunk_triangles);
+    let chunks = spatial_regions(whole.indices, whole.positions, chunk_triangles);
     let rings = TriangleRings::new(whole.indices, whole.positions);
     // Each chunk writes its own triangles' corners as soon as it is done (they are
     // disjoint, so the order chunks finish in changes nothing).
@@ -154,50 +155,6 @@ fn run_mikktspace(whole: &MikkInput, faces: &[u32]) -> Vec<[f32; 4]> {
     input.corner_tangents
 }
 
-/// Triangles cut into chunks of about `chunk_triangles` along the longest axis of their
-/// centroids (so a chunk's ghost ring is small whatever the triangle order), each chunk
-/// in ascending triangle order. Depends only on the geometry.
-fn spatial_chunks(
-    indices: &[u32],
-    positions: &[[f32; 4]],
-    chunk_triangles: usize,
-) -> Vec<Vec<u32>> {
-    let triangles = indices.len() / 3;
-    let centroid = |t: usize, axis: usize| {
-        (0..3)
-            .map(|k| positions[indices[t * 3 + k] as usize][axis])
-            .sum::<f32>()
-    };
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for p in positions {
-        for a in 0..3 {
-            if p[a].is_finite() {
-                lo[a] = lo[a].min(p[a]);
-                hi[a] = hi[a].max(p[a]);
-            }
-        }
-    }
-    let axis = (0..3)
-        .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])))
-        .unwrap_or(0);
-    let mut order: Vec<(f32, u32)> = (0..triangles)
-        .into_par_iter()
-        .map(|t| (centroid(t, axis), t as u32))
-        .collect();
-    order.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let count = triangles.div_ceil(chunk_triangles);
-    let size = triangles.div_ceil(count);
-    order
-        .chunks(size)
-        .map(|chunk| {
-            let mut faces: Vec<u32> = chunk.iter().map(|&(_, t)| t).collect();
-            faces.sort_unstable();
-            faces
-        })
-        .collect()
-}
-
 /// Which triangles touch each position (vertices at bit-equal positions, -0 as 0, count as
 /// one: MikkTSpace welds corners with equal positions, normals and UVs, so its neighbours
 /// of a vertex are among the triangles at that position).
@@ -211,17 +168,7 @@ struct TriangleRings {
 
 impl TriangleRings {
     fn new(indices: &[u32], positions: &[[f32; 4]]) -> Self {
-        // Positions as bits with -0.0 as 0.0, classed by meshoptimizer's hash remap
-        // (which compares bytes).
-        let keys: Vec<[u32; 3]> = positions
-            .par_iter()
-            .map(|p| {
-                let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
-                [bits(p[0]), bits(p[1]), bits(p[2])]
-            })
-            .collect();
-        let (classes, class) = meshopt::generate_vertex_remap(&keys, None);
-        drop(keys);
+        let (classes, class) = position_classes(positions);
         let indices_class: Vec<u32> = indices.iter().map(|&v| class[v as usize]).collect();
         drop(class);
         let mut offsets = vec![0u32; classes + 1];
@@ -436,7 +383,7 @@ mod tests {
         let whole = corner_tangents(&input, usize::MAX);
         assert!(whole.iter().any(|t| t[3] < 0.0) && whole.iter().any(|t| t[3] > 0.0));
         for chunk in [100, 333, 1000] {
-            assert!(spatial_chunks(&g.indices, g.positions(), chunk).len() > 1);
+            assert!(spatial_regions(&g.indices, g.positions(), chunk).len() > 1);
             let chunked = corner_tangents(&input, chunk);
             for (corner, (a, b)) in whole.iter().zip(&chunked).enumerate() {
                 let diff = (0..4).map(|k| (a[k] - b[k]).abs()).fold(0.0, f32::max);
@@ -447,7 +394,7 @@ mod tests {
             }
         }
         // Without the ring the chunk borders come out differently: the ring is what works.
-        let chunks = spatial_chunks(&g.indices, g.positions(), 333);
+        let chunks = spatial_regions(&g.indices, g.positions(), 333);
         let bare: Vec<Vec<[f32; 4]>> = chunks.iter().map(|c| run_mikktspace(&input, c)).collect();
         let differs = chunks.iter().zip(&bare).any(|(core, tangents)| {
             core.iter().zip(tangents.chunks_exact(3)).any(|(&f, t)| {
