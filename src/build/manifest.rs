@@ -1,6 +1,8 @@
 //! The global manifest `assets.hman`, written last.
 
+use super::cache;
 use crate::formats::hman::{self, EntryKind, FileStamp, Manifest, ManifestEntry};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const MANIFEST_NAME: &str = "assets.hman";
@@ -35,16 +37,31 @@ pub enum ManifestError {
 
 /// Builds the sorted, deduplicated, collision-checked manifest bytes. Each entry's size
 /// and digest are those of the file now in `root`, so the manifest describes exactly what
-/// is on disk (it is written after every asset).
-pub fn manifest_bytes(root: &Path, entries: Vec<ManifestEntry>) -> Result<Vec<u8>, ManifestError> {
+/// is on disk (it is written after every asset). `known` holds the cache's stamps of the
+/// files this build wrote or vouched for (same XXH3-64 digest, taken from the bytes
+/// written): those are not read back; any other file is.
+pub fn manifest_bytes(
+    root: &Path,
+    entries: Vec<ManifestEntry>,
+    known: &BTreeMap<String, cache::FileStamp>,
+) -> Result<Vec<u8>, ManifestError> {
     let mut stamped = Vec::with_capacity(entries.len());
     for mut e in entries {
-        let bytes =
-            std::fs::read(root.join(&e.path)).map_err(|source| ManifestError::Unreadable {
-                path: e.path.clone(),
-                source,
-            })?;
-        e.file = Some(FileStamp::of(&bytes));
+        e.file = Some(match known.get(&e.path) {
+            Some(stamp) => FileStamp {
+                size: stamp.size,
+                digest: stamp.hash,
+            },
+            None => {
+                let bytes = std::fs::read(root.join(&e.path)).map_err(|source| {
+                    ManifestError::Unreadable {
+                        path: e.path.clone(),
+                        source,
+                    }
+                })?;
+                FileStamp::of(&bytes)
+            }
+        });
         stamped.push(e);
     }
     Ok(hman::write(&Manifest::from_entries(stamped)?)?)

@@ -468,7 +468,7 @@ impl Builder {
             .values()
             .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
             .collect();
-        let manifest = manifest::manifest_bytes(&opts.output, manifest_entries)
+        let manifest = manifest::manifest_bytes(&opts.output, manifest_entries, &new_cache.files)
             .map_err(|e| BuildError::Manifest(e.to_string()))?;
         guard::check_output(manifest::MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
         let manifest_path = opts.output.join(manifest::MANIFEST_NAME);

@@ -149,9 +149,21 @@ impl Geometry {
     /// Rebuilds every stream so that new vertex `i` is old vertex `kept[i]`; the caller
     /// renumbers the indices.
     pub fn keep_vertices(&mut self, kept: &[u32]) {
+        self.keep_vertices_with(kept, None);
+    }
+
+    /// [`Self::keep_vertices`], with the positions already gathered when given.
+    pub fn keep_vertices_with(&mut self, kept: &[u32], positions: Option<Vec<[f32; 4]>>) {
         use rayon::prelude::*;
+        let mut positions = positions;
         for s in &mut self.streams {
-            s.data = kept.par_iter().map(|&v| s.data[v as usize]).collect();
+            s.data = match positions.take() {
+                Some(gathered) if s.semantic == Semantic::Position && s.set == 0 => gathered,
+                unused => {
+                    positions = unused;
+                    kept.par_iter().map(|&v| s.data[v as usize]).collect()
+                }
+            };
         }
     }
 

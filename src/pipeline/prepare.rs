@@ -7,7 +7,7 @@
 //! target keeps and baked with the target's transform. Stage order:
 //!
 //! streams (the target's selection) -> extra streams (skin) -> normals -> bake -> tangents
-//! -> weld -> optimize -> LODs ‖ meshlets
+//! -> weld -> (optimize -> meshlets) ‖ LODs
 //!
 //! A new stage goes here, behind a request field, so targets opt in one by one.
 
@@ -16,7 +16,7 @@ use super::geometry::{Geometry, Semantic};
 use super::lods::{build_lods, LodLevel};
 use super::meshlets::{build_meshlets, MeshletSet};
 use super::normals::{normal_split, NormalSplit};
-use super::optimize::optimize_vertex_order;
+use super::optimize::vertex_order;
 use super::tangents::generate_tangents;
 use super::weld::{weld_vertices, weld_within};
 use super::StageTimes;
@@ -191,39 +191,57 @@ pub fn prepare(
         }
         times.weld = t.elapsed();
     }
-    if request.optimize {
-        let t = Instant::now();
-        optimize_vertex_order(&mut g);
-        times.optimize = t.elapsed();
-    }
     let (ratios, target_error) = request.lods;
-    let positions = g.positions();
-    let indices = &g.indices;
-    let ((meshlets, meshlet_time), (lods, lod_time)) = rayon::join(
+    // LODs do not need the vertex-cache order: they are simplified from the welded
+    // triangles beside the optimisation and the meshlets (which need it), then renumbered.
+    let ((order, optimize_time, meshlets, meshlet_time), (mut lods, lod_time)) = rayon::join(
         || {
             let t = Instant::now();
-            let m = match request.meshlets {
-                Some(m) => build_meshlets(
-                    positions,
-                    indices,
-                    m.max_vertices,
-                    m.max_triangles,
-                    m.cone_weight,
-                ),
+            let order = if request.optimize {
+                vertex_order(&g)
+            } else {
+                None
+            };
+            let positions = order.as_ref().map(|o| o.positions(&g));
+            let optimize_time = t.elapsed();
+            let t = Instant::now();
+            let meshlets = match request.meshlets {
+                Some(m) => {
+                    let (positions, indices) = match (&order, &positions) {
+                        (Some(o), Some(p)) => (p.as_slice(), o.indices.as_slice()),
+                        _ => (g.positions(), g.indices.as_slice()),
+                    };
+                    build_meshlets(
+                        positions,
+                        indices,
+                        m.max_vertices,
+                        m.max_triangles,
+                        m.cone_weight,
+                    )
+                }
                 None => MeshletSet::default(),
             };
-            (m, t.elapsed())
+            ((order, positions), optimize_time, meshlets, t.elapsed())
         },
         || {
             let t = Instant::now();
             let l = if ratios.is_empty() {
                 Vec::new()
             } else {
-                build_lods(positions, indices, ratios, target_error)
+                build_lods(g.positions(), &g.indices, ratios, target_error)
             };
             (l, t.elapsed())
         },
     );
+    let (order, positions) = order;
+    if let Some(order) = order {
+        let t = Instant::now();
+        for level in &mut lods {
+            order.renumber(&mut level.indices);
+        }
+        order.apply(&mut g, positions);
+        times.optimize = optimize_time + t.elapsed();
+    }
     times.meshlets = meshlet_time;
     times.lods = lod_time;
     Ok(Prepared {
