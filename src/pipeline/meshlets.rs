@@ -48,6 +48,7 @@ pub fn build_meshlets(
     }
     let parts: Vec<MeshletSet> = runs
         .par_iter()
+        .with_max_len(1)
         .zip(&ranges)
         .map(|(run, range)| match range {
             Some(r) => {

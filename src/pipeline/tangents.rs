@@ -120,7 +120,7 @@ fn corner_tangents(whole: &MikkInput, chunk_triangles: usize) -> Vec<[f32; 4]> {
     // Each chunk writes its own triangles' corners as soon as it is done (they are
     // disjoint, so the order chunks finish in changes nothing).
     let shared = std::sync::Mutex::new(&mut corners);
-    chunks.par_iter().for_each(|core| {
+    chunks.par_iter().with_max_len(1).for_each(|core| {
         let faces = rings.with_ring(core);
         let tangents = run_mikktspace(whole, &faces);
         let mut corners = shared.lock().unwrap_or_else(|e| e.into_inner());
