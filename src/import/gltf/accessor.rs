@@ -9,7 +9,7 @@ use gltf::json::validation::Checked;
 
 pub struct Reader<'a> {
     ctx: &'a Ctx<'a>,
-    data: &'a BufferData,
+    data: &'a BufferData<'a>,
     charged: u64,
 }
 
@@ -105,7 +105,7 @@ fn read_u32(b: &[u8], c: ComponentType) -> u32 {
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(ctx: &'a Ctx<'a>, data: &'a BufferData) -> Self {
+    pub fn new(ctx: &'a Ctx<'a>, data: &'a BufferData<'a>) -> Self {
         Self {
             ctx,
             data,

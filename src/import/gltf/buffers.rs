@@ -5,6 +5,7 @@
 //! header length below 12 and rejects unknown chunk types that the spec says to skip.
 
 use super::{bad, over_limit, paths, Ctx, Res};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub struct Glb<'a> {
@@ -66,15 +67,17 @@ pub fn parse_glb(data: &[u8]) -> Result<Glb<'_>, String> {
 }
 
 /// Raw bytes of every referenced buffer, plus decoded meshopt bufferViews.
-pub struct BufferData {
-    buffers: Vec<Option<Vec<u8>>>,
+pub struct BufferData<'blob> {
+    /// The GLB's BIN chunk is borrowed from the file's bytes, not copied (28 MB for a
+    /// million-triangle field); other buffers are read or decoded into their own.
+    buffers: Vec<Option<Cow<'blob, [u8]>>>,
     decoded_views: HashMap<usize, Vec<u8>>,
     /// Bytes charged against the total accessor byte limit so far.
     pub charged: u64,
 }
 
-impl BufferData {
-    pub fn load(ctx: &Ctx, blob: Option<&[u8]>) -> Res<Self> {
+impl<'blob> BufferData<'blob> {
+    pub fn load(ctx: &Ctx, blob: Option<&'blob [u8]>) -> Res<Self> {
         let root = ctx.root;
         let mut used = vec![false; root.buffers.len()];
         for view in &root.buffer_views {
@@ -95,11 +98,11 @@ impl BufferData {
             }
             let declared = buffer.byte_length.0;
             let bytes = match &buffer.uri {
-                None if i == 0 && blob.is_some() => blob.map(<[u8]>::to_vec),
+                None if i == 0 && blob.is_some() => blob.map(Cow::Borrowed),
                 // A buffer without data: a meshopt fallback, only reachable through
                 // compressed views; reading it directly is reported at the view.
                 None => None,
-                Some(uri) => Some(load_uri(ctx, &path, uri)?),
+                Some(uri) => Some(Cow::Owned(load_uri(ctx, &path, uri)?)),
             };
             if let Some(b) = &bytes {
                 if (b.len() as u64) < declared {
