@@ -94,13 +94,7 @@ fn run(file: PathBuf, root: PathBuf) -> Outcome {
 #[test]
 fn invalid_inputs_never_panic_or_hang() {
     let Some(root) = corpus() else { return };
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
-        .collect();
-    files.sort();
+    let files = common::gltf_files(&root);
     assert!(files.len() > 100, "only {} files found", files.len());
 
     // Panics are expected to be caught; keep their default messages out of the output.

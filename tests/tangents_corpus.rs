@@ -95,13 +95,7 @@ fn tangents_match_mikktspace_on_the_corpus() {
         return;
     };
     let root = corpus.join("gltf");
-    let mut files: Vec<_> = walkdir::WalkDir::new(&root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
-        .collect();
-    files.sort();
+    let files = common::gltf_files(&root);
     let mut primitives = 0;
     let mut corners = 0;
     let mut worst = (0.0f32, String::new());

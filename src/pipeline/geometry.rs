@@ -157,12 +157,10 @@ impl Geometry {
         use rayon::prelude::*;
         let mut positions = positions;
         for s in &mut self.streams {
-            s.data = match positions.take() {
-                Some(gathered) if s.semantic == Semantic::Position && s.set == 0 => gathered,
-                unused => {
-                    positions = unused;
-                    kept.par_iter().map(|&v| s.data[v as usize]).collect()
-                }
+            let is_position = s.semantic == Semantic::Position && s.set == 0;
+            s.data = match positions.take_if(|_| is_position) {
+                Some(gathered) => gathered,
+                None => kept.par_iter().map(|&v| s.data[v as usize]).collect(),
             };
         }
     }

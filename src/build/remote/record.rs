@@ -64,21 +64,19 @@ impl OutputRecord {
 
 /// Warnings as stored: the source's absolute path at their start replaced by a mark.
 pub fn portable_warnings(warnings: &[String], source_display: &str) -> Vec<String> {
-    warnings
-        .iter()
-        .map(|w| match w.strip_prefix(source_display) {
-            Some(rest) => format!("{SOURCE_MARK}{rest}"),
-            None => w.clone(),
-        })
-        .collect()
+    with_prefix_replaced(warnings, source_display, SOURCE_MARK)
 }
 
 /// Stored warnings with this machine's path of the source put back.
 pub fn local_warnings(warnings: &[String], source_display: &str) -> Vec<String> {
+    with_prefix_replaced(warnings, SOURCE_MARK, source_display)
+}
+
+fn with_prefix_replaced(warnings: &[String], from: &str, to: &str) -> Vec<String> {
     warnings
         .iter()
-        .map(|w| match w.strip_prefix(SOURCE_MARK) {
-            Some(rest) => format!("{source_display}{rest}"),
+        .map(|w| match w.strip_prefix(from) {
+            Some(rest) => format!("{to}{rest}"),
             None => w.clone(),
         })
         .collect()

@@ -209,15 +209,20 @@ fn floats(data: &[u8], at: usize, n: usize) -> Vec<f32> {
         .collect()
 }
 
-#[test]
-fn qml_places_nodes_materials_and_maps() {
+/// The QML file of `scene` built with default settings.
+fn quad_qml(scene: &Scene) -> String {
     let out = build_qtmesh(
-        &scene(),
+        scene,
         &QtTargetSettings::default(),
         &MeshSettings::default(),
     )
     .unwrap();
-    let qml = String::from_utf8(file(&out, "models/quad.qt/Quad.qml").to_vec()).unwrap();
+    String::from_utf8(file(&out, "models/quad.qt/Quad.qml").to_vec()).unwrap()
+}
+
+#[test]
+fn qml_places_nodes_materials_and_maps() {
+    let qml = quad_qml(&scene());
     for needle in [
         "position: Qt.vector3d(1, 2, 3)",
         "source: \"meshes/quad_001_mesh.mesh\"",
@@ -453,13 +458,7 @@ fn scene_with_extras() -> Scene {
 
 #[test]
 fn qml_writes_transforms_lights_cameras_weights_and_timelines() {
-    let out = build_qtmesh(
-        &scene_with_extras(),
-        &QtTargetSettings::default(),
-        &MeshSettings::default(),
-    )
-    .unwrap();
-    let qml = String::from_utf8(file(&out, "models/quad.qt/Quad.qml").to_vec()).unwrap();
+    let qml = quad_qml(&scene_with_extras());
     let has = |needle: &str| assert!(qml.contains(needle), "{needle:?} missing from:\n{qml}");
     has("import QtQuick.Timeline\n");
     // Offset (0.25, 0.5) in Qt's flipped V is (0.25, -0.5) about the pivot (0, 1);
