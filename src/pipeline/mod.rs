@@ -13,6 +13,7 @@ pub mod lods;
 pub mod material_refs;
 pub mod materials;
 pub mod meshlets;
+pub mod mikktspace;
 pub mod normals;
 pub mod optimize;
 pub mod pack;

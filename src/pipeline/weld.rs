@@ -75,7 +75,7 @@ fn equality_classes(geometry: &Geometry, threshold: f32) -> Vec<u32> {
 
 /// Classes of `n` vertices whose equality is `same`, found by sorting `hash`es: each vertex
 /// gets the lowest vertex number of its class.
-fn classes_by_hash(
+pub(crate) fn classes_by_hash(
     n: usize,
     hash: impl Fn(usize) -> u64 + Sync,
     same: impl Fn(usize, usize) -> bool,
