@@ -199,14 +199,33 @@ impl Geometry {
     ) -> Vec<T> {
         let (indices, origin, per_vertex) =
             split_by_corner_values(&self.indices, self.vertex_count(), corner_values, unused);
+        self.indices = indices;
+        self.append_copies(&origin);
+        per_vertex
+    }
+
+    /// [`Self::split_by_corner_values`] from values already gathered per vertex: each
+    /// vertex's first corner's value and the corners that differ from it
+    /// ([`split_differing`]).
+    pub fn split_by_vertex_values<T: Copy + PartialEq>(
+        &mut self,
+        first: Vec<Option<T>>,
+        differing: &[(u32, T)],
+        unused: T,
+    ) -> Vec<T> {
+        let (origin, per_vertex) = split_differing(&mut self.indices, first, differing, unused);
+        self.append_copies(&origin);
+        per_vertex
+    }
+
+    /// Appends a copy of `origin[v]` for every `v` past the current vertices.
+    fn append_copies(&mut self, origin: &[u32]) {
         if origin.len() > self.vertex_count() {
             let added: Vec<u32> = origin[self.vertex_count()..].to_vec();
             for v in added {
                 self.duplicate_vertex(v as usize);
             }
         }
-        self.indices = indices;
-        per_vertex
     }
 }
 
@@ -220,42 +239,60 @@ pub fn split_by_corner_values<T: Copy + PartialEq>(
     unused: T,
 ) -> (Vec<u32>, Vec<u32>, Vec<T>) {
     debug_assert_eq!(corner_values.len(), indices.len());
-    let mut indices = indices.to_vec();
-    let mut origin: Vec<u32> = (0..vertex_count as u32).collect();
-    let mut per_vertex: Vec<Option<T>> = vec![None; vertex_count];
-    // Duplicates made for a vertex, so corners with an already-seen value share one copy.
-    let mut copies: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    let mut first: Vec<Option<T>> = vec![None; vertex_count];
+    let mut differing = Vec::new();
     for (corner, &value) in corner_values.iter().enumerate() {
-        let v = indices[corner];
-        match per_vertex[v as usize] {
-            None => per_vertex[v as usize] = Some(value),
+        let v = indices[corner] as usize;
+        match first[v] {
+            None => first[v] = Some(value),
             Some(existing) if existing == value => {}
-            Some(_) => {
-                let found = copies.get(&v).and_then(|list| {
-                    list.iter()
-                        .copied()
-                        .find(|&c| per_vertex[c as usize] == Some(value))
-                });
-                let target = match found {
-                    Some(c) => c,
-                    None => {
-                        let c = origin.len() as u32;
-                        origin.push(v);
-                        per_vertex.push(Some(value));
-                        copies.entry(v).or_default().push(c);
-                        c
-                    }
-                };
-                indices[corner] = target;
-            }
+            Some(_) => differing.push((corner as u32, value)),
         }
+    }
+    let mut indices = indices.to_vec();
+    let (origin, per_vertex) = split_differing(&mut indices, first, &differing, unused);
+    (indices, origin, per_vertex)
+}
+
+/// Gives each vertex the value of its first corner (`first`, `None` for a vertex no corner
+/// uses, which gets `unused`) and moves each corner of `differing` (ascending, each with a
+/// value unlike its vertex's first) to a copy of its vertex: one copy per distinct value,
+/// appended in order of first use. Returns the origin of each vertex and the values.
+pub fn split_differing<T: Copy + PartialEq>(
+    indices: &mut [u32],
+    first: Vec<Option<T>>,
+    differing: &[(u32, T)],
+    unused: T,
+) -> (Vec<u32>, Vec<T>) {
+    let mut origin: Vec<u32> = (0..first.len() as u32).collect();
+    let mut per_vertex = first;
+    // Copies made for a vertex, so corners with an already-seen value share one copy.
+    let mut copies: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for &(corner, value) in differing {
+        let v = indices[corner as usize];
+        let list = copies.entry(v).or_default();
+        let target = match list
+            .iter()
+            .copied()
+            .find(|&c| per_vertex[c as usize] == Some(value))
+        {
+            Some(c) => c,
+            None => {
+                let c = origin.len() as u32;
+                origin.push(v);
+                per_vertex.push(Some(value));
+                list.push(c);
+                c
+            }
+        };
+        indices[corner as usize] = target;
     }
     // Vertices no triangle uses get `unused`; the optimiser drops them anyway.
     let per_vertex = per_vertex
         .into_iter()
         .map(|v| v.unwrap_or(unused))
         .collect();
-    (indices, origin, per_vertex)
+    (origin, per_vertex)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! option it still differs by up to 1.9 on corpus primitives.
 
 use super::geometry::{xyz, Geometry, Semantic};
-use super::mikktspace::{corner_tangents, Mesh, NO_FRAME};
+use super::mikktspace::{vertex_tangents, Mesh, NO_FRAME};
 use bevy_mikktspace::TangentSpace;
 use rayon::prelude::*;
 
@@ -109,17 +109,17 @@ pub fn generate_tangents(geometry: &mut Geometry, uv_set: u32) -> bool {
         }
     };
     let sanitize = |corner: usize, t| sanitize_tangent(t, xyz(normals[indices[corner] as usize]));
-    let corners = if indices.len() / 3 <= REFERENCE_TRIANGLES {
+    let per_vertex = if indices.len() / 3 <= REFERENCE_TRIANGLES {
         let mut corners = reference_tangents(indices, geometry.positions(), normals, uvs);
         corners
             .par_iter_mut()
             .enumerate()
             .for_each(|(corner, t)| *t = sanitize(corner, *t));
-        corners
+        geometry.split_by_corner_values(&corners, [1.0, 0.0, 0.0, 1.0])
     } else {
-        corner_tangents(&mesh, sanitize)
+        let found = vertex_tangents(&mesh, sanitize);
+        geometry.split_by_vertex_values(found.first, &found.differing, [1.0, 0.0, 0.0, 1.0])
     };
-    let per_vertex = geometry.split_by_corner_values(&corners, [1.0, 0.0, 0.0, 1.0]);
     geometry.set_stream(Semantic::Tangent, 0, per_vertex);
     true
 }

@@ -104,8 +104,6 @@ pub struct VertexClasses {
     pub of_vertex: Vec<u32>,
     pub offsets: Vec<u32>,
     pub corners: Vec<u32>,
-    /// Where each corner is in `corners`.
-    pub slot_of_corner: Vec<u32>,
 }
 
 impl VertexClasses {
@@ -154,18 +152,15 @@ impl VertexClasses {
         }
         let mut fill = offsets.clone();
         let mut corners = vec![0u32; mesh.indices.len()];
-        let mut slot_of_corner = vec![0u32; mesh.indices.len()];
         for (corner, &v) in mesh.indices.iter().enumerate() {
             let slot = &mut fill[of_vertex[v as usize] as usize];
             corners[*slot as usize] = corner as u32;
-            slot_of_corner[corner] = *slot;
             *slot += 1;
         }
         Self {
             of_vertex,
             offsets,
             corners,
-            slot_of_corner,
         }
     }
 

@@ -83,43 +83,65 @@ pub fn settle_orientations(
     }
 }
 
-/// The tangent of every corner, in `vertices.corners` order (vertex after vertex).
-pub fn tangents_by_vertex(
+/// What one task of [`tangents_by_vertex`] found: each mesh vertex's value (that of its
+/// first corner) and the later corners whose value differs from their vertex's.
+pub struct TaskTangents<T> {
+    pub firsts: Vec<(u32, T)>,
+    pub differing: Vec<(u32, T)>,
+}
+
+/// Every corner's tangent, passed through `finish(corner, tangent)`, gathered per mesh
+/// vertex: one [`TaskTangents`] per task, in vertex order.
+pub fn tangents_by_vertex<T: Copy + PartialEq + Send>(
     mesh: &Mesh,
     vertices: &VertexClasses,
     neighbours: &[u32],
     faces: &[Face],
-) -> Vec<[f32; 4]> {
-    let mut out = vec![NO_FRAME; vertices.corners.len()];
-    // Cut the output at task boundaries so that each task owns its vertices' slots.
-    let mut tasks = Vec::new();
-    let mut rest: &mut [[f32; 4]] = &mut out;
-    for first in (0..vertices.count()).step_by(VERTICES_PER_TASK) {
-        let last = (first + VERTICES_PER_TASK).min(vertices.count());
-        let len = (vertices.offsets[last] - vertices.offsets[first]) as usize;
-        let (mine, after) = rest.split_at_mut(len);
-        tasks.push((first..last, mine));
-        rest = after;
-    }
-    tasks
+    finish: &(impl Fn(usize, [f32; 4]) -> T + Sync),
+) -> Vec<TaskTangents<T>> {
+    (0..vertices.count().div_ceil(VERTICES_PER_TASK))
         .into_par_iter()
-        .for_each_init(Scratch::default, |scratch, (range, out)| {
-            let base = vertices.offsets[range.start] as usize;
-            for v in range {
-                let slots = vertices.slots(v);
-                let out = &mut out[slots.start - base..slots.end - base];
+        .map_init(Scratch::default, |scratch, task| {
+            let first = task * VERTICES_PER_TASK;
+            let last = (first + VERTICES_PER_TASK).min(vertices.count());
+            let mut found = TaskTangents {
+                firsts: Vec::new(),
+                differing: Vec::new(),
+            };
+            let mut seen: Vec<(u32, T)> = Vec::new();
+            for v in first..last {
+                let corners = &vertices.corners[vertices.slots(v)];
                 let around = Around {
                     mesh,
                     vertices,
                     neighbours,
                     faces,
                     v: v as u32,
-                    corners: &vertices.corners[slots],
+                    corners,
                 };
-                around.tangents(scratch, out);
+                let mut out = std::mem::take(&mut scratch.out);
+                out.clear();
+                out.resize(corners.len(), NO_FRAME);
+                around.tangents(scratch, &mut out);
+                // The corners are ascending, so each mesh vertex's first corner comes first.
+                seen.clear();
+                for (&corner, &tangent) in corners.iter().zip(&out) {
+                    let value = finish(corner as usize, tangent);
+                    let vertex = mesh.indices[corner as usize];
+                    match seen.iter().find(|(w, _)| *w == vertex) {
+                        Some((_, known)) if *known == value => {}
+                        Some(_) => found.differing.push((corner, value)),
+                        None => {
+                            seen.push((vertex, value));
+                            found.firsts.push((vertex, value));
+                        }
+                    }
+                }
+                scratch.out = out;
             }
-        });
-    out
+            found
+        })
+        .collect()
 }
 
 /// Buffers reused from vertex to vertex.
@@ -132,6 +154,8 @@ struct Scratch {
     projected: Vec<(V3, V3)>,
     subgroups: Vec<(Vec<u32>, V3)>,
     subgroup: Vec<u32>,
+    /// The current vertex's corners' tangents.
+    out: Vec<[f32; 4]>,
 }
 
 /// One welded vertex and its corners (ascending).

@@ -81,7 +81,7 @@ impl Streams {
 
 /// Corners where ours and the reference differ in any bit (-0 equal to 0).
 fn differing_corners(s: &Streams) -> Vec<usize> {
-    let ours = corner_tangents(&s.mesh(), |_, t| t);
+    let ours = corner_tangents(&s.mesh());
     let theirs = reference(s);
     assert_eq!(ours.len(), theirs.len());
     (0..ours.len())
@@ -222,7 +222,7 @@ fn xyz(v: [f32; 4]) -> [f32; 3] {
 #[test]
 fn a_seamed_mirrored_sphere_matches_the_reference_bit_for_bit() {
     let s = seamed_sphere();
-    let ours = corner_tangents(&s.mesh(), |_, t| t);
+    let ours = corner_tangents(&s.mesh());
     assert!(ours.iter().any(|t| t[3] < 0.0) && ours.iter().any(|t| t[3] > 0.0));
     assert_eq!(differing_corners(&s), Vec::<usize>::new());
 }
@@ -246,7 +246,13 @@ fn the_result_does_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| corner_tangents(&s.mesh(), |_, t| t.map(f32::to_bits)))
+        pool.install(|| {
+            corner_tangents(&s.mesh())
+                .concat()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>()
+        })
     };
     let one = run(1);
     assert_eq!(one, run(3));
@@ -268,5 +274,21 @@ fn malformed_meshes_are_refused() {
     );
     assert!(!m(&s.indices, all - 1), "an index past the vertices");
     assert!(Mesh::new(&s.indices, &s.positions, &s.normals[1..], &s.uvs).is_none());
-    assert!(corner_tangents(&Mesh::new(&[], &[], &[], &[]).unwrap(), |_, t| t).is_empty());
+    assert!(corner_tangents(&Mesh::new(&[], &[], &[], &[]).unwrap()).is_empty());
+}
+
+#[test]
+fn gathering_per_vertex_splits_vertices_as_per_corner_values_do() {
+    use crate::pipeline::geometry::{split_by_corner_values, split_differing};
+    let s = troubled_grid(&mut Rng(11), 40);
+    let found = vertex_tangents(&s.mesh(), |_, t| t.map(f32::to_bits));
+    assert!(
+        !found.differing.is_empty(),
+        "the grid must split some vertices"
+    );
+    let corners = found.corner_values(&s.indices);
+    let expected = split_by_corner_values(&s.indices, s.positions.len(), &corners, [0; 4]);
+    let mut indices = s.indices.clone();
+    let (origin, values) = split_differing(&mut indices, found.first, &found.differing, [0; 4]);
+    assert_eq!(expected, (indices, origin, values));
 }
