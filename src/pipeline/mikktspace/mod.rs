@@ -4,13 +4,13 @@
 //! stage needs for large primitives: `bevy_mikktspace` (the reference port, which the stage
 //! uses for small primitives and the tests use as the oracle) and the C original run on one
 //! thread and read every corner through callbacks: 1.7 s of CPU on the 1M-triangle field,
-//! against 0.25 s here on one core. The result is MikkTSpace's, step for step: the same vertex welding
-//! (equal position, normal and UV), per-triangle frames, neighbours across shared edges,
-//! "4-rule" groups of triangles around each vertex, sub-groups by frame agreement and the
-//! angle-weighted average, with every float operation in the reference's order, so the
-//! tangents come out bit for bit equal to the reference's wherever its sorting fault (below)
-//! does not bite (`tests/tangents_corpus.rs`, on every corpus primitive, and the tests
-//! below).
+//! against 0.25 s here on one core. The result is MikkTSpace's, step for step: the same
+//! vertex welding (equal position, normal and UV), per-triangle frames, neighbours across
+//! shared edges, "4-rule" groups of triangles around each vertex, sub-groups by frame
+//! agreement and the angle-weighted average, with every float operation in the reference's
+//! order, so the tangents come out bit for bit equal to the reference's wherever its
+//! sorting fault (below) does not bite (`tests/tangents_corpus.rs`, on every corpus
+//! primitive, and the tests below).
 //!
 //! What changes is how the work is laid out. MikkTSpace's result at a corner depends only on
 //! the triangles around that corner's (welded) vertex, so after two parallel passes
