@@ -108,7 +108,8 @@ pub fn tangents_by_vertex<T: Copy + PartialEq + Send>(
                 firsts: Vec::new(),
                 differing: Vec::new(),
             };
-            let mut seen: Vec<(u32, T)> = Vec::new();
+            let mut by_vertex: Vec<(u32, u32)> = Vec::new();
+            let mut values: Vec<T> = Vec::new();
             for v in first..last {
                 let corners = &vertices.corners[vertices.slots(v)];
                 let around = Around {
@@ -123,21 +124,39 @@ pub fn tangents_by_vertex<T: Copy + PartialEq + Send>(
                 out.clear();
                 out.resize(corners.len(), NO_FRAME);
                 around.tangents(scratch, &mut out);
-                // The corners are ascending, so each mesh vertex's first corner comes first.
-                seen.clear();
-                for (&corner, &tangent) in corners.iter().zip(&out) {
-                    let value = finish(corner as usize, tangent);
-                    let vertex = mesh.indices[corner as usize];
-                    match seen.iter().find(|(w, _)| *w == vertex) {
-                        Some((_, known)) if *known == value => {}
-                        Some(_) => found.differing.push((corner, value)),
-                        None => {
-                            seen.push((vertex, value));
-                            found.firsts.push((vertex, value));
+                values.clear();
+                values.extend(
+                    corners
+                        .iter()
+                        .zip(&out)
+                        .map(|(&corner, &tangent)| finish(corner as usize, tangent)),
+                );
+                scratch.out = out;
+                // The welded vertex's corners by mesh vertex, each mesh vertex's in corner
+                // order (usually one mesh vertex; sorting keeps a vertex duplicated many
+                // times over from costing the square of its copies).
+                by_vertex.clear();
+                by_vertex.extend(
+                    corners
+                        .iter()
+                        .enumerate()
+                        .map(|(slot, &corner)| (mesh.indices[corner as usize], slot as u32)),
+                );
+                if by_vertex.windows(2).any(|w| w[0].0 != w[1].0) {
+                    by_vertex.sort_unstable();
+                }
+                for same in by_vertex.chunk_by(|a, b| a.0 == b.0) {
+                    let (vertex, first_slot) = same[0];
+                    let value = values[first_slot as usize];
+                    found.firsts.push((vertex, value));
+                    for &(_, slot) in &same[1..] {
+                        if values[slot as usize] != value {
+                            found
+                                .differing
+                                .push((corners[slot as usize], values[slot as usize]));
                         }
                     }
                 }
-                scratch.out = out;
             }
             found
         })

@@ -292,3 +292,24 @@ fn gathering_per_vertex_splits_vertices_as_per_corner_values_do() {
     let (origin, values) = split_differing(&mut indices, found.first, &found.differing, [0; 4]);
     assert_eq!(expected, (indices, origin, values));
 }
+
+#[test]
+fn a_fan_whose_centre_is_copied_for_every_face_matches_the_reference() {
+    // 3,000 faces around one centre, each through its own copy of the centre vertex: one
+    // welded vertex over 3,000 mesh vertices, and one group of 3,000 faces.
+    let mut s = Streams::default();
+    let n = 3000;
+    let ring: Vec<u32> = (0..n)
+        .map(|k| {
+            let a = k as f32 / n as f32 * std::f32::consts::TAU;
+            s.push_vertex([a.cos(), a.sin(), 0.1], [0.0, 0.0, 1.0], [a.cos(), a.sin()])
+        })
+        .collect();
+    for k in 0..n {
+        let centre = s.push_vertex([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0]);
+        s.indices.extend([centre, ring[k], ring[(k + 1) % n]]);
+    }
+    let found = vertex_tangents(&s.mesh(), |_, t| t.map(f32::to_bits));
+    assert_eq!(found.first.iter().filter(|v| v.is_some()).count(), 2 * n);
+    assert_eq!(differing_corners(&s), Vec::<usize>::new());
+}
