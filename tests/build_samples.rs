@@ -88,14 +88,14 @@ fn samples_build_validate_and_are_deterministic() {
     assert!(manifest.entries().windows(2).all(|w| w[0].hash < w[1].hash));
 }
 
-/// One large normal-mapped mesh is split across threads (tangent chunks, meshlet runs,
-/// LOD regions beside the vertex-cache optimisation, a sorted weld, parallel per-vertex
-/// passes): its files must not depend on the thread count either.
+/// One large normal-mapped mesh is split across threads (the parallel MikkTSpace, meshlet
+/// runs, LOD regions beside the vertex-cache optimisation, a sorted weld, parallel
+/// per-vertex passes): its files must not depend on the thread count either.
 #[test]
 fn a_large_mesh_builds_the_same_on_any_thread_count() {
     let src = tempfile::tempdir().unwrap();
-    // 180,000 triangles: three tangent chunks and meshlet runs (65,536 each), two LOD
-    // regions (131,072).
+    // 180,000 triangles: over the tangent stage's 65,536 for the reference MikkTSpace, three
+    // meshlet runs (65,536 each), two LOD regions (131,072).
     assetc::samples::height_field_glb_with(
         &src.path().join("field.glb"),
         301,
