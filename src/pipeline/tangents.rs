@@ -250,6 +250,40 @@ mod tests {
     }
 
     #[test]
+    fn a_primitive_too_large_for_the_reference_gets_unit_tangents_from_bad_input_too() {
+        // 79,202 triangles: the parallel implementation, fed non-finite values.
+        let side = 200u32;
+        let at = |x: u32, y: u32| y * side + x;
+        let mut positions = Vec::new();
+        let mut uvs = Vec::new();
+        let mut normals = Vec::new();
+        for y in 0..side {
+            for x in 0..side {
+                let (u, v) = (x as f32 / side as f32, y as f32 / side as f32);
+                positions.push([u, v, (u * 9.0).sin() * 0.1]);
+                uvs.push([u, v]);
+                normals.push([0.0, 0.0, 1.0]);
+            }
+        }
+        positions[123][2] = f32::NAN;
+        uvs[4567] = [f32::INFINITY, 0.0];
+        normals[8910] = [f32::NAN, 0.0, 1.0];
+        normals[8911] = [0.0, 0.0, 0.0];
+        let mut indices = Vec::new();
+        for y in 0..side - 1 {
+            for x in 0..side - 1 {
+                let (a, b, c, d) = (at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1));
+                indices.extend([a, b, c, a, c, d]);
+            }
+        }
+        assert!(indices.len() / 3 > REFERENCE_TRIANGLES);
+        let mut g = with_uvs_and_normals(&positions, &uvs, &normals, indices);
+        assert!(generate_tangents(&mut g, 0));
+        unit_tangents(&g);
+        assert!(g.indices.iter().all(|&i| (i as usize) < g.vertex_count()));
+    }
+
+    #[test]
     fn perpendicular_is_perpendicular() {
         for n in [
             [0.0, 0.0, 1.0],

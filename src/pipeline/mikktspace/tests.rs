@@ -313,3 +313,20 @@ fn a_fan_whose_centre_is_copied_for_every_face_matches_the_reference() {
     assert_eq!(found.first.iter().filter(|v| v.is_some()).count(), 2 * n);
     assert_eq!(differing_corners(&s), Vec::<usize>::new());
 }
+
+#[test]
+fn non_finite_input_gives_an_answer_for_every_corner() {
+    let mut s = troubled_grid(&mut Rng(5), 30);
+    let n = s.positions.len();
+    for (k, bad) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX]
+        .into_iter()
+        .enumerate()
+    {
+        s.positions[(k * 97) % n][k % 3] = bad;
+        s.normals[(k * 89 + 5) % n][(k + 1) % 3] = bad;
+        s.uvs[(k * 83 + 9) % n][k % 2] = bad;
+    }
+    let found = vertex_tangents(&s.mesh(), |_, t| t.map(f32::to_bits));
+    assert_eq!(found.corner_values(&s.indices).len(), s.indices.len());
+    assert!(s.indices.iter().all(|&v| found.first[v as usize].is_some()));
+}
