@@ -2,6 +2,7 @@
 //! smoothing angle, flat for sources without indices.
 
 use super::geometry::{split_by_corner_values, xyz, Geometry, Semantic};
+use super::weld::float_key;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -90,7 +91,7 @@ fn smooth_corner_normals(
         .positions()
         .iter()
         .map(|p| {
-            let key = xyz(*p).map(|c| if c == 0.0 { 0 } else { c.to_bits() });
+            let key = xyz(*p).map(float_key);
             let next = group_of_position.len() as u32;
             *group_of_position.entry(key).or_insert(next)
         })

@@ -2,6 +2,7 @@
 //! (tangents, levels of detail), and positions classed by bit-equality (the seams between
 //! regions). Regions depend only on the geometry, never on the thread count.
 
+use super::weld::float_key;
 use rayon::prelude::*;
 
 /// Triangles cut into regions of about `region_triangles` along the longest axis of their
@@ -55,10 +56,7 @@ pub fn position_classes(positions: &[[f32; 4]]) -> (usize, Vec<u32>) {
     // compares bytes).
     let keys: Vec<[u32; 3]> = positions
         .par_iter()
-        .map(|p| {
-            let bits = |f: f32| if f == 0.0 { 0 } else { f.to_bits() };
-            [bits(p[0]), bits(p[1]), bits(p[2])]
-        })
+        .map(|p| [float_key(p[0]), float_key(p[1]), float_key(p[2])])
         .collect();
     meshopt::generate_vertex_remap(&keys, None)
 }

@@ -62,7 +62,7 @@ impl bevy_mikktspace::Geometry for Reference<'_> {
 /// The reference port's tangent of every corner; zero where it panicked (it is safe Rust,
 /// but a panic in it must not take the build down; [`sanitize_tangent`] then gives those
 /// corners the fixed frame).
-fn reference_tangents(
+pub(crate) fn reference_tangents(
     indices: &[u32],
     positions: &[[f32; 4]],
     normals: &[[f32; 4]],

@@ -53,24 +53,34 @@ fn equality_classes(geometry: &Geometry, threshold: f32) -> Vec<u32> {
         if snapped(stream) {
             value.map(|c| (c / threshold).floor() as i32 as u32)
         } else {
-            value.map(|c| if c == 0.0 { 0 } else { c.to_bits() })
+            value.map(float_key)
         }
     };
     let same = |a: usize, b: usize| geometry.streams.iter().all(|s| key(s, a) == key(s, b));
-    let hash = |v: usize| -> u64 {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for s in &geometry.streams {
-            for c in key(s, v) {
-                h = (h ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
-                h ^= h >> 29;
-            }
-        }
-        // splitmix64's finaliser, so that nearby keys spread.
-        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        h ^ (h >> 31)
-    };
+    let hash = |v: usize| hash_words(geometry.streams.iter().flat_map(|s| key(s, v)));
     classes_by_hash(n, hash, same)
+}
+
+/// A float as a key word: its bits, with -0.0 as 0.0 (the two compare equal).
+pub(crate) fn float_key(c: f32) -> u32 {
+    if c == 0.0 {
+        0
+    } else {
+        c.to_bits()
+    }
+}
+
+/// A 64-bit hash of key words for [`classes_by_hash`].
+pub(crate) fn hash_words(words: impl IntoIterator<Item = u32>) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for c in words {
+        h = (h ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
+        h ^= h >> 29;
+    }
+    // splitmix64's finaliser, so that nearby keys spread.
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
 
 /// Classes of `n` vertices whose equality is `same`, found by sorting `hash`es: each vertex

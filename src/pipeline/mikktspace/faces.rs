@@ -4,7 +4,7 @@ use super::vec3::{
     add, dot, length, normalized_or_zero, not_zero, project_normalized, scale, sub, V3,
 };
 use super::Mesh;
-use crate::pipeline::weld::classes_by_hash;
+use crate::pipeline::weld::{classes_by_hash, float_key, hash_words};
 use rayon::prelude::*;
 
 /// Two corners at equal positions: MikkTSpace leaves the triangle out of every group, and
@@ -111,24 +111,9 @@ impl VertexClasses {
         let n = mesh.positions.len();
         let key = |v: usize| -> [u32; 8] {
             let (p, nr, uv) = (mesh.positions[v], mesh.normals[v], mesh.uvs[v]);
-            [p[0], p[1], p[2], nr[0], nr[1], nr[2], uv[0], uv[1]].map(|c| {
-                if c == 0.0 {
-                    0
-                } else {
-                    c.to_bits()
-                }
-            })
+            [p[0], p[1], p[2], nr[0], nr[1], nr[2], uv[0], uv[1]].map(float_key)
         };
-        let hash = |v: usize| -> u64 {
-            let mut h = 0xcbf2_9ce4_8422_2325u64;
-            for c in key(v) {
-                h = (h ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
-                h ^= h >> 29;
-            }
-            h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            h ^ (h >> 31)
-        };
+        let hash = |v: usize| hash_words(key(v));
         let lowest = classes_by_hash(n, hash, |a, b| key(a) == key(b));
         // Dense numbers, in order of each class's lowest vertex.
         let mut of_vertex = vec![0u32; n];

@@ -3,33 +3,7 @@
 //! vertices, edges shared by three faces, flipped windings, opposite frames.
 
 use super::*;
-use bevy_mikktspace::TangentSpace;
-
-struct Reference<'a> {
-    mesh: Mesh<'a>,
-    corners: Vec<[f32; 4]>,
-}
-
-impl bevy_mikktspace::Geometry for Reference<'_> {
-    fn num_faces(&self) -> usize {
-        self.mesh.indices.len() / 3
-    }
-    fn num_vertices_of_face(&self, _face: usize) -> usize {
-        3
-    }
-    fn position(&self, face: usize, vert: usize) -> [f32; 3] {
-        self.mesh.position(face * 3 + vert)
-    }
-    fn normal(&self, face: usize, vert: usize) -> [f32; 3] {
-        self.mesh.normal(face * 3 + vert)
-    }
-    fn tex_coord(&self, face: usize, vert: usize) -> [f32; 2] {
-        self.mesh.uv(face * 3 + vert)
-    }
-    fn set_tangent(&mut self, tangent_space: Option<TangentSpace>, face: usize, vert: usize) {
-        self.corners[face * 3 + vert] = tangent_space.map_or(NO_FRAME, |t| t.tangent_encoded());
-    }
-}
+use crate::pipeline::tangents::reference_tangents;
 
 /// The reference port's tangents of `s`, run with one more triangle, last, on three new
 /// vertices beyond the mesh: the C reference's edge-sorting fault (MikkTSpace issue #5,
@@ -47,14 +21,10 @@ fn reference(s: &Streams) -> Vec<[f32; 4]> {
     with_sentinel.push_vertex([far + 1.0, far, far], [0.0, 0.0, 1.0], [1.0, 0.0]);
     with_sentinel.push_vertex([far, far + 1.0, far], [0.0, 0.0, 1.0], [0.0, 1.0]);
     with_sentinel.indices.extend([first, first + 1, first + 2]);
-    let mesh = with_sentinel.mesh();
-    let mut r = Reference {
-        mesh,
-        corners: vec![[f32::NAN; 4]; mesh.indices.len()],
-    };
-    bevy_mikktspace::generate_tangents::<_, bevy_mikktspace::StdOps>(&mut r).unwrap();
-    r.corners.truncate(s.indices.len());
-    r.corners
+    let w = &with_sentinel;
+    let mut corners = reference_tangents(&w.indices, &w.positions, &w.normals, &w.uvs);
+    corners.truncate(s.indices.len());
+    corners
 }
 
 /// Owned streams for a test mesh.
