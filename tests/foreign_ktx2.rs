@@ -128,6 +128,8 @@ fn a_ktx2_that_already_matches_the_settings_passes_through() {
         has_alpha: false,
         width: 4,
         height: 2,
+        depth: 0,
+        faces: 1,
         levels: vec![pixels],
         zstd_level: None,
     })

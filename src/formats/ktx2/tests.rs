@@ -21,6 +21,8 @@ fn image(format: PixelFormat, srgb: bool, zstd: bool) -> Ktx2Image {
         has_alpha: true,
         width: w,
         height: h,
+        depth: 0,
+        faces: 1,
         levels: solid_levels(format, w, h, full_mip_count(w, h)),
         zstd_level: zstd.then_some(3),
     }
@@ -227,7 +229,7 @@ mod props {
             let format = ALL[f];
             let count = if mips { full_mip_count(w, h) } else { 1 };
             let img = Ktx2Image { format, srgb: false, has_alpha: false, width: w, height: h,
-                levels: solid_levels(format, w, h, count), zstd_level: zstd.then_some(1) };
+                depth: 0, faces: 1, levels: solid_levels(format, w, h, count), zstd_level: zstd.then_some(1) };
             let bytes = write(&img).unwrap();
             prop_assert_eq!(validate(&bytes), vec![]);
             let k = read(&bytes).unwrap();
@@ -254,6 +256,8 @@ fn claims_16384_squared() -> Vec<u8> {
         has_alpha: true,
         width: w,
         height: h,
+        depth: 0,
+        faces: 1,
         levels: solid_levels(PixelFormat::Rgba8, w, h, 7),
         zstd_level: Some(1),
     };

@@ -19,6 +19,12 @@ pub struct Ktx2Image {
     pub has_alpha: bool,
     pub width: u32,
     pub height: u32,
+    /// pixelDepth: 0 for a 2D image, the slice count of a 3D texture (colour LUTs).
+    pub depth: u32,
+    /// faceCount: 1, or 6 for a cubemap (faces +X -X +Y -Y +Z -Z within each level).
+    pub faces: u32,
+    /// Each level's bytes: every face (and every depth slice) of that level, in the
+    /// order the KTX 2.0 spec stores them (face, then z slice).
     pub levels: Vec<Vec<u8>>,
     /// zstd level for supercompression (scheme 2), or None to store levels as they are.
     pub zstd_level: Option<i32>,
@@ -27,6 +33,9 @@ pub struct Ktx2Image {
 /// Writes a complete `.ktx2` file. Deterministic: the same image gives the same bytes.
 pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
     let block = image.format.block();
+    if image.faces != 1 || image.depth != 0 {
+        return Err(Ktx2Error::Write("cubemaps and 3D textures are not written yet".into()));
+    }
     if image.width == 0 || image.height == 0 {
         return Err(Ktx2Error::Write("zero width or height".into()));
     }

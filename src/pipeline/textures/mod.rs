@@ -258,6 +258,8 @@ pub fn encode_texture(
         has_alpha,
         width: first.width,
         height: first.height,
+        depth: 0,
+        faces: 1,
         levels: data,
         zstd_level: zstd.then(|| settings.zstd_level()),
     })
