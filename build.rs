@@ -1,17 +1,36 @@
-//! Hashes the compiler's own sources into `ASSETC_SOURCE_HASH`, which keys the incremental
-//! build cache (`src/build/cache.rs`): outputs written by one build of assetc are never
-//! taken as fresh by a differently built one, even when the package version is the same.
+//! Hashes the compiler's own sources that can change an output into `ASSETC_SOURCE_HASH`,
+//! which keys the incremental build cache and the remote cache (`src/build/cache.rs`):
+//! outputs written by one build of assetc are never taken as fresh by one whose importers,
+//! pipeline, target writers or formats differ, even when the package version is the same.
+//! The command line, the driver, previews, reports and tests are left out, so that a new
+//! `--help` text or test does not invalidate every local and shared cache (docs/scale.md).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What decides the bytes of an output: importers, kinds, stages, targets, formats, rig
+/// and scene, and the dependencies' versions.
+const OUTPUT_SOURCES: &[&str] = &[
+    "src/formats",
+    "src/import",
+    "src/kinds",
+    "src/pipeline",
+    "src/rig",
+    "src/targets",
+    "src/scene.rs",
+    "src/build/asset.rs",
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    collect(&root.join("src"), &mut files);
-    files.sort();
-    for name in ["Cargo.toml", "Cargo.lock", "build.rs"] {
-        files.push(root.join(name));
+    for part in OUTPUT_SOURCES {
+        collect(&root.join(part), &mut files);
+        println!("cargo:rerun-if-changed={part}");
     }
+    files.sort();
     // FNV-1a 64 over each file's relative path and content, by hand: a build script
     // cannot use the crate's own hash module, and this needs no dependency.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -29,22 +48,22 @@ fn main() {
         feed(&[0]);
     }
     println!("cargo:rustc-env=ASSETC_SOURCE_HASH={hash:016x}");
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=Cargo.toml");
-    println!("cargo:rerun-if-changed=Cargo.lock");
-    println!("cargo:rerun-if-changed=build.rs");
 }
 
-fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+/// Every file below `path` (or `path` itself), except unit-test files (`tests.rs`,
+/// `tuning.rs`), which cannot change an output.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_file() {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !matches!(name, "tests.rs" | "tuning.rs") {
+            out.push(path.to_path_buf());
+        }
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
         return;
     };
     for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else {
-            out.push(path);
-        }
+        collect(&entry.path(), out);
     }
 }

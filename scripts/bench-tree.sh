@@ -35,3 +35,20 @@ echo "| rebuild after editing one file | $one |"
 echo "| that file's own compile (alone, no cache) | $single |"
 echo "| assetc pack of the output ($files files) | $pack |"
 echo "| assetc pack list of that archive | $list |"
+
+# The same for a tree of 500 standalone images (the checker of assets-sample/box, 500
+# copies): each is its own texture asset, so the no-op rebuild stats 500 sources.
+for i in $(seq 0 499); do
+  d="$work/img/ui$((i / 50))"
+  mkdir -p "$d"
+  cp assets-sample/box/checker.png "$d/icon$i.png"
+done
+iclean=$(secs target/release/assetc build "$work/img" -o "$work/img-out" --no-config -q)
+inoop=$(best target/release/assetc build "$work/img" -o "$work/img-out" --no-config -q)
+ifloor=$(best find "$work/img" -type f -exec stat -c %s {} +)
+echo
+echo "| run (500 standalone .png) | seconds |"
+echo "|---|---:|"
+echo "| clean build | $iclean |"
+echo "| no-op rebuild | $inoop |"
+echo "| bare walk + stat of the same files (floor) | $ifloor |"

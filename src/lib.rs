@@ -14,6 +14,8 @@ pub mod config;
 #[cfg(feature = "pipeline")]
 pub mod import;
 #[cfg(feature = "pipeline")]
+pub mod kinds;
+#[cfg(feature = "pipeline")]
 pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;

@@ -267,6 +267,8 @@ struct Resolved {
     output: PathBuf,
     pack_spk: bool,
     report: bool,
+    embed: Vec<String>,
+    manifest_version: u32,
     remote_cache: Option<String>,
     remote_mode: RemoteMode,
     settings: AssetSettings,
@@ -282,6 +284,8 @@ fn resolve(text: &str, preset: Option<&str>) -> (Resolved, BuildOptions) {
         output: options.output.clone(),
         pack_spk: options.pack_spk,
         report: options.report,
+        embed: options.embed.clone(),
+        manifest_version: options.manifest_version,
         remote_cache: options.remote_cache.clone(),
         remote_mode: options.remote_mode,
         settings: options.settings.clone(),
@@ -295,6 +299,8 @@ fn defaults() -> Resolved {
         output: "runtime".into(),
         pack_spk: false,
         report: false,
+        embed: Vec::new(),
+        manifest_version: 2,
         remote_cache: None,
         remote_mode: RemoteMode::ReadWrite,
         settings: AssetSettings::default(),
@@ -339,6 +345,10 @@ const CASES: &[Case] = &[
     }),
     ("", "pack", "\"spk\"", |r| r.pack_spk = true),
     ("", "report", "true", |r| r.report = true),
+    ("", "embed", "[\"levels/*.json\"]", |r| {
+        r.embed = vec!["levels/*.json".into()]
+    }),
+    ("", "manifest_version", "1", |r| r.manifest_version = 1),
     ("mesh", "generate_normals", "false", |r| {
         r.settings.mesh.generate_normals = false
     }),
@@ -390,6 +400,7 @@ const CASES: &[Case] = &[
     ("texture", "quality", "1.0", |r| {
         r.settings.texture.quality = 1.0
     }),
+    ("texture", "cubemap", "true", |r| r.settings.texture.cubemap = true),
     ("texture", "bc_zstd", "true", |r| {
         r.settings.texture.bc_zstd = true
     }),

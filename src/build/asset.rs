@@ -3,19 +3,19 @@
 
 use super::discover::Source;
 use crate::formats::hman::EntryKind;
-use crate::import::{import_gltf, ImportError, ImportOptions};
+use crate::import::ImportError;
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::materials::TextureJob;
-use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::{MeshSettings, StageTimes};
-use crate::targets::{TargetError, TargetInput};
+use crate::targets::TargetError;
 use std::path::{Path, PathBuf};
 
 pub use crate::targets::Target;
 
 /// The settings one source is built with (defaults, then matching rules, then CLI flags).
-#[derive(Debug, Clone, PartialEq)]
+/// Serialised (JSON, fields in declaration order) into cache and remote keys.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct AssetSettings {
     pub mesh: MeshSettings,
     pub texture: TextureSettings,
@@ -44,6 +44,24 @@ pub struct OutputFile {
     pub rel_path: String,
     pub bytes: Vec<u8>,
     pub kind: EntryKind,
+    /// The manifest hash when it is not that of the path (standalone textures and LUTs
+    /// are named by their ref, formats.md "Assets that are not models").
+    pub manifest_id: Option<u64>,
+    /// The manifest's colorspace flag (sRGB colour textures).
+    pub srgb: bool,
+}
+
+impl OutputFile {
+    /// A file named in the manifest by its path, linear.
+    pub fn new(rel_path: String, bytes: Vec<u8>, kind: EntryKind) -> Self {
+        Self {
+            rel_path,
+            bytes,
+            kind,
+            manifest_id: None,
+            srgb: false,
+        }
+    }
 }
 
 /// A texture an asset needs. Textures are content-addressed and shared between assets, so
@@ -103,80 +121,32 @@ pub enum AssetError {
     Import(#[from] ImportError),
     #[error("{path}: {source}")]
     Target { path: String, source: TargetError },
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    /// A standalone texture, cubemap or LUT that cannot be encoded (`path` may end in
+    /// `:line` for text sources).
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
 }
 
-/// Imports `source` and runs every target the settings ask for. Targets share one
-/// [`PrepareCache`], so geometry work common to them is done once.
+/// Compiles one source with the compile step of its kind (see [`crate::kinds`]).
 pub fn compile_asset(
     source: &Source,
     input_root: &Path,
     settings: &AssetSettings,
 ) -> Result<CompiledAsset, AssetError> {
-    let display = source.abs_path.display().to_string();
-    let source_ref = source.runtime_ref();
-    let import_options = ImportOptions {
-        input_root: input_root.to_path_buf(),
-        ..Default::default()
-    };
-    let scene = import_gltf(&source.abs_path, &source_ref, &import_options)?;
-    let mut warnings: Vec<String> = scene
-        .warnings
-        .iter()
-        .map(|w| format!("{display}: {w}"))
-        .collect();
-    let mut inputs = vec![source.abs_path.clone()];
-    inputs.extend(scene.dependencies.iter().cloned());
-    let mut compiled = CompiledAsset {
-        files: Vec::new(),
-        textures: Vec::new(),
-        warnings: Vec::new(),
-        stats: AssetStats::default(),
-        times: StageTimes::default(),
-        inputs,
-    };
-    if scene.primitive_instances().is_empty() {
-        // Material libraries, animation-only files and empty scenes are valid glTF; the
-        // runtime formats need at least one submesh, so such a source writes nothing.
-        warnings.push(format!(
-            "{display}: the scene has no triangle geometry; nothing is written for it"
-        ));
-        compiled.warnings = warnings;
-        return Ok(compiled);
-    }
-    compiled.warnings = warnings;
-    let cache = PrepareCache::default();
-    let input = TargetInput {
-        scene: &scene,
+    let context = crate::kinds::CompileContext {
+        input_root,
         settings,
-        // Balsam names the QML component after the source file's stem, case kept.
-        source_stem: source
-            .abs_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned()),
-        cache: &cache,
     };
-    // A fixed order, whatever the order the settings name targets in, so outputs and
-    // warnings do not depend on it.
-    let chosen = Target::EVERY
-        .iter()
-        .filter(|t| settings.targets.contains(t));
-    for target in chosen {
-        let out = target
-            .writer()
-            .build(&input)
-            .map_err(|source| AssetError::Target {
-                path: display.clone(),
-                source,
-            })?;
-        add_target_output(&mut compiled, out, &display);
-    }
-    compiled.inputs.sort();
-    compiled.inputs.dedup();
-    Ok(compiled)
+    (crate::kinds::kind(source.kind).compile)(source, &context)
 }
 
 /// Adds a target's files, textures, warnings and figures to the asset.
-fn add_target_output(
+pub(crate) fn add_target_output(
     compiled: &mut CompiledAsset,
     out: crate::targets::TargetOutput,
     display: &str,
@@ -186,11 +156,11 @@ fn add_target_output(
         .extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
     compiled
         .files
-        .extend(out.files.into_iter().map(|f| OutputFile {
-            rel_path: f.rel_path,
-            bytes: f.bytes,
-            kind: f.kind,
-        }));
+        .extend(
+            out.files
+                .into_iter()
+                .map(|f| OutputFile::new(f.rel_path, f.bytes, f.kind)),
+        );
     compiled.textures.extend(out.textures);
     if let Some(stats) = out.stats {
         compiled.stats = stats;

@@ -57,6 +57,20 @@ fn file_hash(path: &Path) -> std::io::Result<u64> {
     }
 }
 
+/// [`file_hash`] of a file; for a folder that is one source (a cubemap's `sky.env/`),
+/// the hash of its sorted entry names, so that a face added, removed or renamed changes
+/// it (the faces themselves are stamped as inputs of their own).
+fn path_hash(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<u64> {
+    if !meta.is_dir() {
+        return file_hash(path);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<_>>()?;
+    names.sort();
+    Ok(content_hash(names.join("\n").as_bytes()))
+}
+
 /// What an output file held when it was written: enough to notice it changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStamp {
@@ -118,7 +132,7 @@ impl InputStamp {
             path: path.to_path_buf(),
             size: meta.len(),
             mtime_ns: mtime_ns(&meta),
-            hash: file_hash(path)?,
+            hash: path_hash(path, &meta)?,
         })
     }
 
@@ -131,7 +145,7 @@ impl InputStamp {
         if meta.len() != self.size {
             return None;
         }
-        (file_hash(&self.path).ok()? == self.hash).then(|| InputStamp {
+        (path_hash(&self.path, &meta).ok()? == self.hash).then(|| InputStamp {
             mtime_ns: mtime_ns(&meta),
             ..self.clone()
         })
@@ -163,14 +177,7 @@ impl CachedEntry {
         }
     }
     pub fn to_entry(&self) -> Option<ManifestEntry> {
-        let kind = match self.kind {
-            0 => EntryKind::Texture,
-            1 => EntryKind::Mesh,
-            2 => EntryKind::MaterialTable,
-            5 => EntryKind::RawFile,
-            6 => EntryKind::Animation,
-            _ => return None,
-        };
+        let kind = EntryKind::from_u8(self.kind)?;
         Some(ManifestEntry {
             hash: self.hash,
             kind,
@@ -353,14 +360,20 @@ pub fn is_plain_relative(rel: &str) -> bool {
     !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// Everything in the settings that can change an asset's output, as text.
+/// Everything in the settings that can change an asset's output, as text: their JSON
+/// serialisation, the same form build.toml's tables deserialise from, so that a renamed
+/// Rust type or a reworded `Debug` never changes a key, and every field is in it.
 pub fn settings_text(settings: &super::asset::AssetSettings) -> String {
-    format!("{settings:?}")
+    // Serialising plain structs of numbers, strings and enums cannot fail; were it to,
+    // the Debug text still names every field.
+    serde_json::to_string(settings).unwrap_or_else(|_| format!("{settings:?}"))
 }
 
-/// Hash of everything in the settings that can change an asset's output.
-pub fn settings_hash(settings: &super::asset::AssetSettings) -> u64 {
-    let text = settings_text(settings);
+/// Hash of everything that can change an asset's output besides its inputs: the
+/// compiler, the source's kind (a file an `embed` glob starts naming changes kind) and
+/// its settings.
+pub fn settings_hash(kind: crate::kinds::KindId, settings: &super::asset::AssetSettings) -> u64 {
+    let text = format!("{kind:?} {}", settings_text(settings));
     fnv1a64_raw_continue(fnv1a64_raw(ENCODER_VERSION.as_bytes()), text.as_bytes())
 }
 

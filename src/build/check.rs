@@ -31,6 +31,8 @@ pub fn check_tree(root: &Path) -> Vec<String> {
     };
     let by_hash: BTreeMap<u64, &hman::ManifestEntry> =
         manifest.entries().iter().map(|e| (e.hash, e)).collect();
+    let listed_paths: std::collections::BTreeSet<&str> =
+        manifest.entries().iter().map(|e| e.path.as_str()).collect();
     for e in manifest.entries() {
         let file = root.join(&e.path);
         if !file.is_file() {
@@ -47,10 +49,11 @@ pub fn check_tree(root: &Path) -> Vec<String> {
                 problems.extend(check_stamp(&file, recorded));
             }
         }
-        if e.kind == EntryKind::Texture && e.path != super::asset::texture_rel_path(e.hash) {
+        if let Some(expected) = expected_path_rule(e) {
             problems.push(format!(
-                "{}: texture {:016x} is listed as {}, not tex/<id>.ktx2",
+                "{}: {} {:016x} is listed as {}, {expected}",
                 manifest_path.display(),
+                kind_name(e.kind),
                 e.hash,
                 e.path
             ));
@@ -70,17 +73,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         if !matches!(ext, "hmesh" | "hmat" | "hanim" | "ktx2") {
             continue;
         }
-        let listed = match ext {
-            "ktx2" => rel
-                .strip_prefix("tex/")
-                .and_then(|n| n.strip_suffix(".ktx2"))
-                .and_then(|h| u64::from_str_radix(h, 16).ok()),
-            _ => Some(hman::id_for_path(&rel)),
-        };
-        if listed
-            .and_then(|h| by_hash.get(&h))
-            .is_none_or(|e| e.path != rel)
-        {
+        if !listed_paths.contains(rel.as_str()) {
             problems.push(format!("{}: not listed in {MANIFEST_NAME}", path.display()));
         }
         match ext {
@@ -90,6 +83,40 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// What is wrong with how an entry's hash names its path, when something is
+/// (formats.md: a model's texture is `tex/<id>.ktx2`; a standalone texture or LUT is
+/// `<ref>.ktx2` with hash fnv1a64(ref); a mesh, material table, animation or raw file is
+/// named by fnv1a64 of its path).
+fn expected_path_rule(e: &hman::ManifestEntry) -> Option<&'static str> {
+    let by_ref = e
+        .path
+        .strip_suffix(".ktx2")
+        .is_some_and(|r| hman::id_for_path(r) == e.hash);
+    match e.kind {
+        EntryKind::Texture => (e.path != super::asset::texture_rel_path(e.hash) && !by_ref)
+            .then_some("neither tex/<id>.ktx2 nor <ref>.ktx2 with id fnv1a64(ref)"),
+        EntryKind::ColorLut => (!by_ref).then_some("not <ref>.ktx2 with id fnv1a64(ref)"),
+        EntryKind::Mesh | EntryKind::MaterialTable | EntryKind::Animation | EntryKind::RawFile => {
+            (hman::id_for_path(&e.path) != e.hash).then_some("whose id is not fnv1a64(path)")
+        }
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Texture => "texture",
+        EntryKind::Mesh => "mesh",
+        EntryKind::MaterialTable => "material table",
+        EntryKind::ColorLut => "colour LUT",
+        EntryKind::RawFile => "raw file",
+        EntryKind::Animation => "animation",
+        #[allow(unreachable_patterns)]
+        _ => "entry",
+    }
 }
 
 /// The file's size and digest against the manifest's record.

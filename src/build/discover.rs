@@ -1,19 +1,37 @@
 //! Finding the sources of a build and naming their outputs.
 
+use crate::kinds::{self, KindId};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// A source file found under the input root.
+/// A source found under the input root: a file, or a folder a kind owns as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Source {
     /// Path relative to the input root, `/`-separated, as found (case kept).
     pub rel_path: String,
     pub abs_path: PathBuf,
+    pub kind: KindId,
 }
 
 impl Source {
     /// The runtime ref: relative path without extension, lower-cased (`models/chair`).
+    /// A cubemap folder keeps its `.env` (formats.md); an embedded file has no ref but
+    /// its own path.
     pub fn runtime_ref(&self) -> String {
-        runtime_ref(&self.rel_path)
+        match self.kind {
+            KindId::Cubemap => self.rel_path.replace('\\', "/").to_lowercase(),
+            _ => runtime_ref(&self.rel_path),
+        }
+    }
+    /// The output path its outputs are named after, for collisions: `<ref>.ktx2` for
+    /// textures, its own path for an embedded file, the ref for a model (whose outputs
+    /// are `<ref>.*`).
+    pub fn claimed_output(&self) -> String {
+        match self.kind {
+            KindId::Model => self.runtime_ref(),
+            KindId::Embed => self.rel_path.clone(),
+            KindId::Texture | KindId::Cubemap | KindId::Lut => format!("{}.ktx2", self.runtime_ref()),
+        }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.
     pub fn output_rel(&self, ext: &str) -> String {
@@ -31,53 +49,187 @@ pub fn runtime_ref(rel_path: &str) -> String {
     without_ext.to_lowercase()
 }
 
-fn is_source(path: &Path) -> bool {
-    matches!(
-        path.extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref(),
-        Some("gltf" | "glb")
+/// What a build is told about the tree besides the kinds' own names.
+#[derive(Debug, Clone, Default)]
+pub struct DiscoverRules {
+    /// Top-level `embed` globs: matching files are copied as they are, whatever their kind.
+    pub embed: globset::GlobSet,
+    /// Rules with `ignore = true`: matching files are not compiled and not reported.
+    pub ignore: globset::GlobSet,
+    /// Folders never walked (the output folder when it lies inside the input).
+    pub exclude: Vec<PathBuf>,
+}
+
+/// Every file below the root, sorted out.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    /// Sources of a kind, sorted by relative path.
+    pub sources: Vec<Source>,
+    /// Files no kind claims, not ignored by a rule (a model's buffers and images among
+    /// them until [`Discovered::unclaimed`] takes those out).
+    pub unclaimed: Vec<Source>,
+}
+
+impl Discovered {
+    /// Takes out of the standalone sources and the unclaimed files every file a model
+    /// uses (`used`, absolute and normalised): those are compiled with their model.
+    pub fn without_model_inputs(&mut self, used: &BTreeSet<PathBuf>) {
+        let keep = |s: &Source| !used.contains(&normalized_absolute(&s.abs_path));
+        self.sources
+            .retain(|s| s.kind == KindId::Model || s.kind == KindId::Embed || keep(s));
+        self.unclaimed.retain(keep);
+    }
+
+    /// The unclaimed files counted by extension (lower-case, `(none)` without one), the
+    /// most frequent first.
+    pub fn unclaimed_by_extension(&self) -> Vec<(String, usize)> {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for s in &self.unclaimed {
+            let name = s.rel_path.rsplit('/').next().unwrap_or(&s.rel_path);
+            let ext = match name.rsplit_once('.') {
+                Some((stem, ext)) if !stem.is_empty() => format!(".{}", ext.to_ascii_lowercase()),
+                _ => "(none)".to_string(),
+            };
+            *counts.entry(ext).or_default() += 1;
+        }
+        let mut list: Vec<(String, usize)> = counts.into_iter().collect();
+        list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        list
+    }
+}
+
+/// The one-line summary of unclaimed files, or None when there are none.
+pub fn unclaimed_summary(by_extension: &[(String, usize)]) -> Option<String> {
+    let total: usize = by_extension.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return None;
+    }
+    let parts: Vec<String> = by_extension
+        .iter()
+        .map(|(ext, n)| format!("{n} {ext}"))
+        .collect();
+    Some(format!(
+        "ignored {total} file{} that no kind compiles: {} (add an `embed` glob, or a rule with `ignore = true` to silence this)",
+        if total == 1 { "" } else { "s" },
+        parts.join(", ")
+    ))
+}
+
+/// `path` made absolute and with `.`/`..` resolved lexically, as the importer names the
+/// files a model reads.
+pub fn normalized_absolute(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn relative_name(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    Some(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
     )
 }
 
-/// Every `.gltf`/`.glb` below `root` (or `root` itself when it is a file), sorted by
-/// relative path so the build order never depends on the file system.
-pub fn discover_sources(root: &Path) -> std::io::Result<Vec<Source>> {
+/// Sorts every file below `root` (or `root` itself when it is a file) into sources of a
+/// kind and unclaimed files. Hidden files and folders (`.git`, `.DS_Store`) and the
+/// excluded folders are not walked; a folder a kind owns (`sky.env/`) is one source and
+/// is not walked further. Sorted by relative path so the build order never depends on
+/// the file system.
+pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovered> {
+    let mut found = Discovered::default();
     if root.is_file() {
         let name = root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        return Ok(vec![Source {
+        let kind = if rules.embed.is_match(&name) {
+            Some(KindId::Embed)
+        } else {
+            kinds::kind_of_file(&name)
+        };
+        let source = Source {
             rel_path: name,
             abs_path: root.to_path_buf(),
-        }]);
+            kind: kind.unwrap_or(KindId::Model),
+        };
+        match kind {
+            Some(_) => found.sources.push(source),
+            None => found.unclaimed.push(source),
+        }
+        return Ok(found);
     }
-    let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(root)
+    let excluded: Vec<PathBuf> = rules
+        .exclude
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut walk = walkdir::WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
-    {
+        .into_iter();
+    while let Some(entry) = walk.next() {
         let entry = entry.map_err(std::io::Error::other)?;
-        if !entry.file_type().is_file() || !is_source(entry.path()) {
+        if entry.depth() == 0 {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
+        let name = entry.file_name().to_string_lossy();
+        let Some(rel_path) = relative_name(root, entry.path()) else {
             continue;
         };
-        let rel_path = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        out.push(Source {
-            rel_path,
+        let is_dir = entry.file_type().is_dir();
+        if name.starts_with('.') || rules.ignore.is_match(&rel_path) {
+            if is_dir {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        let source = |kind| Source {
+            rel_path: rel_path.clone(),
             abs_path: entry.path().to_path_buf(),
-        });
+            kind,
+        };
+        if is_dir {
+            if !excluded.is_empty()
+                && std::fs::canonicalize(entry.path()).is_ok_and(|real| excluded.contains(&real))
+            {
+                walk.skip_current_dir();
+            } else if let Some(kind) = kinds::kind_of_folder(&name) {
+                found.sources.push(source(kind));
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if rules.embed.is_match(&rel_path) {
+            found.sources.push(source(KindId::Embed));
+        } else if let Some(kind) = kinds::kind_of_file(&name) {
+            found.sources.push(source(kind));
+        } else {
+            found.unclaimed.push(source(KindId::Embed));
+        }
     }
-    out.sort();
-    Ok(out)
+    found.sources.sort();
+    Ok(found)
+}
+
+/// Every model source below `root`: what `--help` used to call the sources. Kept for
+/// callers that only care about models.
+pub fn discover_sources(root: &Path) -> std::io::Result<Vec<Source>> {
+    Ok(discover(root, &DiscoverRules::default())?.sources)
 }
 
 /// The root that source paths are relative to: the input folder, or a single file's folder.

@@ -141,6 +141,13 @@ pub enum Event {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stages_us: Vec<(String, u64)>,
     },
+    /// Files below the input that no kind compiles (said once per build).
+    Ignored {
+        files: usize,
+        /// Count per lower-case extension, the most frequent first.
+        by_extension: Vec<(String, usize)>,
+        message: String,
+    },
     /// The remote cache failed (it is off for the rest of the build) or served something
     /// damaged (that asset is built here instead).
     RemoteWarning {

@@ -30,7 +30,9 @@ pub fn compile_guarded(
         )
     })?
     .map_err(|e| e.to_string())?;
-    for file in &asset.files {
+    // An embedded file is copied as it is, whatever its extension says.
+    let copied_as_is = source.kind == crate::kinds::KindId::Embed;
+    for file in asset.files.iter().filter(|_| !copied_as_is) {
         check_output(&file.rel_path, &file.bytes).map_err(|e| format!("{display}: {e}"))?;
     }
     Ok(asset)

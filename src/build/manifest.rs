@@ -44,6 +44,7 @@ pub fn manifest_bytes(
     root: &Path,
     entries: Vec<ManifestEntry>,
     known: &BTreeMap<String, cache::FileStamp>,
+    version: u32,
 ) -> Result<Vec<u8>, ManifestError> {
     let mut stamped = Vec::with_capacity(entries.len());
     for mut e in entries {
@@ -64,5 +65,5 @@ pub fn manifest_bytes(
         });
         stamped.push(e);
     }
-    Ok(hman::write(&Manifest::from_entries(stamped)?)?)
+    Ok(hman::write_version(&Manifest::from_entries(stamped)?, version)?)
 }

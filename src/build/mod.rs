@@ -29,7 +29,7 @@ mod script;
 
 use asset::{AssetSettings, AssetStats, CompiledAsset};
 use cache::{AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
-use discover::{discover_sources, input_root, Source};
+use discover::{discover, input_root, DiscoverRules, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,6 +46,8 @@ pub use script::ScriptError;
 pub struct SettingsRule {
     pub matcher: globset::GlobMatcher,
     pub apply: Arc<dyn Fn(&mut AssetSettings) + Send + Sync>,
+    /// `ignore = true`: matching files are neither compiled nor reported as ignored.
+    pub ignore: bool,
 }
 
 impl std::fmt::Debug for SettingsRule {
@@ -68,6 +70,14 @@ pub struct BuildOptions {
     pub use_cache: bool,
     /// After a successful build, bundle the output folder into `<output>.spk`.
     pub pack_spk: bool,
+    /// After a successful build, bundle the output folder into `<output>.hpack` (the
+    /// original assetc's bundle).
+    pub pack_hpack: bool,
+    /// Globs (relative to the input folder) of files copied as they are and registered
+    /// as raw files (`embed` in build.toml).
+    pub embed: Vec<String>,
+    /// `assets.hman` version: 2 (default) or 1, the original assetc's layout.
+    pub manifest_version: u32,
     /// Write `<output>/report/index.html` with thumbnails and figures (`--report`).
     pub report: bool,
     pub settings: AssetSettings,
@@ -90,6 +100,9 @@ impl BuildOptions {
             fail_fast: false,
             use_cache: true,
             pack_spk: false,
+            pack_hpack: false,
+            embed: Vec::new(),
+            manifest_version: 2,
             report: false,
             settings: AssetSettings::default(),
             rules: Vec::new(),
@@ -97,6 +110,31 @@ impl BuildOptions {
             remote_mode: remote::RemoteMode::default(),
             shard: None,
         }
+    }
+
+    /// The embed and ignore globs and the folders discovery must not walk.
+    pub fn discover_rules(&self) -> Result<DiscoverRules, BuildError> {
+        let mut embed = globset::GlobSetBuilder::new();
+        for pattern in &self.embed {
+            let glob = globset::Glob::new(pattern)
+                .map_err(|e| BuildError::Config(format!("embed: `{pattern}`: {e}")))?;
+            embed.add(glob);
+        }
+        let mut ignore = globset::GlobSetBuilder::new();
+        for rule in self.rules.iter().filter(|r| r.ignore) {
+            // The matcher was compiled from a valid glob; its text compiles again.
+            if let Ok(glob) = globset::Glob::new(rule.matcher.glob().glob()) {
+                ignore.add(glob);
+            }
+        }
+        let built = |b: globset::GlobSetBuilder| {
+            b.build().map_err(|e| BuildError::Config(e.to_string()))
+        };
+        Ok(DiscoverRules {
+            embed: built(embed)?,
+            ignore: built(ignore)?,
+            exclude: vec![self.output.clone()],
+        })
     }
 
     /// The settings for one source: defaults, then every matching rule in order.
@@ -133,7 +171,9 @@ pub struct BuildReport {
     pub removed: usize,
     /// Problems `--verify` found in written files.
     pub verify_problems: Vec<String>,
-    /// The archive written with `pack_spk`.
+    /// Files below the input that no kind compiles, counted by extension.
+    pub ignored: Vec<(String, usize)>,
+    /// The archive written with `pack_spk` or `pack_hpack`.
     pub archive: Option<PathBuf>,
     /// The HTML report written with `report`.
     pub report_page: Option<PathBuf>,
@@ -250,19 +290,35 @@ impl Builder {
             return Err(BuildError::MissingInput(opts.input.clone()));
         }
         let root = input_root(&opts.input);
-        let all_sources = discover_sources(&opts.input).map_err(|source| BuildError::Scan {
-            path: opts.input.clone(),
-            source,
-        })?;
-        // Another shard's sources are left as they are, records and files alike.
-        let (sources, other_shards): (Vec<Source>, Vec<Source>) = all_sources
-            .into_iter()
-            .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
+        let mut discovered =
+            discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
+                path: opts.input.clone(),
+                source,
+            })?;
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
         })?;
         output::remove_stale_temporaries(&opts.output);
+        // Loaded even with --no-cache: what it lists as written may need removing.
+        let old_cache = Cache::load_any(&opts.output);
+        let trust_cache = opts.use_cache && old_cache.is_current();
+        // A model's buffers and images are its inputs, not assets of their own.
+        let used = model_inputs(&discovered.sources, opts, &old_cache, trust_cache);
+        discovered.without_model_inputs(&used);
+        let ignored = discovered.unclaimed_by_extension();
+        if let Some(message) = discover::unclaimed_summary(&ignored) {
+            reporter.event(&Event::Ignored {
+                files: ignored.iter().map(|(_, n)| n).sum(),
+                by_extension: ignored.clone(),
+                message,
+            });
+        }
+        // Another shard's sources are left as they are, records and files alike.
+        let (sources, other_shards): (Vec<Source>, Vec<Source>) = discovered
+            .sources
+            .into_iter()
+            .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
 
         let mut pool = rayon::ThreadPoolBuilder::new();
         if let Some(j) = opts.jobs {
@@ -272,14 +328,15 @@ impl Builder {
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
 
-        // Loaded even with --no-cache: what it lists as written may need removing.
-        let old_cache = Cache::load_any(&opts.output);
-        let trust_cache = opts.use_cache && old_cache.is_current();
         let settings: Vec<AssetSettings> = sources
             .iter()
             .map(|s| opts.settings_for(&s.rel_path))
             .collect();
-        let hashes: Vec<u64> = settings.iter().map(cache::settings_hash).collect();
+        let hashes: Vec<u64> = sources
+            .iter()
+            .zip(&settings)
+            .map(|(source, s)| cache::settings_hash(source.kind, s))
+            .collect();
         let fresh: Vec<Option<AssetRecord>> = sources
             .iter()
             .zip(&hashes)
@@ -381,6 +438,7 @@ impl Builder {
 
         let mut report = BuildReport {
             textures_encoded,
+            ignored,
             ..Default::default()
         };
         let mut new_cache = Cache::default();
@@ -468,8 +526,13 @@ impl Builder {
             .values()
             .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
             .collect();
-        let manifest = manifest::manifest_bytes(&opts.output, manifest_entries, &new_cache.files)
-            .map_err(|e| BuildError::Manifest(e.to_string()))?;
+        let manifest = manifest::manifest_bytes(
+            &opts.output,
+            manifest_entries,
+            &new_cache.files,
+            opts.manifest_version,
+        )
+        .map_err(|e| BuildError::Manifest(e.to_string()))?;
         guard::check_output(manifest::MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
         let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
         output::write_atomic(&manifest_path, &manifest).map_err(|source| BuildError::Write {
@@ -484,17 +547,28 @@ impl Builder {
         if opts.verify {
             report.verify_problems = verify::verify_tree(&opts.output);
         }
-        if opts.pack_spk && report.success() {
-            let archive = spk_path(&opts.output);
-            let bytes = crate::pack::pack_dir(&opts.output, None)
-                .map_err(|e| BuildError::Pack(e.to_string()))?;
+        let archive_format = match (opts.pack_spk, opts.pack_hpack) {
+            (true, _) => Some("spk"),
+            (false, true) => Some("hpack"),
+            (false, false) => None,
+        };
+        if let Some(format) = archive_format.filter(|_| report.success()) {
+            let archive = archive_path(&opts.output, format);
+            let bytes = match format {
+                "spk" => crate::pack::pack_dir(&opts.output, None),
+                _ => crate::pack::pack_dir_hpack(&opts.output),
+            }
+            .map_err(|e| BuildError::Pack(e.to_string()))?;
             output::write_atomic(&archive, &bytes).map_err(|source| BuildError::Write {
                 path: archive.clone(),
                 source,
             })?;
             if opts.verify {
-                let problems =
-                    crate::formats::spk::validate(&std::fs::read(&archive).unwrap_or_default());
+                let written = std::fs::read(&archive).unwrap_or_default();
+                let problems = match format {
+                    "spk" => crate::formats::spk::validate(&written),
+                    _ => crate::formats::hpack::validate(&written),
+                };
                 report.verify_problems.extend(
                     problems
                         .into_iter()
@@ -532,13 +606,39 @@ fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant)
     });
 }
 
-/// Sources whose runtime ref an earlier source already claims (`a.gltf` beside `a.glb`),
-/// mapped to that earlier source: they fail instead of overwriting its outputs.
+/// Every file the models among `sources` read, absolute and normalised: from the cache
+/// record of a model whose inputs are unchanged, else from its glTF JSON.
+fn model_inputs(
+    sources: &[Source],
+    opts: &BuildOptions,
+    cache: &Cache,
+    trust_cache: bool,
+) -> BTreeSet<PathBuf> {
+    sources
+        .par_iter()
+        .filter(|s| s.kind == crate::kinds::KindId::Model)
+        .flat_map_iter(|s| {
+            let hash = cache::settings_hash(s.kind, &opts.settings_for(&s.rel_path));
+            let recorded = trust_cache
+                .then(|| cache.fresh_record(&s.rel_path, hash, &opts.output))
+                .flatten();
+            let files = match recorded {
+                Some(record) => record.inputs.into_iter().map(|i| i.path).collect(),
+                None => crate::kinds::model::referenced_files(&s.abs_path),
+            };
+            files.into_iter().map(|f| discover::normalized_absolute(&f))
+        })
+        .collect()
+}
+
+/// Sources whose output an earlier source already claims (`a.gltf` beside `a.glb`,
+/// `a.png` beside `a.jpg`), mapped to that earlier source: they fail instead of
+/// overwriting its outputs.
 fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
     let mut owner: BTreeMap<String, &str> = BTreeMap::new();
     let mut clashes = BTreeMap::new();
     for s in sources {
-        match owner.entry(s.runtime_ref()) {
+        match owner.entry(s.claimed_output()) {
             std::collections::btree_map::Entry::Vacant(e) => {
                 e.insert(&s.rel_path);
             }
@@ -651,7 +751,7 @@ fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::Manif
     let mut out: Vec<_> = asset
         .files
         .iter()
-        .map(|f| manifest::entry_for(&f.rel_path, f.kind, None, false))
+        .map(|f| manifest::entry_for(&f.rel_path, f.kind, f.manifest_id, f.srgb))
         .collect();
     out.extend(asset.textures.iter().map(|t| {
         manifest::entry_for(
@@ -760,10 +860,16 @@ fn remove_orphans(old: &Cache, new: &Cache, output: &Path, use_cache: bool) -> u
 
 /// `<output>.spk` beside the output folder (`runtime/` -> `runtime.spk`).
 pub fn spk_path(output: &Path) -> PathBuf {
+    archive_path(output, "spk")
+}
+
+/// `<output>.<extension>` beside the output folder.
+pub fn archive_path(output: &Path, extension: &str) -> PathBuf {
     let mut name = output
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| "output".into());
-    name.push(".spk");
+    name.push(".");
+    name.push(extension);
     output.with_file_name(name)
 }

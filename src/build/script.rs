@@ -173,6 +173,7 @@ impl Reporter for CargoReporter {
             Event::RemoteWarning { remote, message } => {
                 w.push(format!("remote cache {remote}: {message}").replace('\n', " "));
             }
+            Event::Ignored { message, .. } => w.push(message.clone()),
             _ => {}
         }
     }

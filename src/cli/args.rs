@@ -3,9 +3,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// assetc compiles glTF 2.0 sources (.gltf with .bin and images, .glb) into GPU-ready
-/// runtime files: .hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips
-/// and one assets.hman manifest.
+/// assetc compiles a game's asset tree into GPU-ready runtime files: glTF 2.0 models
+/// (.hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips), standalone
+/// textures, cubemaps and colour LUTs (.ktx2), embedded files, and one assets.hman
+/// manifest.
 ///
 /// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage or
 /// configuration error (bad flags, bad build.toml, unknown preset, missing input).
@@ -40,15 +41,19 @@ pub enum MessageFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compile every .gltf/.glb under INPUT into OUTPUT.
+    /// Compile every asset under INPUT into OUTPUT.
     ///
-    /// Each source `INPUT/<path>.gltf` gives `OUTPUT/<path>.hmesh` (geometry),
+    /// Every file below INPUT is a source of one kind (listed below), an input of a
+    /// model (its buffers and images), a file named by an `embed` glob, or ignored, in
+    /// which case one warning per build counts the ignored files by extension. Each
+    /// model `INPUT/<path>.gltf` gives `OUTPUT/<path>.hmesh` (geometry),
     /// `OUTPUT/<path>.hmat` (its material table), `OUTPUT/<path>.hanim` (clips, when
     /// skinned and animated) and content-addressed `OUTPUT/tex/<id>.ktx2` textures; the
     /// manifest `OUTPUT/assets.hman` maps every id to its file. `--target bmd1` writes
     /// `OUTPUT/<path>.bmd` (BGBTech3) and `--target qtmesh` a Qt Quick 3D scene in
     /// `OUTPUT/<path>.qt/` (what Qt's Balsam writes). A failing asset does not stop the
     /// others; the run then exits with 1 and writes nothing for that asset.
+    #[command(after_long_help = kinds_help())]
     Build(BuildArgs),
     /// Validate every file of a compiled tree and the links between them (the CI gate).
     Check(TreeArgs),
@@ -137,8 +142,9 @@ pub struct BuildArgs {
     /// Keep running and rebuild whenever a source changes.
     #[arg(long)]
     pub watch: bool,
-    /// After the build, bundle the output folder into `<OUTPUT>.spk` (`spk` is the only format).
-    #[arg(long, value_name = "FORMAT", value_parser = ["spk"])]
+    /// After the build, bundle the output folder into `<OUTPUT>.spk` (SparkPak) or
+    /// `<OUTPUT>.hpack` (the original assetc's bundle).
+    #[arg(long, value_name = "FORMAT", value_parser = ["spk", "hpack"])]
     pub pack: Option<String>,
     /// Write a Makefile-style depfile listing every output's inputs.
     #[arg(long, value_name = "FILE")]
@@ -196,4 +202,9 @@ pub struct TreeArgs {
     /// JSON lines instead of text (as `--message-format json`).
     #[arg(long)]
     pub json: bool,
+}
+
+/// The kinds of source `build` compiles, from the kind registry.
+fn kinds_help() -> String {
+    format!("Kinds of source:\n{}", assetc::kinds::help_table())
 }

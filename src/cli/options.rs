@@ -3,7 +3,7 @@
 
 use super::args::BuildArgs;
 use super::UsageError;
-use assetc::build::discover::discover_sources;
+use assetc::build::discover::{discover, DiscoverRules};
 use assetc::build::{BuildOptions, Target};
 use assetc::config::{self, ConfigError};
 use std::path::PathBuf;
@@ -73,8 +73,16 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;
     options.use_cache = !args.no_cache;
-    if args.pack.is_some() {
-        options.pack_spk = true;
+    match args.pack.as_deref() {
+        Some("hpack") => {
+            options.pack_hpack = true;
+            options.pack_spk = false;
+        }
+        Some(_) => {
+            options.pack_spk = true;
+            options.pack_hpack = false;
+        }
+        None => {}
     }
     options.report |= args.report;
     if let Some(url) = &args.remote_cache {
@@ -106,8 +114,15 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     let warnings = match &config {
         // A single-file input has one source: rules for others are not a mistake.
         Some(cfg) if options.input.is_dir() => {
-            let sources = discover_sources(&options.input).unwrap_or_default();
-            cfg.unmatched_rules(sources.iter().map(|s| s.rel_path.as_str()))
+            // Rules may name any file (an `ignore` rule names files no kind claims).
+            let found = discover(&options.input, &DiscoverRules::default()).unwrap_or_default();
+            let files: Vec<&str> = found
+                .sources
+                .iter()
+                .chain(&found.unclaimed)
+                .map(|s| s.rel_path.as_str())
+                .collect();
+            cfg.unmatched_rules(files.iter().copied())
         }
         _ => Vec::new(),
     };

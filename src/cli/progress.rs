@@ -167,6 +167,11 @@ impl CliReporter {
                     }
                 }
             }
+            Event::Ignored { message, .. } => {
+                if !self.quiet {
+                    self.line(&format!("warning: {message}"), true);
+                }
+            }
             Event::RemoteWarning { remote, message } => {
                 if !self.quiet {
                     self.line(&format!("warning: remote cache {remote}: {message}"), true);
@@ -256,6 +261,16 @@ impl Reporter for CliReporter {
         }
         match event {
             Event::Progress { .. } => {}
+            Event::Ignored { message, .. } => {
+                let d = Diagnostic {
+                    severity: Severity::Warning,
+                    file: String::new(),
+                    gltf_path: None,
+                    message: message.clone(),
+                    code: Some("ignored-files"),
+                };
+                self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
+            }
             Event::RemoteWarning { remote, message } => {
                 let d = Diagnostic {
                     severity: Severity::Warning,

@@ -19,6 +19,8 @@ use toml::Spanned;
 pub enum PackFormat {
     /// SparkPak: `<output>.spk`.
     Spk,
+    /// The original assetc's bundle: `<output>.hpack`.
+    Hpack,
 }
 
 /// The whole `build.toml`.
@@ -35,6 +37,13 @@ pub struct Config {
     pub pack: Option<PackFormat>,
     /// Also write the HTML build report (`--report`, docs/preview.md).
     pub report: Option<bool>,
+    /// Files copied byte for byte and registered as raw files: globs relative to the
+    /// input folder (`["levels/*.json", "config/**"]`).
+    #[serde(default)]
+    pub embed: Vec<Spanned<String>>,
+    /// `assets.hman` version: 2 (default, with sizes and digests) or 1 (the original
+    /// assetc's layout, for engines built on its SDK).
+    pub manifest_version: Option<Spanned<u32>>,
     /// The shared remote cache (docs/scale.md).
     #[serde(default)]
     pub cache: CacheTable,
@@ -98,6 +107,9 @@ pub struct Rule {
     /// Glob over the source path relative to the input folder (`characters/**/*.glb`).
     #[serde(rename = "match")]
     pub pattern: Spanned<String>,
+    /// Matching files are neither compiled nor reported as ignored.
+    #[serde(default)]
+    pub ignore: bool,
     #[serde(default)]
     pub mesh: Partial<MeshSettings>,
     #[serde(default)]

@@ -66,8 +66,35 @@ impl Config {
         {
             options.settings.targets = targets.clone();
         }
-        if let Some(PackFormat::Spk) = self.pack {
-            options.pack_spk = true;
+        match self.pack {
+            Some(PackFormat::Spk) => options.pack_spk = true,
+            Some(PackFormat::Hpack) => options.pack_hpack = true,
+            None => {}
+        }
+        for pattern in &self.embed {
+            globset::Glob::new(pattern.get_ref()).map_err(|e| {
+                ConfigError::at(
+                    &self.path,
+                    &self.text,
+                    pattern.span().start,
+                    format!("embed: `{}`: {e}", pattern.get_ref()),
+                )
+            })?;
+            options.embed.push(pattern.get_ref().clone());
+        }
+        if let Some(version) = &self.manifest_version {
+            if !matches!(version.get_ref(), 1 | 2) {
+                return Err(ConfigError::at(
+                    &self.path,
+                    &self.text,
+                    version.span().start,
+                    format!(
+                        "manifest_version must be 1 (the original assetc's) or 2, got {}",
+                        version.get_ref()
+                    ),
+                ));
+            }
+            options.manifest_version = *version.get_ref();
         }
         if let Some(report) = self.report {
             options.report = report;
@@ -88,6 +115,7 @@ impl Config {
             let rule = rule.clone();
             options.rules.push(SettingsRule {
                 matcher: glob.compile_matcher(),
+                ignore: rule.ignore,
                 // Every key was checked alone when the file was parsed, so overlaying
                 // cannot fail here; were it to, the settings stay as they were.
                 apply: Arc::new(move |s| {

@@ -55,6 +55,7 @@ pub enum EntryKind {
     Texture = 0,
     Mesh = 1,
     MaterialTable = 2,
+    ColorLut = 3,
     RawFile = 5,
     Animation = 6,
 }
@@ -65,6 +66,7 @@ impl EntryKind {
             0 => Self::Texture,
             1 => Self::Mesh,
             2 => Self::MaterialTable,
+            3 => Self::ColorLut,
             5 => Self::RawFile,
             6 => Self::Animation,
             _ => return None,

@@ -14,7 +14,9 @@ use crate::pipeline::StageTimes;
 use crate::scene::Scene;
 
 /// Which runtime files a build writes for each source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Target {
     /// `.hmesh` + `.hmat` + `.ktx2` textures + `.hanim` (the default).

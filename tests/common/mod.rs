@@ -164,3 +164,83 @@ pub fn gltf_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The folder of Debian's `blender-data` HDR panoramas (`datafiles/studiolights/world`):
+/// `ASSETC_HDR_DIR`, else where `.ci/run` unpacks the package; `None` (a failure under
+/// CI) when absent.
+pub fn hdr_panoramas(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("ASSETC_HDR_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from("/opt/assetc-data/blender/usr/share/blender/datafiles/studiolights/world")
+        });
+    if dir.join("city.exr").is_file() {
+        Some(dir)
+    } else {
+        missing(
+            test,
+            &format!(
+                "blender-data's HDR panoramas at {} (set ASSETC_HDR_DIR; .ci/run unpacks them)",
+                dir.display()
+            ),
+        );
+        None
+    }
+}
+
+/// The header of each `.ktx2` as the `ktx-parse` npm package reads it (`ASSETC_PEERS`,
+/// default /opt/assetc-peers): vkFormat, typeSize, pixelWidth/Height/Depth, layerCount,
+/// faceCount, levelCount, supercompressionScheme, the DFD's colour model, transfer and
+/// sample count, and each level's byte length. `None` (a failure under CI) when node or
+/// ktx-parse is missing; panics when ktx-parse refuses a file.
+pub fn ktx_parse(test: &str, scratch: &Path, files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let peers = std::env::var_os("ASSETC_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
+    let module = peers.join("node_modules/ktx-parse/dist/index.mjs");
+    if !module.is_file() || Command::new("node").arg("--version").output().is_err() {
+        missing(
+            test,
+            &format!("node or ktx-parse ({}; set ASSETC_PEERS)", module.display()),
+        );
+        return None;
+    }
+    let script = scratch.join("ktx-parse-headers.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            r#"import {{ read }} from {module:?};
+import {{ readFileSync }} from 'node:fs';
+for (const f of process.argv.slice(2)) {{
+  const k = read(new Uint8Array(readFileSync(f)));
+  const d = k.dataFormatDescriptor[0];
+  console.log(JSON.stringify({{ vkFormat: k.vkFormat, typeSize: k.typeSize,
+    pixelWidth: k.pixelWidth, pixelHeight: k.pixelHeight, pixelDepth: k.pixelDepth,
+    layerCount: k.layerCount, faceCount: k.faceCount, levelCount: k.levels.length,
+    scheme: k.supercompressionScheme, colorModel: d.colorModel,
+    transfer: d.transferFunction, samples: d.samples.length,
+    orientation: k.keyValue.KTXorientation,
+    levels: k.levels.map(l => l.uncompressedByteLength) }}));
+}}
+"#,
+            module = format!("file://{}", module.display())
+        ),
+    )
+    .expect("write the ktx-parse script");
+    let out = Command::new("node")
+        .arg(&script)
+        .args(files)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "ktx-parse refused one of {files:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("ktx-parse prints UTF-8");
+    Some(
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("ktx-parse prints JSON"))
+            .collect(),
+    )
+}

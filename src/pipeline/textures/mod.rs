@@ -25,8 +25,12 @@ pub use mips::{build_levels, RgbaLevel};
 use crate::formats::ktx2::{self, Ktx2Image, PixelFormat};
 use thiserror::Error;
 
-/// How a texture's texels are interpreted, chosen by the material slot that uses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How a texture's texels are interpreted, chosen by the material slot that uses it (or,
+/// for a standalone image, by its file name or a rule's `texture.mode`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum TextureMode {
     /// baseColor, emissive: sRGB, filtered in linear light.
     Color,
@@ -126,6 +130,15 @@ pub struct TextureSettings {
     pub quality: f32,
     /// zstd supercompression for BC1/BC3/BC7 (UASTC and RGBA8 always use it).
     pub bc_zstd: bool,
+    /// Standalone images only: `color` (sRGB), `normal`, `linear` or `single` (one
+    /// channel), instead of the mode their file name gives (`*.n.png` normal map,
+    /// `*.ao/.h/.r.png` single channel, else colour; HDR images are linear). A model's
+    /// textures always take the mode of the material slot that uses them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<TextureMode>,
+    /// Standalone images only: an equirectangular panorama becomes a cubemap (six faces,
+    /// each a quarter of the panorama's width, capped by `max_size`).
+    pub cubemap: bool,
 }
 
 impl Default for TextureSettings {
@@ -136,6 +149,8 @@ impl Default for TextureSettings {
             mipmaps: true,
             quality: DEFAULT_QUALITY,
             bc_zstd: false,
+            mode: None,
+            cubemap: false,
         }
     }
 }

@@ -1,0 +1,37 @@
+//! Embedded files: anything named by a top-level `embed` glob of build.toml is copied
+//! byte for byte to its own path (case and extension kept) and registered in the
+//! manifest as a raw file (kind 5), as the original assetc's `embed:` list does.
+
+use super::texture::read_limited;
+use super::{AssetKind, CompileContext, KindId, Recognise};
+use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
+use crate::build::discover::Source;
+use crate::formats::hman::EntryKind;
+
+pub static KIND: AssetKind = AssetKind {
+    id: KindId::Embed,
+    name: "embed",
+    recognise: Recognise::EmbedGlobs,
+    sources: "any file matched by a top-level `embed` glob of build.toml",
+    outputs: "the file itself, byte for byte, at its own path",
+    compile,
+};
+
+/// Embedded files are loaded whole by games; a multi-GB file here is a mistake.
+const MAX_EMBED_FILE_BYTES: u64 = 1 << 30;
+
+fn compile(source: &Source, _context: &CompileContext) -> Result<CompiledAsset, AssetError> {
+    let bytes = read_limited(&source.abs_path, MAX_EMBED_FILE_BYTES)?;
+    Ok(CompiledAsset {
+        files: vec![OutputFile::new(
+            source.rel_path.clone(),
+            bytes,
+            EntryKind::RawFile,
+        )],
+        textures: Vec::new(),
+        warnings: Vec::new(),
+        stats: Default::default(),
+        times: Default::default(),
+        inputs: vec![source.abs_path.clone()],
+    })
+}

@@ -1,0 +1,171 @@
+//! Models: glTF 2.0 sources (`.gltf` with its buffers and images, `.glb`), imported into
+//! one [`crate::scene::Scene`] that every target writer serialises.
+
+use super::{AssetKind, CompileContext, KindId, Recognise};
+use crate::build::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
+use crate::build::discover::Source;
+use crate::import::{import_gltf, ImportOptions};
+use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::StageTimes;
+use crate::targets::TargetInput;
+use std::path::{Path, PathBuf};
+
+pub static KIND: AssetKind = AssetKind {
+    id: KindId::Model,
+    name: "model",
+    recognise: Recognise::FileSuffixes(&[".gltf", ".glb"]),
+    sources: ".gltf (with its .bin and images), .glb",
+    outputs: "<ref>.hmesh, <ref>.hmat, <ref>.hanim, tex/<id>.ktx2 (and the bmd1/qtmesh targets)",
+    compile,
+};
+
+/// Imports `source` and runs every target the settings ask for. Targets share one
+/// [`PrepareCache`], so geometry work common to them is done once.
+fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
+    let (input_root, settings) = (context.input_root, context.settings);
+    let display = source.abs_path.display().to_string();
+    let source_ref = source.runtime_ref();
+    let import_options = ImportOptions {
+        input_root: input_root.to_path_buf(),
+        ..Default::default()
+    };
+    let scene = import_gltf(&source.abs_path, &source_ref, &import_options)?;
+    let mut warnings: Vec<String> = scene
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
+    let mut inputs = vec![source.abs_path.clone()];
+    inputs.extend(scene.dependencies.iter().cloned());
+    let mut compiled = CompiledAsset {
+        files: Vec::new(),
+        textures: Vec::new(),
+        warnings: Vec::new(),
+        stats: AssetStats::default(),
+        times: StageTimes::default(),
+        inputs,
+    };
+    if scene.primitive_instances().is_empty() {
+        // Material libraries, animation-only files and empty scenes are valid glTF; the
+        // runtime formats need at least one submesh, so such a source writes nothing.
+        warnings.push(format!(
+            "{display}: the scene has no triangle geometry; nothing is written for it"
+        ));
+        compiled.warnings = warnings;
+        return Ok(compiled);
+    }
+    compiled.warnings = warnings;
+    let cache = PrepareCache::default();
+    let input = TargetInput {
+        scene: &scene,
+        settings,
+        // Balsam names the QML component after the source file's stem, case kept.
+        source_stem: source
+            .abs_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned()),
+        cache: &cache,
+    };
+    // A fixed order, whatever the order the settings name targets in, so outputs and
+    // warnings do not depend on it.
+    let chosen = Target::EVERY
+        .iter()
+        .filter(|t| settings.targets.contains(t));
+    for target in chosen {
+        let out = target
+            .writer()
+            .build(&input)
+            .map_err(|source| AssetError::Target {
+                path: display.clone(),
+                source,
+            })?;
+        add_target_output(&mut compiled, out, &display);
+    }
+    compiled.inputs.sort();
+    compiled.inputs.dedup();
+    Ok(compiled)
+}
+
+
+/// The files a model source names (its buffers and images, resolved below its folder):
+/// they are that model's inputs, not standalone assets. Read from the glTF JSON alone
+/// (a `.glb`'s JSON chunk), without importing; an unreadable source names none (its
+/// build reports why).
+pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
+    let Ok(bytes) = std::fs::read(source) else {
+        return Vec::new();
+    };
+    let json = if bytes.starts_with(b"glTF") {
+        glb_json_chunk(&bytes)
+    } else {
+        Some(bytes.as_slice())
+    };
+    let Some(value) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(j).ok())
+    else {
+        return Vec::new();
+    };
+    let folder = source.parent().unwrap_or(Path::new("."));
+    ["buffers", "images"]
+        .iter()
+        .filter_map(|key| value.get(key)?.as_array())
+        .flatten()
+        .filter_map(|item| item.get("uri")?.as_str())
+        .filter(|uri| !uri.starts_with("data:"))
+        .map(|uri| {
+            let decoded = percent_encoding::percent_decode_str(uri).decode_utf8_lossy();
+            folder.join(decoded.as_ref())
+        })
+        .collect()
+}
+
+/// The JSON chunk of a GLB (header 12 B, then chunk length and type "JSON").
+fn glb_json_chunk(bytes: &[u8]) -> Option<&[u8]> {
+    let length = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
+    if bytes.get(16..20)? != b"JSON" {
+        return None;
+    }
+    bytes.get(20..20usize.checked_add(length)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gltf_names_its_external_buffers_and_images_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let gltf = dir.path().join("m.gltf");
+        std::fs::write(
+            &gltf,
+            r#"{"asset":{"version":"2.0"},"buffers":[{"uri":"m.bin","byteLength":4},{"uri":"data:application/octet-stream;base64,AAAA","byteLength":3}],
+               "images":[{"uri":"tex/wood%20grain.png"},{"bufferView":0,"mimeType":"image/png"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            referenced_files(&gltf),
+            vec![dir.path().join("m.bin"), dir.path().join("tex/wood grain.png")]
+        );
+        std::fs::write(&gltf, b"not json").unwrap();
+        assert!(referenced_files(&gltf).is_empty());
+    }
+
+    #[test]
+    fn a_glb_names_the_images_its_json_chunk_names() {
+        let json = br#"{"images":[{"uri":"a.png"}]}  "#;
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend(((20 + json.len()) as u32).to_le_bytes());
+        glb.extend((json.len() as u32).to_le_bytes());
+        glb.extend(b"JSON");
+        glb.extend(json);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.glb");
+        std::fs::write(&path, &glb).unwrap();
+        assert_eq!(referenced_files(&path), vec![dir.path().join("a.png")]);
+        // A chunk length past the end names nothing instead of panicking.
+        glb[12] = 0xff;
+        glb[13] = 0xff;
+        std::fs::write(&path, &glb).unwrap();
+        assert!(referenced_files(&path).is_empty());
+    }
+}
