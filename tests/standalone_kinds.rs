@@ -137,8 +137,8 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
         ("sky/night.ktx2", "sky/night", EntryKind::Texture, false),
         ("sky/city_cube.ktx2", "sky/city_cube", EntryKind::Texture, false),
         ("sky/courtyard.env.ktx2", "sky/courtyard.env", EntryKind::Texture, false),
-        ("grade/identity.lut.ktx2", "grade/identity.lut", EntryKind::ColorLut, false),
-        ("grade/swap.lut.ktx2", "grade/swap.lut", EntryKind::ColorLut, false),
+        ("grade/identity.lut.ktx2", "grade/identity.lut", EntryKind::ColourLut, false),
+        ("grade/swap.lut.ktx2", "grade/swap.lut", EntryKind::ColourLut, false),
     ] {
         let e = entry(path);
         assert_eq!(e.hash, fnv1a64(reference), "{path}");

@@ -49,15 +49,6 @@ pub fn check_tree(root: &Path) -> Vec<String> {
                 problems.extend(check_stamp(&file, recorded));
             }
         }
-        if let Some(expected) = expected_path_rule(e) {
-            problems.push(format!(
-                "{}: {} {:016x} is listed as {}, {expected}",
-                manifest_path.display(),
-                kind_name(e.kind),
-                e.hash,
-                e.path
-            ));
-        }
     }
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -83,40 +74,6 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         }
     }
     problems
-}
-
-/// What is wrong with how an entry's hash names its path, when something is
-/// (formats.md: a model's texture is `tex/<id>.ktx2`; a standalone texture or LUT is
-/// `<ref>.ktx2` with hash fnv1a64(ref); a mesh, material table, animation or raw file is
-/// named by fnv1a64 of its path).
-fn expected_path_rule(e: &hman::ManifestEntry) -> Option<&'static str> {
-    let by_ref = e
-        .path
-        .strip_suffix(".ktx2")
-        .is_some_and(|r| hman::id_for_path(r) == e.hash);
-    match e.kind {
-        EntryKind::Texture => (e.path != super::asset::texture_rel_path(e.hash) && !by_ref)
-            .then_some("neither tex/<id>.ktx2 nor <ref>.ktx2 with id fnv1a64(ref)"),
-        EntryKind::ColorLut => (!by_ref).then_some("not <ref>.ktx2 with id fnv1a64(ref)"),
-        EntryKind::Mesh | EntryKind::MaterialTable | EntryKind::Animation | EntryKind::RawFile => {
-            (hman::id_for_path(&e.path) != e.hash).then_some("whose id is not fnv1a64(path)")
-        }
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
-}
-
-fn kind_name(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::Texture => "texture",
-        EntryKind::Mesh => "mesh",
-        EntryKind::MaterialTable => "material table",
-        EntryKind::ColorLut => "colour LUT",
-        EntryKind::RawFile => "raw file",
-        EntryKind::Animation => "animation",
-        #[allow(unreachable_patterns)]
-        _ => "entry",
-    }
 }
 
 /// The file's size and digest against the manifest's record.

@@ -36,7 +36,7 @@ fn compile(source: &Source, _context: &CompileContext) -> Result<CompiledAsset, 
     let reference = source.runtime_ref();
     let file = OutputFile {
         manifest_id: Some(crate::formats::hash::fnv1a64(&reference)),
-        ..OutputFile::new(format!("{reference}.ktx2"), ktx2, EntryKind::ColorLut)
+        ..OutputFile::new(format!("{reference}.ktx2"), ktx2, EntryKind::ColourLut)
     };
     Ok(CompiledAsset {
         files: vec![file],
