@@ -24,6 +24,7 @@ pub fn format_name(ktx: &Ktx2) -> String {
                 PixelFormat::Bc3 => "BC3",
                 PixelFormat::Bc7 => "BC7",
                 PixelFormat::Rgba8 => "RGBA8",
+                PixelFormat::Rgba16f => "RGBA16F",
             };
             format!("{name}{}", if srgb { " sRGB" } else { "" })
         }
@@ -56,6 +57,7 @@ pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
         PixelFormat::Bc1 => decode_bc(data, width, height, 8, bcdec_rs::bc1)?,
         PixelFormat::Bc3 => decode_bc(data, width, height, 16, bcdec_rs::bc3)?,
         PixelFormat::Bc7 => decode_bc(data, width, height, 16, bcdec_rs::bc7)?,
+        PixelFormat::Rgba16f => return Err("RGBA16F previews are not decoded yet".into()),
     };
     Ok(Texture {
         width,

@@ -17,6 +17,13 @@ pub const TRANSFER_SRGB: u8 = 2;
 /// Sample qualifier bit: the channel is linear even when the transfer function is sRGB
 /// (alpha always is).
 pub const QUALIFIER_LINEAR: u8 = 0x10;
+/// Sample qualifier bits of float formats: the value is a float, and signed.
+pub const QUALIFIER_FLOAT: u8 = 0x80;
+pub const QUALIFIER_SIGNED: u8 = 0x40;
+/// sampleLower / sampleUpper of a signed float channel: the bits of -1.0f and 1.0f, the
+/// range the Khronos Data Format spec gives for SFLOAT formats.
+pub const FLOAT_LOWER: u32 = 0xBF80_0000;
+pub const FLOAT_UPPER: u32 = 0x3F80_0000;
 pub const CHANNEL_ALPHA: u8 = 15;
 /// UASTC channel ids: the block holds RGB only, or RGBA.
 pub const CHANNEL_UASTC_RGB: u8 = 0;
@@ -68,8 +75,9 @@ fn block_sample(bits: u16, offset: u16, channel_type: u8) -> Sample {
 impl Dfd {
     /// The descriptor the KTX 2.0 spec (and the Khronos DFD spec's format table) gives for
     /// `format`. `has_alpha` only matters for UASTC, whose channel id says whether the
-    /// blocks carry alpha.
+    /// blocks carry alpha; `srgb` is ignored for RGBA16F, which is always linear.
     pub fn for_format(format: PixelFormat, srgb: bool, has_alpha: bool) -> Self {
+        let srgb = srgb && format != PixelFormat::Rgba16f;
         let transfer = if srgb { TRANSFER_SRGB } else { TRANSFER_LINEAR };
         // Alpha is never sRGB-encoded; the LINEAR qualifier says so when the transfer is sRGB.
         let alpha_qualifier = if srgb { QUALIFIER_LINEAR } else { 0 };
@@ -90,6 +98,25 @@ impl Dfd {
                         position: [0; 4],
                         lower: 0,
                         upper: 255,
+                    })
+                    .collect(),
+            ),
+            // Four 16-bit float samples; always linear (vk_format has no sRGB variant), so
+            // alpha needs no LINEAR qualifier.
+            PixelFormat::Rgba16f => (
+                MODEL_RGBSDA,
+                [0, 0, 0, 0],
+                8,
+                (0..4u8)
+                    .map(|c| Sample {
+                        bit_offset: u16::from(c) * 16,
+                        bit_length: 15,
+                        channel_type: if c == 3 { CHANNEL_ALPHA } else { c }
+                            | QUALIFIER_FLOAT
+                            | QUALIFIER_SIGNED,
+                        position: [0; 4],
+                        lower: FLOAT_LOWER,
+                        upper: FLOAT_UPPER,
                     })
                     .collect(),
             ),

@@ -1,6 +1,7 @@
 //! KTX 2.0 textures: writer, reader and validator for the subset assetc writes (UASTC,
-//! BC1/BC3/BC7 and RGBA8, 2D, optionally zstd supercompressed), with a reader general
-//! enough to check the KTX2 files glTF sources bring in (`KHR_texture_basisu`).
+//! BC1/BC3/BC7, RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
+//! optionally zstd supercompressed), with a reader general enough to check the KTX2 files
+//! glTF sources bring in (`KHR_texture_basisu`).
 //!
 //! Written by hand because the Rust KTX2 crates only read the container; the layout
 //! follows the KTX 2.0 specification (Khronos), section numbers in comments.
@@ -17,7 +18,7 @@ pub use write::{write, Ktx2Image};
 
 pub use dfd::{
     CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_BC1A, MODEL_BC3, MODEL_BC7, MODEL_RGBSDA,
-    MODEL_UASTC, TRANSFER_LINEAR, TRANSFER_SRGB,
+    MODEL_UASTC, QUALIFIER_FLOAT, QUALIFIER_SIGNED, TRANSFER_LINEAR, TRANSFER_SRGB,
 };
 
 use crate::formats::bytes::OutOfBounds;
@@ -39,12 +40,16 @@ pub const SUPERCOMPRESSION_ZLIB: u32 = 3;
 pub const VK_FORMAT_UNDEFINED: u32 = 0;
 pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
 pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
+pub const VK_FORMAT_R16G16B16A16_SFLOAT: u32 = 97;
 pub const VK_FORMAT_BC1_RGB_UNORM_BLOCK: u32 = 131;
 pub const VK_FORMAT_BC1_RGB_SRGB_BLOCK: u32 = 132;
 pub const VK_FORMAT_BC3_UNORM_BLOCK: u32 = 137;
 pub const VK_FORMAT_BC3_SRGB_BLOCK: u32 = 138;
 pub const VK_FORMAT_BC7_UNORM_BLOCK: u32 = 145;
 pub const VK_FORMAT_BC7_SRGB_BLOCK: u32 = 146;
+
+/// faceCount of a cubemap; its faces are stored +X -X +Y -Y +Z -Z (spec 3.9).
+pub const CUBE_FACES: u32 = 6;
 
 pub const KEY_ORIENTATION: &str = "KTXorientation";
 pub const KEY_WRITER: &str = "KTXwriter";
@@ -66,6 +71,8 @@ pub enum PixelFormat {
     Bc3,
     Bc7,
     Rgba8,
+    /// VK_FORMAT_R16G16B16A16_SFLOAT: linear half floats (HDR), 8 bytes a texel.
+    Rgba16f,
 }
 
 impl PixelFormat {
@@ -80,6 +87,8 @@ impl PixelFormat {
             (Self::Bc7, true) => VK_FORMAT_BC7_SRGB_BLOCK,
             (Self::Rgba8, false) => VK_FORMAT_R8G8B8A8_UNORM,
             (Self::Rgba8, true) => VK_FORMAT_R8G8B8A8_SRGB,
+            // Float formats have no sRGB variant; the writer refuses `srgb` for them.
+            (Self::Rgba16f, _) => VK_FORMAT_R16G16B16A16_SFLOAT,
         }
     }
 
@@ -96,6 +105,7 @@ impl PixelFormat {
             VK_FORMAT_BC7_SRGB_BLOCK => (Self::Bc7, true),
             VK_FORMAT_R8G8B8A8_UNORM => (Self::Rgba8, false),
             VK_FORMAT_R8G8B8A8_SRGB => (Self::Rgba8, true),
+            VK_FORMAT_R16G16B16A16_SFLOAT => (Self::Rgba16f, false),
             _ => return None,
         })
     }
@@ -106,6 +116,11 @@ impl PixelFormat {
                 width: 1,
                 height: 1,
                 bytes: 4,
+            },
+            Self::Rgba16f => BlockInfo {
+                width: 1,
+                height: 1,
+                bytes: 8,
             },
             Self::Bc1 => BlockInfo {
                 width: 4,
@@ -118,6 +133,35 @@ impl PixelFormat {
                 bytes: 16,
             },
         }
+    }
+}
+
+impl PixelFormat {
+    /// Short lower-case name, as `inspect`, `info` and the settings spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uastc => "uastc",
+            Self::Bc1 => "bc1",
+            Self::Bc3 => "bc3",
+            Self::Bc7 => "bc7",
+            Self::Rgba8 => "rgba8",
+            Self::Rgba16f => "rgba16f",
+        }
+    }
+
+    /// The header's typeSize: the size of the format's data type (spec 3.3), 1 for
+    /// block-compressed and 8-bit formats, 2 for half floats.
+    pub fn type_size(self) -> u32 {
+        match self {
+            Self::Rgba16f => 2,
+            Self::Uastc | Self::Bc1 | Self::Bc3 | Self::Bc7 | Self::Rgba8 => 1,
+        }
+    }
+
+    /// Whether texels come in blocks larger than one texel (these cannot be 3D for us).
+    pub fn is_block_compressed(self) -> bool {
+        let b = self.block();
+        b.width > 1 || b.height > 1
     }
 }
 
@@ -155,8 +199,8 @@ impl BlockInfo {
         }
     }
 
-    /// Bytes of one level of a 2D image (`images` = layers x faces x depth slices), or
-    /// None when it overflows.
+    /// Bytes of one level (`images` = layers x faces x that level's depth slices, see
+    /// [`level_depth`]), or None when it overflows.
     pub fn level_bytes(self, width: u32, height: u32, level: u32, images: u64) -> Option<u64> {
         let w = u64::from((width >> level.min(31)).max(1));
         let h = u64::from((height >> level.min(31)).max(1));
@@ -184,7 +228,19 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// Number of levels in a full mip chain down to 1x1.
 pub fn full_mip_count(width: u32, height: u32) -> u32 {
-    32 - width.max(height).max(1).leading_zeros()
+    full_mip_count_3d(width, height, 0)
+}
+
+/// Number of levels in a full mip chain down to 1x1x1 (`depth` 0 for a 2D image): a 3D
+/// texture halves its depth too, so its deepest side may allow more levels.
+pub fn full_mip_count_3d(width: u32, height: u32, depth: u32) -> u32 {
+    32 - width.max(height).max(depth).max(1).leading_zeros()
+}
+
+/// Depth slices in level `level` of an image with pixelDepth `depth`: 1 for a 2D image
+/// (depth 0), else max(1, depth >> level).
+pub fn level_depth(depth: u32, level: u32) -> u32 {
+    (depth >> level.min(31)).max(1)
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]

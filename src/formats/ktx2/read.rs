@@ -5,9 +5,9 @@
 //! and keeps nothing, so checking such a file costs time but no memory.
 
 use super::{
-    BlockInfo, Dfd, Ktx2Error, PixelFormat, DEFAULT_INFLATE_BUDGET, HEADER_SIZE, IDENTIFIER,
-    LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, MAX_TOTAL_BYTES, SUPERCOMPRESSION_BASISLZ,
-    SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
+    level_depth, BlockInfo, Dfd, Ktx2Error, PixelFormat, CUBE_FACES, DEFAULT_INFLATE_BUDGET,
+    HEADER_SIZE, IDENTIFIER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, MAX_TOTAL_BYTES,
+    SUPERCOMPRESSION_BASISLZ, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
 };
 use crate::formats::bytes::Reader;
 use std::io::Read as _;
@@ -107,6 +107,24 @@ impl Ktx2 {
         let s = (i as u32).min(31);
         ((self.width >> s).max(1), (self.height >> s).max(1))
     }
+
+    /// Depth slices in level `i`: 1 for 2D images and cubemaps (pixelDepth 0), else
+    /// max(1, pixelDepth >> i).
+    pub fn level_depth(&self, i: usize) -> u32 {
+        level_depth(self.depth, i.min(31) as u32)
+    }
+
+    /// Images stored in level `i`: layers x faces x that level's depth slices, face-major
+    /// then z (spec 3.9).
+    pub fn level_images(&self, i: usize) -> u64 {
+        u64::from(self.layer_count.max(1))
+            .saturating_mul(u64::from(self.face_count))
+            .saturating_mul(u64::from(self.level_depth(i)))
+    }
+
+    pub fn is_cube(&self) -> bool {
+        self.face_count == CUBE_FACES
+    }
 }
 
 fn range(
@@ -157,7 +175,7 @@ pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error>
     if width == 0 {
         return Err(Ktx2Error::invalid(20, "pixelWidth is 0"));
     }
-    if face_count != 1 && face_count != 6 {
+    if face_count != 1 && face_count != CUBE_FACES {
         return Err(Ktx2Error::invalid(
             36,
             format!("faceCount {face_count} is neither 1 nor 6"),
@@ -208,17 +226,51 @@ pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error>
             dfd.color_model
         )));
     }
-    let images = u64::from(layer_count.max(1)) * u64::from(face_count) * u64::from(depth.max(1));
+    // Every level's size from the header alone (faces, layers and that level's depth
+    // slices), so that a header claiming more than the limits is refused before any
+    // level is copied or inflated.
+    let expected: Vec<Option<u64>> = (0..stored_levels)
+        .map(|i| {
+            let Some(b) = block else { return Ok(None) };
+            // Layers and depth are u32 each: their product may not fit in u64.
+            let images = u64::from(layer_count.max(1))
+                .checked_mul(u64::from(face_count))
+                .and_then(|n| n.checked_mul(u64::from(level_depth(depth, i as u32))));
+            images
+                .and_then(|images| b.level_bytes(width, height, i as u32, images))
+                .filter(|&n| n <= MAX_LEVEL_BYTES)
+                .map(Some)
+                .ok_or_else(|| {
+                    Ktx2Error::level(
+                        i,
+                        format!(
+                            "a {width}x{height} level of {layer_count} layer(s), {face_count} face(s) and depth {depth} exceeds the {MAX_LEVEL_BYTES}-byte limit"
+                        ),
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
 
-    let mut levels = Vec::with_capacity(stored_levels);
     // Bytes of level data held (kept levels) and bytes inflated (all levels).
     let mut held: u64 = 0;
-    let mut total: u64 = 0;
     let limit = if options.keep_levels {
         options.budget.min(MAX_TOTAL_BYTES)
     } else {
         MAX_TOTAL_BYTES
     };
+    if supercompression == SUPERCOMPRESSION_ZSTD || supercompression == SUPERCOMPRESSION_ZLIB {
+        let mut total: u64 = 0;
+        for (i, n) in expected.iter().enumerate() {
+            total += n.unwrap_or(0);
+            if total > limit {
+                return Err(Ktx2Error::level(
+                    i,
+                    format!("levels inflate to {total} bytes or more, past the {limit}-byte limit"),
+                ));
+            }
+        }
+    }
+    let mut levels = Vec::with_capacity(stored_levels);
     for i in 0..stored_levels {
         let mut e = Reader::at(bytes, HEADER_SIZE + i * LEVEL_INDEX_ENTRY_SIZE);
         let byte_offset = e.u64("level byteOffset")?;
@@ -228,21 +280,7 @@ pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error>
             .map_err(|err| Ktx2Error::level(i, err.to_string()))?;
         let stored = &bytes[data_range];
 
-        let expected = match block {
-            Some(b) => Some(
-                b.level_bytes(width, height, i as u32, images)
-                    .filter(|&n| n <= MAX_LEVEL_BYTES)
-                    .ok_or_else(|| {
-                        Ktx2Error::level(
-                            i,
-                            format!(
-                                "a {width}x{height} level exceeds the {MAX_LEVEL_BYTES}-byte limit"
-                            ),
-                        )
-                    })?,
-            ),
-            None => None,
-        };
+        let expected = expected[i];
         let data = match supercompression {
             SUPERCOMPRESSION_NONE => {
                 if Some(byte_length) != expected || uncompressed_byte_length != byte_length {
@@ -273,16 +311,7 @@ pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error>
                         format!("uncompressedByteLength {uncompressed_byte_length}, the level needs {expected}"),
                     ));
                 }
-                // Checked before inflating, so a refused file allocates nothing for it.
-                total += expected;
-                if total > limit {
-                    return Err(Ktx2Error::level(
-                        i,
-                        format!(
-                            "levels inflate to {total} bytes or more, past the {limit}-byte limit"
-                        ),
-                    ));
-                }
+                // The sum of these sizes was checked against the limit above.
                 if options.keep_levels {
                     inflate(stored, supercompression, expected as usize)
                         .map_err(|m| Ktx2Error::level(i, m))?

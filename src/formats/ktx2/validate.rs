@@ -2,7 +2,7 @@
 //! live without (level order and alignment, section placement, DFD agreement, metadata).
 
 use super::{
-    read_with, BlockInfo, Dfd, Ktx2, PixelFormat, ReadOptions, CHANNEL_UASTC_RGB,
+    read_with, BlockInfo, Dfd, Ktx2, PixelFormat, ReadOptions, Sample, CHANNEL_UASTC_RGB,
     CHANNEL_UASTC_RGBA, HEADER_SIZE, KEY_ORIENTATION, KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE,
     SUPERCOMPRESSION_NONE,
 };
@@ -66,6 +66,8 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
         }
     }
 
+    check_shape(ktx, &mut problems);
+
     let keys: Vec<&str> = ktx.key_values.iter().map(|(k, _)| k.as_str()).collect();
     if keys.windows(2).any(|w| w[0].as_bytes() >= w[1].as_bytes()) {
         problems.push(Problem::at(
@@ -84,6 +86,17 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
     }
 
     if let Some((format, srgb)) = ktx.pixel_format() {
+        if ktx.type_size != format.type_size() {
+            problems.push(Problem::at(
+                16,
+                format!(
+                    "typeSize {} is not {}, the size of {}'s data type",
+                    ktx.type_size,
+                    format.type_size(),
+                    format.name()
+                ),
+            ));
+        }
         check_dfd(
             &ktx.dfd,
             format,
@@ -93,6 +106,44 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
         );
     }
     problems
+}
+
+/// Cubemaps (spec 3.6: square faces, pixelDepth 0) and 3D textures, which we allow only
+/// for uncompressed formats. faceCount other than 1 or 6 is refused by the reader.
+fn check_shape(ktx: &Ktx2, problems: &mut Vec<Problem>) {
+    if ktx.is_cube() {
+        if ktx.width != ktx.height {
+            problems.push(Problem::at(
+                20,
+                format!(
+                    "a cubemap's faces must be square, not {}x{}",
+                    ktx.width, ktx.height
+                ),
+            ));
+        }
+        if ktx.depth != 0 {
+            problems.push(Problem::at(
+                28,
+                format!("a cubemap must have pixelDepth 0, not {}", ktx.depth),
+            ));
+        }
+    }
+    if ktx.depth > 0 {
+        if ktx.height == 0 {
+            problems.push(Problem::at(24, "a 3D texture must have pixelHeight > 0"));
+        }
+        let compressed = BlockInfo::for_vk_format(ktx.vk_format, &ktx.dfd)
+            .is_none_or(|b| b.width > 1 || b.height > 1);
+        if compressed {
+            problems.push(Problem::at(
+                28,
+                format!(
+                    "3D texture (pixelDepth {}) in a block-compressed format (vkFormat {}): only uncompressed formats may be 3D",
+                    ktx.depth, ktx.vk_format
+                ),
+            ));
+        }
+    }
 }
 
 /// The DFD must be the one the format implies (UASTC may say RGB or RGBA).
@@ -132,11 +183,18 @@ fn check_dfd(dfd: &Dfd, format: PixelFormat, srgb: bool, at: u64, problems: &mut
             || (format == PixelFormat::Uastc
                 && [CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA].contains(&(a & 0x0f)))
     };
+    // A float format's range is part of its meaning (the Khronos Data Format spec gives
+    // -1.0 / 1.0 for SFLOAT); 8-bit and block formats vary between writers, so those
+    // ranges are not compared.
+    let range_ok = |a: &Sample, b: &Sample| {
+        format != PixelFormat::Rgba16f || (a.lower == b.lower && a.upper == b.upper)
+    };
     if dfd.samples.len() != expected.samples.len()
         || dfd.samples.iter().zip(&expected.samples).any(|(a, b)| {
             a.bit_offset != b.bit_offset
                 || a.bit_length != b.bit_length
                 || !channel_ok(a.channel_type, b.channel_type)
+                || !range_ok(a, b)
         })
     {
         problems.push(Problem::at(at, "DFD samples do not match the format"));

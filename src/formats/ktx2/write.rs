@@ -2,9 +2,9 @@
 //! levels smallest first (spec 3.1), each aligned as spec 3.9.7 asks.
 
 use super::{
-    full_mip_count, Dfd, Ktx2Error, PixelFormat, HEADER_SIZE, IDENTIFIER, KEY_ORIENTATION,
-    KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, SUPERCOMPRESSION_NONE,
-    SUPERCOMPRESSION_ZSTD,
+    full_mip_count_3d, level_depth, Dfd, Ktx2Error, PixelFormat, CUBE_FACES, HEADER_SIZE,
+    IDENTIFIER, KEY_ORIENTATION, KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES,
+    SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD,
 };
 use crate::formats::bytes::WriteLe;
 
@@ -24,30 +24,45 @@ pub struct Ktx2Image {
     /// faceCount: 1, or 6 for a cubemap (faces +X -X +Y -Y +Z -Z within each level).
     pub faces: u32,
     /// Each level's bytes: every face (and every depth slice) of that level, in the
-    /// order the KTX 2.0 spec stores them (face, then z slice).
+    /// order the KTX 2.0 spec stores them (face, then z slice). Level i of a 3D texture
+    /// holds max(1, depth >> i) slices; [`Ktx2Image::level_bytes`] gives each size.
     pub levels: Vec<Vec<u8>>,
     /// zstd level for supercompression (scheme 2), or None to store levels as they are.
     pub zstd_level: Option<i32>,
 }
 
+impl Ktx2Image {
+    /// Bytes level `level` must hold: every face, or every depth slice of that level.
+    pub fn level_bytes(&self, level: u32) -> Option<u64> {
+        let images = u64::from(self.faces) * u64::from(level_depth(self.depth, level));
+        self.format
+            .block()
+            .level_bytes(self.width, self.height, level, images)
+    }
+
+    /// Levels of a full mip chain for this image's size (depth included for 3D).
+    pub fn full_mip_count(&self) -> u32 {
+        full_mip_count_3d(self.width, self.height, self.depth)
+    }
+}
+
 /// Writes a complete `.ktx2` file. Deterministic: the same image gives the same bytes.
+/// Shapes: a 2D image (faces 1, depth 0), a cubemap (faces 6, square, depth 0) or a 3D
+/// texture (faces 1, depth > 0, RGBA8 or RGBA16F only); never an array (layerCount 0).
 pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
+    check_shape(image)?;
     let block = image.format.block();
-    if image.faces != 1 || image.depth != 0 {
-        return Err(Ktx2Error::Write("cubemaps and 3D textures are not written yet".into()));
-    }
-    if image.width == 0 || image.height == 0 {
-        return Err(Ktx2Error::Write("zero width or height".into()));
-    }
     let level_count = image.levels.len();
-    if level_count == 0 || level_count as u32 > full_mip_count(image.width, image.height) {
+    if level_count == 0 || level_count as u32 > image.full_mip_count() {
         return Err(Ktx2Error::Write(format!(
-            "{level_count} levels for a {}x{} image",
-            image.width, image.height
+            "{level_count} levels for a {}x{}x{} image",
+            image.width,
+            image.height,
+            image.depth.max(1)
         )));
     }
     for (i, data) in image.levels.iter().enumerate() {
-        let expected = block.level_bytes(image.width, image.height, i as u32, 1);
+        let expected = image.level_bytes(i as u32);
         if expected != Some(data.len() as u64) || data.len() as u64 > MAX_LEVEL_BYTES {
             return Err(Ktx2Error::Write(format!(
                 "level {i} holds {} bytes, its size needs {expected:?}",
@@ -96,12 +111,12 @@ pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
     let mut out = Vec::with_capacity(cursor);
     out.extend_from_slice(&IDENTIFIER);
     out.put_u32(image.format.vk_format(image.srgb));
-    out.put_u32(1); // typeSize: 1 for block-compressed and 8-bit formats
+    out.put_u32(image.format.type_size());
     out.put_u32(image.width);
     out.put_u32(image.height);
-    out.put_u32(0); // pixelDepth: 2D
+    out.put_u32(image.depth);
     out.put_u32(0); // layerCount: not an array
-    out.put_u32(1); // faceCount
+    out.put_u32(image.faces);
     out.put_u32(level_count as u32);
     out.put_u32(scheme);
     out.put_u32(dfd_offset as u32);
@@ -122,6 +137,35 @@ pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
         out.extend_from_slice(&stored[i]);
     }
     Ok(out)
+}
+
+/// The shapes assetc writes (spec 3.4-3.7 and our own rule that 3D textures are
+/// uncompressed), refused with a message naming what is wrong.
+fn check_shape(image: &Ktx2Image) -> Result<(), Ktx2Error> {
+    let refuse = |m: String| Err(Ktx2Error::Write(m));
+    if image.width == 0 || image.height == 0 {
+        return refuse("zero width or height".into());
+    }
+    if image.format == PixelFormat::Rgba16f && image.srgb {
+        return refuse("RGBA16F is linear: it has no sRGB vkFormat".into());
+    }
+    match (image.faces, image.depth) {
+        (1, 0) => Ok(()),
+        (CUBE_FACES, 0) if image.width == image.height => Ok(()),
+        (CUBE_FACES, 0) => refuse(format!(
+            "a cubemap's faces must be square, not {}x{}",
+            image.width, image.height
+        )),
+        (CUBE_FACES, d) => refuse(format!(
+            "a cubemap cannot have depth {d} (3D cubemaps do not exist)"
+        )),
+        (1, _) if image.format.is_block_compressed() => refuse(format!(
+            "3D textures are written uncompressed (RGBA8 or RGBA16F), not {}",
+            image.format.name()
+        )),
+        (1, _) => Ok(()),
+        (f, _) => refuse(format!("faceCount {f}: only 1 or 6 (a cubemap)")),
+    }
 }
 
 /// Key/value data (spec 3.11): entries sorted by key, each `length | key NUL value`,
