@@ -585,3 +585,61 @@ fn build_toml_names_the_remote_and_no_remote_cache_ignores_it() {
     assert_eq!(warnings(&[]), 1, "build.toml's remote is used");
     assert_eq!(warnings(&["--no-remote-cache"]), 0);
 }
+
+/// A tree of the standalone kinds found by name (the builds here run with `--no-config`,
+/// so no `embed` glob): a texture, a cubemap folder and a LUT.
+fn standalone_tree(root: &Path) {
+    let png = |rgba: [u8; 4], side: u32| {
+        let mut bytes = Vec::new();
+        image::RgbaImage::from_pixel(side, side, image::Rgba(rgba))
+            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .unwrap();
+        bytes
+    };
+    std::fs::create_dir_all(root.join("sky.env")).unwrap();
+    for (i, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
+        std::fs::write(root.join(format!("sky.env/{face}.png")), png([40 * i as u8, 9, 9, 255], 8)).unwrap();
+    }
+    std::fs::write(root.join("icon.png"), png([200, 100, 50, 255], 16)).unwrap();
+    let mut lut = String::from("LUT_3D_SIZE 2\n");
+    for b in 0..2 {
+        for g in 0..2 {
+            for r in 0..2 {
+                lut += &format!("{r} {g} {b}\n");
+            }
+        }
+    }
+    std::fs::write(root.join("grade.lut.cube"), lut).unwrap();
+}
+
+#[test]
+fn standalone_kinds_go_through_the_remote_and_a_changed_face_rebuilds_only_its_cube() {
+    let test = "standalone_kinds_go_through_the_remote_and_a_changed_face_rebuilds_only_its_cube";
+    let Some(server) = start_webdav(test) else {
+        return;
+    };
+    let url = format!("http://127.0.0.1:{}/kinds", server.port);
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    standalone_tree(&input);
+    let (out_a, out_b) = (work.path().join("a"), work.path().join("b"));
+    let a = build_remote(&input, &out_a, &url, &[]);
+    assert_eq!((a.count("built"), a.count("fetched")), (3, 0));
+    let b = build_remote(&input, &out_b, &url, &[]);
+    assert_eq!((b.count("built"), b.count("fetched")), (0, 3), "{:?}", b.statuses);
+    assert_same_tree(&out_b, &output_tree(&out_a), "machine B");
+
+    // A face is an input of the cube: editing it rebuilds the cube alone, locally, and
+    // the remote has no record for the new content.
+    let mut face = image::open(input.join("sky.env/nz.png")).unwrap().to_rgba8();
+    face.put_pixel(0, 0, image::Rgba([1, 2, 3, 255]));
+    face.save(input.join("sky.env/nz.png")).unwrap();
+    let c = build_remote(&input, &out_a, &url, &[]);
+    assert_eq!(c.with_status("built"), ["sky.env"], "{:?}", c.statuses);
+    assert_eq!(c.count("fresh"), 2);
+    // A face added beside the six changes the folder: the cube is keyed anew (and the
+    // extra file is no face, so the output is the same as before it).
+    std::fs::write(input.join("sky.env/notes.txt"), "x").unwrap();
+    let d = build_remote(&input, &out_a, &url, &[]);
+    assert_eq!(d.with_status("built"), ["sky.env"], "{:?}", d.statuses);
+}

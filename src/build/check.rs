@@ -76,6 +76,12 @@ pub fn check_tree(root: &Path) -> Vec<String> {
     problems
 }
 
+/// The version of the tree's `assets.hman`, when it reads.
+pub fn manifest_version(root: &Path) -> Option<u32> {
+    let bytes = std::fs::read(root.join(MANIFEST_NAME)).ok()?;
+    Some(hman::read(&bytes).ok()?.version())
+}
+
 /// The file's size and digest against the manifest's record.
 fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
     let bytes = match std::fs::read(path) {

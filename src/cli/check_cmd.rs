@@ -18,6 +18,12 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
         }
     }
     if !global.quiet && global.message_format == MessageFormat::Human {
+        if assetc::build::check::manifest_version(&args.output) == Some(1) {
+            eprintln!(
+                "note: assets.hman is version 1 (manifest_version = 1): it holds no sizes or \
+                 digests, so files were validated but not compared with it"
+            );
+        }
         eprintln!("{} problem(s) in {}", problems.len(), args.output.display());
     }
     Ok(if problems.is_empty() {

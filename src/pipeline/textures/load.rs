@@ -76,18 +76,40 @@ pub struct DecodedImage {
     pub pixels: Vec<u8>,
 }
 
-fn format_from_mime(mime: &str) -> Option<ImageFormat> {
+pub(super) fn format_from_mime(mime: &str) -> Option<ImageFormat> {
     match mime {
         "image/png" => Some(ImageFormat::Png),
         "image/jpeg" => Some(ImageFormat::Jpeg),
         "image/webp" => Some(ImageFormat::WebP),
+        // TGA has no signature, so its MIME type is all that names it.
+        "image/x-tga" => Some(ImageFormat::Tga),
+        "image/bmp" => Some(ImageFormat::Bmp),
+        "image/vnd.radiance" => Some(ImageFormat::Hdr),
+        "image/x-exr" => Some(ImageFormat::OpenExr),
         _ => None,
     }
 }
 
-/// Decodes PNG, JPEG or WebP to RGBA8 (16-bit channels are scaled, grey is replicated).
-/// The format comes from the bytes themselves, the MIME type only breaks ties. The
-/// dimensions are read from the header and checked before decoding.
+/// The MIME type of a lower-case file extension assetc decodes (`png jpg jpeg webp tga bmp
+/// hdr exr ktx2`), for [`decode_image`] and [`super::encode_texture`].
+pub fn mime_from_extension(ext: &str) -> Option<&'static str> {
+    Some(match ext {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "tga" => "image/x-tga",
+        "bmp" => "image/bmp",
+        "hdr" => "image/vnd.radiance",
+        "exr" => "image/x-exr",
+        "ktx2" => "image/ktx2",
+        _ => return None,
+    })
+}
+
+/// Decodes PNG, JPEG, WebP, TGA or BMP (or an HDR image, clamped) to RGBA8 (16-bit
+/// channels are scaled, grey is replicated). The format comes from the bytes themselves,
+/// the MIME type only breaks ties (and names TGA, which has no signature). The dimensions
+/// are read from the header and checked before decoding.
 pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, String> {
     let open = || -> Result<ImageReader<Cursor<&[u8]>>, String> {
         let mut reader = ImageReader::new(Cursor::new(bytes))
@@ -162,6 +184,20 @@ const ORIENTATION: &str = "rd";
 /// and UASTC through the Basis transcoder; none, zstd or zlib supercompression. BasisLZ
 /// (ETC1S) and other formats are refused with a message naming them.
 pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx2, String> {
+    read_ktx2(bytes, Some(wanted))
+}
+
+/// Level 0 of a foreign KTX2 image decoded to RGBA8 whatever it holds, for callers that
+/// need the texels themselves (a cubemap face); decodes what [`read_foreign_ktx2`] does.
+pub fn decode_foreign_ktx2(bytes: &[u8]) -> Result<DecodedImage, String> {
+    match read_ktx2(bytes, None)? {
+        ForeignKtx2::Decoded(image) => Ok(image),
+        ForeignKtx2::PassThrough => Err("KTX2 source was not decoded".into()),
+    }
+}
+
+/// [`read_foreign_ktx2`], passing through only when `wanted` is given and met.
+fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, String> {
     use crate::formats::ktx2 as ours;
     let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
     let header = reader.header();
@@ -185,17 +221,19 @@ pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx
         .is_some_and(|t| t == ktx2::TransferFunction::SRGB);
     let ours_format = ours::PixelFormat::from_vk_format(vk, model)
         .map(|(f, s)| (f, s || (f == ours::PixelFormat::Uastc && srgb_transfer)));
-    let fitted = super::mips::fitted_size(w, h, wanted.max_size) == (w, h);
-    let levels = if wanted.mipmaps {
-        ours::full_mip_count(w, h)
-    } else {
-        1
-    };
-    if ours_format == Some((wanted.format, wanted.srgb))
-        && fitted
-        && header.level_count.max(1) == levels
-        && orientation == ORIENTATION
-    {
+    let passes = wanted.is_some_and(|wanted| {
+        let fitted = super::mips::fitted_size(w, h, wanted.max_size) == (w, h);
+        let levels = if wanted.mipmaps {
+            ours::full_mip_count(w, h)
+        } else {
+            1
+        };
+        ours_format == Some((wanted.format, wanted.srgb))
+            && fitted
+            && header.level_count.max(1) == levels
+            && orientation == ORIENTATION
+    });
+    if passes {
         // Checked with our own reader too, as every file we ship is.
         ours::read(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
         return Ok(ForeignKtx2::PassThrough);

@@ -1,6 +1,7 @@
 //! Downscaling and the mip chain. Filtering happens in f32: colour in linear light,
-//! normals as vectors renormalised per level, linear data as it is. Alpha-tested
-//! textures keep level 0's alpha coverage on every level.
+//! normals as vectors renormalised per level, linear data as it is, single-channel maps
+//! as their red channel. Alpha-tested textures keep level 0's alpha coverage on every
+//! level.
 
 use super::load::DecodedImage;
 use super::{TextureMode, TextureSettings};
@@ -15,7 +16,7 @@ pub struct RgbaLevel {
     pub pixels: Vec<u8>,
 }
 
-type FloatImage = ImageBuffer<Rgba<f32>, Vec<f32>>;
+pub(super) type FloatImage = ImageBuffer<Rgba<f32>, Vec<f32>>;
 
 /// sRGB byte to linear light, from a table built once (also used by `assetc preview`).
 pub fn srgb_to_linear(v: u8) -> f32 {
@@ -45,7 +46,7 @@ fn to_u8(v: f32) -> u8 {
 }
 
 /// RGBA8 to filterable floats: colour to linear light, normals to [-1, 1] vectors.
-fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
+pub(super) fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
     let data = level
         .pixels
         .chunks_exact(4)
@@ -70,6 +71,10 @@ fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
                     f32::from(p[2]) / 127.5 - 1.0,
                     a,
                 ],
+                TextureMode::Single => {
+                    let r = f32::from(p[0]) / 255.0;
+                    [r, r, r, 1.0]
+                }
             }
         })
         .collect();
@@ -77,7 +82,7 @@ fn to_float(level: &RgbaLevel, mode: TextureMode) -> FloatImage {
     FloatImage::from_raw(level.width, level.height, data).unwrap_or_else(|| FloatImage::new(1, 1))
 }
 
-fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
+pub(super) fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
     let pixels = img
         .pixels()
         .flat_map(|p| {
@@ -90,6 +95,7 @@ fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
                     to_u8(a),
                 ],
                 TextureMode::Linear => [to_u8(r), to_u8(g), to_u8(b), to_u8(a)],
+                TextureMode::Single => [to_u8(r), to_u8(r), to_u8(r), 255],
                 TextureMode::Normal => {
                     let len = (r * r + g * g + b * b).sqrt();
                     // A vector averaged to nothing (opposite normals) points straight out.
@@ -177,6 +183,13 @@ pub fn build_levels(
         height: source.height,
         pixels: source.pixels,
     };
+    if mode == TextureMode::Single {
+        // Level 0 skips the float round trip when no downscale is needed, so the red
+        // channel is replicated here too.
+        for p in level0.pixels.chunks_exact_mut(4) {
+            p.copy_from_slice(&[p[0], p[0], p[0], 255]);
+        }
+    }
     let (w, h) = fitted_size(level0.width, level0.height, settings.max_size);
     let mut current = None;
     if (w, h) != (level0.width, level0.height) {

@@ -17,8 +17,8 @@ pub use encode_bc::Bc7Preset;
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
 pub use load::{
-    decode_image, load_image_bytes, read_foreign_ktx2, ForeignKtx2, Ktx2Wanted, MAX_FILE_BYTES,
-    MAX_PIXELS, MAX_SIDE,
+    decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension, read_foreign_ktx2,
+    ForeignKtx2, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
 };
 pub use mips::{build_levels, RgbaLevel};
 
@@ -38,6 +38,10 @@ pub enum TextureMode {
     Linear,
     /// Tangent-space normal map: linear, renormalised per mip level.
     Normal,
+    /// A single-channel map (standalone `*.ao.png`, `*.h.png`, `*.r.png`): linear, the red
+    /// channel kept and replicated to green and blue, alpha 255. Stored as RGB until a
+    /// single-channel format (BC4) exists.
+    Single,
 }
 
 impl TextureMode {
@@ -47,6 +51,7 @@ impl TextureMode {
             Self::Color => "color",
             Self::Linear => "linear",
             Self::Normal => "normal",
+            Self::Single => "single",
         }
     }
     pub fn is_srgb(self) -> bool {
@@ -252,21 +257,9 @@ pub fn encode_texture(
     let Some(first) = levels.first() else {
         return Err(TextureError::new("image", "no levels"));
     };
-    let has_alpha = levels
-        .iter()
-        .any(|l| l.pixels.chunks_exact(4).any(|p| p[3] != 255));
+    let has_alpha = has_alpha(&levels);
+    let (data, zstd) = encode_levels(&levels, mode, has_alpha, settings)?;
     let format = settings.format;
-    let (data, zstd) = match format {
-        TextureFormat::Uastc => (
-            encode_uastc::encode(&levels, mode, settings.uastc_knobs())?,
-            true,
-        ),
-        TextureFormat::Rgba8 => (encode_rgba8::encode(&levels), true),
-        TextureFormat::Bc7 | TextureFormat::Bc1 | TextureFormat::Bc3 => (
-            encode_bc::encode(&levels, format, has_alpha, settings.bc7_preset()),
-            settings.bc_zstd,
-        ),
-    };
     ktx2::write(&Ktx2Image {
         format: format.pixel_format(),
         srgb: mode.is_srgb(),
@@ -279,6 +272,36 @@ pub fn encode_texture(
         zstd_level: zstd.then(|| settings.zstd_level()),
     })
     .map_err(|e| TextureError::new("image", e.to_string()))
+}
+
+/// Whether any texel of any level is not opaque.
+fn has_alpha(levels: &[RgbaLevel]) -> bool {
+    levels
+        .iter()
+        .any(|l| l.pixels.chunks_exact(4).any(|p| p[3] != 255))
+}
+
+/// Block-encodes a mip chain in `settings.format`: each level's bytes, and whether the
+/// container should zstd them. `has_alpha` is passed in because a cubemap's six faces must
+/// all be encoded alike (BC1/BC3/BC7 pick their modes by it).
+fn encode_levels(
+    levels: &[RgbaLevel],
+    mode: TextureMode,
+    has_alpha: bool,
+    settings: &TextureSettings,
+) -> Result<(Vec<Vec<u8>>, bool), TextureError> {
+    let format = settings.format;
+    Ok(match format {
+        TextureFormat::Uastc => (
+            encode_uastc::encode(levels, mode, settings.uastc_knobs())?,
+            true,
+        ),
+        TextureFormat::Rgba8 => (encode_rgba8::encode(levels), true),
+        TextureFormat::Bc7 | TextureFormat::Bc1 | TextureFormat::Bc3 => (
+            encode_bc::encode(levels, format, has_alpha, settings.bc7_preset()),
+            settings.bc_zstd,
+        ),
+    })
 }
 
 #[cfg(test)]
