@@ -12,7 +12,7 @@
 
 mod common;
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -210,6 +210,14 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
                 }
             }
             let _ = spk::validate(bytes);
+        }
+        FormatKind::HPack => {
+            if let Ok(pack) = hpack::read(bytes) {
+                for i in 0..pack.len().min(64) {
+                    let _ = pack.data(i);
+                }
+            }
+            let _ = hpack::validate(bytes);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `.hman` v2: the global manifest (`assets.hman` at the output root), sorted by hash so
 //! an engine can binary-search it. Each v2 entry carries its file's size and XXH3-64
 //! digest so a loader or `assetc check` can see a truncated or altered file without
-//! decoding it; version 1 (the same entries without them) is still read.
+//! decoding it; version 1 (the same entries without them) is still read, and written on
+//! request for engines built on the original assetc's SDK, whose `ReadHMan` reads only it.
 //!
 //! Hand-written: the format is our own. The digest comes from `xxhash-rust`.
 
@@ -49,26 +50,60 @@ impl FileStamp {
     }
 }
 
+/// What a manifest entry points at: the nine kinds of the contract, by their stored byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum EntryKind {
     Texture = 0,
     Mesh = 1,
     MaterialTable = 2,
+    ColourLut = 3,
+    Shader = 4,
+    /// A file copied byte for byte by an `embed` glob.
     RawFile = 5,
     Animation = 6,
+    Font = 7,
+    Audio = 8,
 }
 
 impl EntryKind {
+    /// Every kind, in byte order.
+    pub const ALL: [EntryKind; 9] = [
+        Self::Texture,
+        Self::Mesh,
+        Self::MaterialTable,
+        Self::ColourLut,
+        Self::Shader,
+        Self::RawFile,
+        Self::Animation,
+        Self::Font,
+        Self::Audio,
+    ];
+
     pub fn from_u8(v: u8) -> Option<Self> {
-        Some(match v {
-            0 => Self::Texture,
-            1 => Self::Mesh,
-            2 => Self::MaterialTable,
-            5 => Self::RawFile,
-            6 => Self::Animation,
-            _ => return None,
-        })
+        Self::ALL.get(usize::from(v)).copied()
+    }
+
+    /// A stable lower-case name for tables and JSON (not the Rust variant name, so renaming
+    /// a variant does not change what tools parse).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Texture => "texture",
+            Self::Mesh => "mesh",
+            Self::MaterialTable => "material_table",
+            Self::ColourLut => "colour_lut",
+            Self::Shader => "shader",
+            Self::RawFile => "raw_file",
+            Self::Animation => "animation",
+            Self::Font => "font",
+            Self::Audio => "audio",
+        }
+    }
+}
+
+impl std::fmt::Display for EntryKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -117,9 +152,11 @@ pub enum HManError {
     BadMagic { found: u32 },
     #[error("at byte 4: version is {found}, expected {VERSION_1} or {VERSION}")]
     BadVersion { found: u32 },
+    #[error("cannot write manifest version {version}: only {VERSION_1} and {VERSION} exist")]
+    UnsupportedVersion { version: u32 },
     #[error("entry \"{path}\" has no file size and digest, which version {VERSION} needs")]
     Unstamped { path: String },
-    #[error("at byte {offset}: entry kind {kind} is unknown (0, 1, 2, 5 or 6)")]
+    #[error("at byte {offset}: entry kind {kind} is unknown (0 to 8)")]
     UnknownKind { offset: u64, kind: u8 },
     #[error("at byte {offset}: colorspace {value} is neither 0 (linear) nor 1 (sRGB)")]
     BadColorspace { offset: u64, value: u8 },
@@ -141,6 +178,7 @@ impl HManError {
             Self::Collision { .. }
             | Self::PathTooLong { .. }
             | Self::TooManyEntries { .. }
+            | Self::UnsupportedVersion { .. }
             | Self::Unstamped { .. } => None,
             Self::Truncated { offset, .. }
             | Self::UnknownKind { offset, .. }
@@ -223,27 +261,36 @@ impl Manifest {
 
 /// Writes a version 2 manifest; every entry needs its file stamp.
 pub fn write(manifest: &Manifest) -> Result<Vec<u8>, HManError> {
-    let size: usize = manifest
-        .entries
-        .iter()
-        .map(|e| ENTRY_FIXED_SIZE_V2 + e.path.len())
-        .sum();
+    write_version(manifest, VERSION)
+}
+
+/// Writes `manifest` as `version` 1 or 2. Version 1 is the original assetc's layout (each
+/// entry ends after its path), so its stamps are dropped and need not exist; version 2
+/// needs every entry's stamp. Entries and their order are the same in both.
+pub fn write_version(manifest: &Manifest, version: u32) -> Result<Vec<u8>, HManError> {
+    if version != VERSION && version != VERSION_1 {
+        return Err(HManError::UnsupportedVersion { version });
+    }
+    let fixed = entry_fixed_size(version);
+    let size: usize = manifest.entries.iter().map(|e| fixed + e.path.len()).sum();
     let mut out = Vec::with_capacity(HEADER_SIZE + size);
     out.put_u32(MAGIC);
-    out.put_u32(VERSION);
+    out.put_u32(version);
     // from_entries guarantees both fit.
     out.put_u32(manifest.entries.len() as u32);
     out.put_u32(0);
     for e in &manifest.entries {
-        let file = e.file.ok_or_else(|| HManError::Unstamped {
-            path: e.path.clone(),
-        })?;
         out.put_u64(e.hash);
         out.put_u8(e.kind as u8);
         out.put_u8(u8::from(e.srgb));
         out.put_u16(e.path.len() as u16);
-        out.put_u64(file.size);
-        out.put_u64(file.digest);
+        if version == VERSION {
+            let file = e.file.ok_or_else(|| HManError::Unstamped {
+                path: e.path.clone(),
+            })?;
+            out.put_u64(file.size);
+            out.put_u64(file.digest);
+        }
         out.extend_from_slice(e.path.as_bytes());
     }
     Ok(out)
@@ -398,6 +445,62 @@ fn path_problem(path: &str) -> Option<&'static str> {
     })
 }
 
+/// Which field an id problem is reported at.
+#[derive(PartialEq)]
+enum IdField {
+    Hash,
+    Path,
+}
+
+/// Why `hash` is not the id the contract gives an entry of `kind` at `path`, if it is not.
+/// Content-addressed textures live at `tex/<id hex>.ktx2`; the standalone kinds hash their
+/// ref (the path without `.ktx2` / `.spv`); everything else hashes its full path.
+fn id_problem(kind: EntryKind, hash: u64, path: &str) -> Option<(IdField, String)> {
+    let ref_of = |ext: &str| path.strip_suffix(ext).map(id_for_path);
+    match kind {
+        EntryKind::Texture => {
+            let content = format!("tex/{hash:016x}.ktx2");
+            (path != content && ref_of(".ktx2") != Some(hash)).then(|| {
+                (
+                    IdField::Path,
+                    format!(
+                        "texture path \"{path}\" should be \"{content}\" (a content id) or a .ktx2 whose ref hashes to {hash:016x}"
+                    ),
+                )
+            })
+        }
+        EntryKind::ColourLut | EntryKind::Shader => {
+            let ext = if kind == EntryKind::Shader {
+                ".spv"
+            } else {
+                ".ktx2"
+            };
+            match ref_of(ext) {
+                None => Some((
+                    IdField::Path,
+                    format!("{kind} path \"{path}\" does not end in {ext}"),
+                )),
+                Some(id) if id != hash => Some((
+                    IdField::Hash,
+                    format!(
+                        "hash {hash:016x} is not fnv1a64 of \"{path}\" without {ext} = {id:016x}"
+                    ),
+                )),
+                Some(_) => None,
+            }
+        }
+        _ => (id_for_path(path) != hash).then(|| {
+            (
+                IdField::Hash,
+                format!(
+                    "hash {hash:016x} is not fnv1a64(\"{path}\") = {:016x}",
+                    id_for_path(path)
+                ),
+            )
+        }),
+    }
+}
+
 /// Checks every rule of the `.hman` v1/v2 contract that the file alone shows (whether
 /// sizes and digests match the files is `assetc check`'s job). An empty list means the
 /// file is valid.
@@ -432,7 +535,7 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
         paths.push((e.path, e.at));
         let kind = EntryKind::from_u8(e.kind);
         if kind.is_none() {
-            bad(8, format!("kind {} is unknown (0, 1, 2, 5 or 6)", e.kind));
+            bad(8, format!("kind {} is unknown (0 to 8)", e.kind));
         }
         if e.colorspace > 1 {
             bad(
@@ -450,27 +553,8 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
         if let Some(why) = path_problem(path) {
             bad(e.path_at, format!("path \"{path}\" {why}"));
         }
-        match kind {
-            Some(EntryKind::Texture) => {
-                let expected = format!("tex/{:016x}.ktx2", e.hash);
-                if path != expected {
-                    bad(
-                        e.path_at,
-                        format!("texture path \"{path}\" should be \"{expected}\""),
-                    );
-                }
-            }
-            Some(_) if id_for_path(path) != e.hash => {
-                bad(
-                    0,
-                    format!(
-                        "hash {:016x} is not fnv1a64(\"{path}\") = {:016x}",
-                        e.hash,
-                        id_for_path(path)
-                    ),
-                );
-            }
-            _ => {}
+        if let Some((field, why)) = kind.and_then(|k| id_problem(k, e.hash, path)) {
+            bad(if field == IdField::Path { e.path_at } else { 0 }, why);
         }
     }
     paths.sort();
@@ -589,6 +673,131 @@ mod tests {
     }
 
     #[test]
+    fn version_1_on_request_round_trips_without_stamps() {
+        let m = sample();
+        let bytes = write_version(&m, 1).unwrap();
+        assert_eq!(validate(&bytes), vec![]);
+        // The v1 layout: version 1 in the header, 12-byte fixed parts, nothing after a path.
+        assert_eq!(bytes[4..8], 1u32.to_le_bytes());
+        let paths: usize = m.entries().iter().map(|e| e.path.len()).sum();
+        assert_eq!(bytes.len(), 16 + 3 * 12 + paths);
+        let back = read(&bytes).unwrap();
+        assert_eq!(back.version(), 1);
+        let unstamped: Vec<ManifestEntry> = m
+            .entries()
+            .iter()
+            .map(|e| ManifestEntry {
+                file: None,
+                ..e.clone()
+            })
+            .collect();
+        assert_eq!(back.entries(), unstamped.as_slice());
+        // Stamps are not needed for v1, and a v1 manifest read back writes as v1 again.
+        assert_eq!(write_version(&back, 1).unwrap(), bytes);
+        assert!(matches!(write(&back), Err(HManError::Unstamped { .. })));
+        // Version 2 on request is `write`.
+        assert_eq!(write_version(&m, 2).unwrap(), write(&m).unwrap());
+    }
+
+    #[test]
+    fn version_1_matches_the_hand_built_layout() {
+        let m = sample();
+        let expected: Vec<(u64, u8, u8, &str)> = m
+            .entries()
+            .iter()
+            .map(|e| (e.hash, e.kind as u8, u8::from(e.srgb), e.path.as_str()))
+            .collect();
+        assert_eq!(write_version(&m, 1).unwrap(), v1_bytes(&expected));
+    }
+
+    #[test]
+    fn only_versions_1_and_2_are_written() {
+        for version in [0, 3, u32::MAX] {
+            assert!(matches!(
+                write_version(&sample(), version),
+                Err(HManError::UnsupportedVersion { version: v }) if v == version
+            ));
+        }
+    }
+
+    /// An entry of `kind` named and hashed as formats.md's standalone kinds are.
+    fn of_kind(kind: EntryKind) -> ManifestEntry {
+        let (path, hashed) = match kind {
+            EntryKind::Texture => ("ui/button.ktx2", "ui/button"),
+            EntryKind::ColourLut => ("grade/warm.lut.ktx2", "grade/warm.lut"),
+            EntryKind::Shader => ("shaders/bloom/down.spv", "shaders/bloom/down"),
+            EntryKind::Mesh => ("models/chair.hmesh", "models/chair.hmesh"),
+            EntryKind::MaterialTable => ("models/chair.hmat", "models/chair.hmat"),
+            EntryKind::RawFile => ("scene/Level.json", "scene/Level.json"),
+            EntryKind::Animation => ("models/chair.hanim", "models/chair.hanim"),
+            EntryKind::Font => ("fonts/sans.hfont", "fonts/sans.hfont"),
+            EntryKind::Audio => ("sfx/hit.wav", "sfx/hit.wav"),
+        };
+        ManifestEntry {
+            hash: id_for_path(hashed),
+            ..entry(path, kind, b"x")
+        }
+    }
+
+    #[test]
+    fn ids_follow_each_kinds_rule() {
+        let problems =
+            |e: ManifestEntry| validate(&write(&Manifest::from_entries(vec![e]).unwrap()).unwrap());
+        // A shader hashes its ref without `.spv`, not its path.
+        let mut shader = of_kind(EntryKind::Shader);
+        shader.hash = id_for_path(&shader.path);
+        assert!(problems(shader)
+            .iter()
+            .any(|p| p.message.contains("without .spv")));
+        // A colour LUT is a .ktx2.
+        let mut lut = of_kind(EntryKind::ColourLut);
+        lut.path = "grade/warm.lut.cube".into();
+        assert!(problems(lut)
+            .iter()
+            .any(|p| p.message.contains("does not end in .ktx2")));
+        // A standalone texture hashing its full path (extension included) is wrong.
+        let mut texture = of_kind(EntryKind::Texture);
+        texture.hash = id_for_path(&texture.path);
+        assert!(problems(texture)
+            .iter()
+            .any(|p| p.message.contains("texture path")));
+        // Audio hashes its full path, like the by-path kinds.
+        let mut audio = of_kind(EntryKind::Audio);
+        audio.hash = id_for_path("sfx/hit");
+        assert!(problems(audio)
+            .iter()
+            .any(|p| p.message.contains("is not fnv1a64")));
+    }
+
+    #[test]
+    fn all_nine_kinds_round_trip_with_distinct_names() {
+        let entries: Vec<ManifestEntry> = EntryKind::ALL.iter().map(|&k| of_kind(k)).collect();
+        for (byte, kind) in EntryKind::ALL.iter().enumerate() {
+            assert_eq!(*kind as u8 as usize, byte);
+            assert_eq!(EntryKind::from_u8(byte as u8), Some(*kind));
+        }
+        assert_eq!(EntryKind::from_u8(9), None);
+        let mut names: Vec<&str> = EntryKind::ALL.iter().map(|k| k.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 9);
+        let m = Manifest::from_entries(entries).unwrap();
+        for version in [1, 2] {
+            let bytes = write_version(&m, version).unwrap();
+            assert_eq!(validate(&bytes), vec![], "v{version}");
+            let kinds: Vec<EntryKind> = read(&bytes)
+                .unwrap()
+                .entries()
+                .iter()
+                .map(|e| e.kind)
+                .collect();
+            let mut sorted = kinds.clone();
+            sorted.sort();
+            assert_eq!(sorted, EntryKind::ALL.to_vec(), "v{version}");
+        }
+    }
+
+    #[test]
     fn every_prefix_is_refused_once() {
         let bytes = write(&sample()).unwrap();
         for n in 0..bytes.len() {
@@ -619,7 +828,7 @@ mod tests {
             (patched(0, b"XMAN"), "magic"),
             (patched(4, &3u32.to_le_bytes()), "version"),
             (patched(12, &1u32.to_le_bytes()), "reserved"),
-            (patched(first + 8, &[3]), "kind 3 is unknown"),
+            (patched(first + 8, &[9]), "kind 9 is unknown"),
             (patched(first + 9, &[2]), "colorspace 2"),
             (
                 patched(first, &u64::MAX.to_le_bytes()),

@@ -3,8 +3,9 @@
 //! Nothing here depends on the importer or the pipeline, so an engine can depend on
 //! `assetc` with `default-features = false` and load what assetc writes.
 //! The container formats are hand-written because they are our own (or, for BMD1, Qt
-//! `.mesh` and SparkPak, niche formats no crate implements); the KTX2 container is written
-//! here too because the crates that read KTX2 do not write it.
+//! `.mesh`, SparkPak and the original assetc's `.hpack`, niche formats no crate
+//! implements); the KTX2 container is written here too because the crates that read KTX2
+//! do not write it.
 
 pub mod bmd1;
 pub mod bytes;
@@ -13,6 +14,7 @@ pub mod hash;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
+pub mod hpack;
 pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
@@ -29,6 +31,7 @@ pub enum FormatKind {
     QtMesh,
     Bmd1,
     Spk,
+    HPack,
 }
 
 impl FormatKind {
@@ -43,6 +46,7 @@ impl FormatKind {
             "mesh" => Self::QtMesh,
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
+            "hpack" => Self::HPack,
             _ => return None,
         })
     }
