@@ -274,6 +274,24 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
         FormatKind::Spk,
         std::fs::read(&archive).expect("the packed archive"),
     ));
+    let bundle = out.with_extension("hpack");
+    let o = common::assetc(&[
+        "pack",
+        out.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "pack hpack: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    files.push((
+        "<output>.hpack".into(),
+        FormatKind::HPack,
+        std::fs::read(&bundle).expect("the packed bundle"),
+    ));
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.
     // The smallest files first: mutations of a small file reach its structure more often.
@@ -300,6 +318,7 @@ fn mutated_files_never_panic_or_balloon() {
         FormatKind::QtMesh,
         FormatKind::Bmd1,
         FormatKind::Spk,
+        FormatKind::HPack,
     ] {
         assert!(
             files.iter().any(|f| f.1 == kind),
