@@ -1,9 +1,11 @@
-//! `assetc pack`: SparkPak archives from folders and back, with SparkEngine's layering.
+//! `assetc pack`: SparkPak archives from folders and back, with SparkEngine's layering, and
+//! the original assetc's `.hpack` bundle.
 //!
 //! Archive paths are the `/`-joined relative paths of the tree, in their case on disk [S2];
 //! two that differ only in case are refused. Empty files are ordinary entries [S14]. Extraction
 //! checks every path again, never follows a symlink out of the destination and writes each
-//! file through a temporary sibling renamed into place.
+//! file through a temporary sibling renamed into place. Reading commands tell the two formats
+//! apart by their magic, so a renamed archive still opens as what it is.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -12,8 +14,54 @@ use std::path::{Component, Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::formats::hpack::{self, HPackEntry, HPackError};
 use crate::formats::spk::{self, check_path, Compression, PathFault, SpkError};
 use crate::formats::Problem;
+
+/// The archive formats `pack` writes and reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveFormat {
+    /// SparkEngine's SparkPak (seed 004).
+    Spk,
+    /// The original assetc's single-file bundle.
+    HPack,
+}
+
+impl ArchiveFormat {
+    /// The format whose magic `bytes` start with, if either.
+    pub fn of_magic(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(&spk::MAGIC) {
+            Some(Self::Spk)
+        } else if bytes.starts_with(&hpack::MAGIC.to_le_bytes()) {
+            Some(Self::HPack)
+        } else {
+            None
+        }
+    }
+
+    /// The format a file name asks for: `.hpack` (any case) is an `.hpack`, anything else
+    /// SparkPak, the default.
+    pub fn of_extension(path: &Path) -> Self {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("hpack") => Self::HPack,
+            _ => Self::Spk,
+        }
+    }
+
+    /// What an archive read from `path` is: its magic decides; the extension only picks
+    /// whose validator explains a file with neither magic.
+    pub fn detect(path: &Path, bytes: &[u8]) -> Self {
+        Self::of_magic(bytes).unwrap_or_else(|| Self::of_extension(path))
+    }
+
+    /// The file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Spk => "spk",
+            Self::HPack => "hpack",
+        }
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum PackError {
@@ -27,7 +75,7 @@ pub enum PackError {
     InvalidPath { path: PathBuf, reason: String },
     #[error("{path}: symbolic links are not packed")]
     Symlink { path: PathBuf },
-    #[error("{first} and {second} differ only in case; SparkEngine may look paths up case-insensitively [S2]")]
+    #[error("{first} and {second} differ only in case; a case-insensitive file system (and SparkEngine's lookups [S2]) sees one file")]
     CaseClash { first: PathBuf, second: PathBuf },
     #[error("{dir}: no files to pack")]
     NothingToPack { dir: PathBuf },
@@ -41,6 +89,20 @@ pub enum PackError {
     },
     #[error("{0}")]
     Write(#[from] SpkError),
+    #[error("{archive}: {source}")]
+    HPackArchive {
+        archive: PathBuf,
+        #[source]
+        source: HPackError,
+    },
+    #[error("{0}")]
+    HPackWrite(#[from] HPackError),
+    #[error(
+        "a patch against a base archive is SparkPak-only; an .hpack has no layers to mount it on"
+    )]
+    BaseNeedsSpk,
+    #[error("{count} archives given, and an .hpack has no layers: list one .hpack at a time")]
+    HPackLayers { count: usize },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PackError + '_ {
@@ -50,8 +112,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PackError + '_ {
     }
 }
 
-/// Reads every regular file under `dir` as (archive path, content), sorted by path.
-fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
+/// Reads every regular file under `dir` that belongs in a `format` archive as (archive
+/// path, content), sorted by path.
+fn collect_tree(dir: &Path, format: ArchiveFormat) -> Result<Vec<(String, Vec<u8>)>, PackError> {
     let mut files: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
     // Lower-cased archive path -> the file that took it, for [S2]'s case clash.
     let mut folded: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -85,11 +148,18 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
         if item.file_name() == crate::build::cache::CACHE_NAME {
             continue;
         }
-        let archive_path = archive_path(dir, item.path())?;
+        // A pack inside the tree (an earlier one, or the one being written next to its
+        // files) would be bundled into the next and grow it every time [spec: .hpack].
+        if format == ArchiveFormat::HPack && is_pack_file(item.file_name()) {
+            continue;
+        }
+        let archive_path = archive_path(dir, item.path(), format)?;
         let data = fs::read(item.path()).map_err(io_err(item.path()))?;
-        if let Some(first) =
-            folded.insert(archive_path.to_ascii_lowercase(), item.path().to_owned())
-        {
+        let key = match format {
+            ArchiveFormat::Spk => archive_path.to_ascii_lowercase(),
+            ArchiveFormat::HPack => hpack::case_fold(&archive_path),
+        };
+        if let Some(first) = folded.insert(key, item.path().to_owned()) {
             return Err(PackError::CaseClash {
                 first,
                 second: item.path().to_owned(),
@@ -105,8 +175,15 @@ fn collect_tree(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, PackError> {
     Ok(files.into_iter().map(|(p, (_, d))| (p, d)).collect())
 }
 
-/// `file` relative to `dir`, `/`-joined in its own case [S2], checked against [S7].
-fn archive_path(dir: &Path, file: &Path) -> Result<String, PackError> {
+/// An `.hpack` or `.spk` by its name (any case).
+fn is_pack_file(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy().to_ascii_lowercase();
+    name.ends_with(".hpack") || name.ends_with(".spk")
+}
+
+/// `file` relative to `dir`, `/`-joined in its own case [S2], checked against [S7] for
+/// SparkPak or against the `.hpack` path rules.
+fn archive_path(dir: &Path, file: &Path, format: ArchiveFormat) -> Result<String, PackError> {
     let invalid = |reason: String| PackError::InvalidPath {
         path: file.to_owned(),
         reason,
@@ -119,13 +196,21 @@ fn archive_path(dir: &Path, file: &Path) -> Result<String, PackError> {
         let Component::Normal(part) = component else {
             return Err(invalid("not a plain relative path".into()));
         };
-        let part = part
-            .to_str()
-            .ok_or_else(|| invalid(PathFault::NonAscii(0x80).to_string()))?;
+        let part = part.to_str().ok_or_else(|| {
+            invalid(match format {
+                ArchiveFormat::Spk => PathFault::NonAscii(0x80).to_string(),
+                ArchiveFormat::HPack => hpack::PathFault::NotUtf8.to_string(),
+            })
+        })?;
         parts.push(part);
     }
     let joined = parts.join("/");
-    check_path(joined.as_bytes()).map_err(|fault| invalid(fault.to_string()))?;
+    match format {
+        ArchiveFormat::Spk => check_path(joined.as_bytes()).map_err(|f| invalid(f.to_string()))?,
+        ArchiveFormat::HPack => {
+            hpack::check_path(joined.as_bytes()).map_err(|f| invalid(f.to_string()))?
+        }
+    }
     Ok(joined)
 }
 
@@ -156,9 +241,39 @@ pub struct Packed {
     pub warnings: Vec<String>,
 }
 
+/// Packs `dir` into `.hpack` bytes: every file but the build cache, the HTML report of a
+/// compiled tree and any pack (`.hpack`, `.spk`) below it, sorted by path.
+pub fn pack_dir_hpack(dir: &Path) -> Result<Vec<u8>, PackError> {
+    pack_tree_as(dir, ArchiveFormat::HPack, None).map(|p| p.bytes)
+}
+
+/// [`pack_tree`] in either format. `base` (a patch) is SparkPak-only: an `.hpack` has
+/// no layers, so it is refused there.
+pub fn pack_tree_as(
+    dir: &Path,
+    format: ArchiveFormat,
+    base: Option<&Path>,
+) -> Result<Packed, PackError> {
+    match format {
+        ArchiveFormat::Spk => pack_tree(dir, base),
+        ArchiveFormat::HPack if base.is_some() => Err(PackError::BaseNeedsSpk),
+        ArchiveFormat::HPack => {
+            let entries: Vec<HPackEntry> = collect_tree(dir, format)?
+                .into_iter()
+                .map(|(path, data)| HPackEntry::new(path, data))
+                .collect();
+            // No warnings: the SDK reads empty entries like any other.
+            Ok(Packed {
+                bytes: hpack::write(&entries)?,
+                warnings: Vec::new(),
+            })
+        }
+    }
+}
+
 /// [`pack_dir`] with its warnings.
 pub fn pack_tree(dir: &Path, base: Option<&Path>) -> Result<Packed, PackError> {
-    let files = collect_tree(dir)?;
+    let files = collect_tree(dir, ArchiveFormat::Spk)?;
     let mut warnings = Vec::new();
     let entries = match base {
         None => files,
@@ -201,17 +316,21 @@ pub struct ExtractReport {
     pub failed: Vec<(String, String)>,
 }
 
-/// Extracts every readable entry of `archive` under `dest` (created if needed). An archive
-/// that does not open is an error; an entry that fails is reported and skipped.
+/// Extracts every readable entry of `archive` (SparkPak or `.hpack`, by its magic) under
+/// `dest` (created if needed). An archive that does not open is an error; an entry that
+/// fails is reported and skipped.
 pub fn extract(archive: &Path, dest: &Path) -> Result<ExtractReport, PackError> {
     let bytes = read_archive(archive)?;
+    if ArchiveFormat::detect(archive, &bytes) == ArchiveFormat::HPack {
+        return extract_hpack(archive, &bytes, dest);
+    }
     let pak = open_archive(archive, &bytes)?;
     fs::create_dir_all(dest).map_err(io_err(dest))?;
     let mut report = ExtractReport::default();
     for entry in pak.entries() {
-        let outcome = pak
-            .read_entry(entry.index)
-            .map_err(|e| e.to_string())
+        let outcome = check_path(entry.path.as_bytes())
+            .map_err(|f| f.to_string())
+            .and_then(|()| pak.read_entry(entry.index).map_err(|e| e.to_string()))
             .and_then(|data| write_inside(dest, &entry.path, &data));
         match outcome {
             Ok(()) => report.written.push(entry.path.clone()),
@@ -221,10 +340,50 @@ pub fn extract(archive: &Path, dest: &Path) -> Result<ExtractReport, PackError> 
     Ok(report)
 }
 
-/// Writes `data` to `dest/archive_path` without leaving `dest`: the path is re-checked,
-/// and every existing component below `dest` must be a real directory, not a symlink.
+fn open_hpack<'a>(path: &Path, bytes: &'a [u8]) -> Result<hpack::HPack<'a>, PackError> {
+    hpack::read(bytes).map_err(|source| PackError::HPackArchive {
+        archive: path.to_owned(),
+        source,
+    })
+}
+
+/// [`extract`] for an `.hpack`. Each path is checked against the `.hpack` rules, and an
+/// entry equal up to case to one already written is refused rather than overwriting it
+/// on a case-insensitive file system.
+fn extract_hpack(archive: &Path, bytes: &[u8], dest: &Path) -> Result<ExtractReport, PackError> {
+    let pack = open_hpack(archive, bytes)?;
+    fs::create_dir_all(dest).map_err(io_err(dest))?;
+    let mut report = ExtractReport::default();
+    let mut folded: BTreeMap<String, &str> = BTreeMap::new();
+    for entry in pack.entries() {
+        let outcome = hpack::check_path(entry.path.as_bytes())
+            .map_err(|f| f.to_string())
+            .and_then(|()| match folded.get(&hpack::case_fold(&entry.path)) {
+                Some(first) => Err(format!(
+                    "differs only in case from {first}; on a case-insensitive file system it would overwrite it"
+                )),
+                None => Ok(()),
+            })
+            .and_then(|()| {
+                pack.data(entry.index)
+                    .ok_or_else(|| "payload outside the archive".to_string())
+            })
+            .and_then(|data| write_inside(dest, &entry.path, data));
+        folded
+            .entry(hpack::case_fold(&entry.path))
+            .or_insert(&entry.path);
+        match outcome {
+            Ok(()) => report.written.push(entry.path.clone()),
+            Err(reason) => report.failed.push((entry.path.clone(), reason)),
+        }
+    }
+    Ok(report)
+}
+
+/// Writes `data` to `dest/archive_path` without leaving `dest`. The caller has checked the
+/// path against its format's rules (relative, no `..`, no `\`); here every existing
+/// component below `dest` must be a real directory, not a symlink.
 fn write_inside(dest: &Path, archive_path: &str, data: &[u8]) -> Result<(), String> {
-    check_path(archive_path.as_bytes()).map_err(|f| f.to_string())?;
     let parts: Vec<&str> = archive_path.split('/').collect();
     let Some((file_name, dirs)) = parts.split_last() else {
         return Err("empty path".into());
@@ -319,10 +478,67 @@ pub fn list(archives: &[PathBuf]) -> Result<Vec<ListedEntry>, PackError> {
     Ok(listed)
 }
 
-/// Every rule `archive` breaks (empty when valid), including unreadable entries.
+/// One entry of an `.hpack`, as `pack list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HPackListed {
+    pub path: String,
+    pub size: u64,
+    /// The stored kind byte ([`hpack::kind_name`] names it).
+    pub kind: u8,
+    pub offset: u64,
+}
+
+/// Every entry of the `.hpack` at `archive`, in table (path) order.
+pub fn list_hpack(archive: &Path) -> Result<Vec<HPackListed>, PackError> {
+    let bytes = read_archive(archive)?;
+    let pack = open_hpack(archive, &bytes)?;
+    Ok(pack
+        .entries()
+        .iter()
+        .map(|e| HPackListed {
+            path: e.path.clone(),
+            size: e.size,
+            kind: e.kind,
+            offset: e.offset,
+        })
+        .collect())
+}
+
+/// What `pack list` shows: SparkPak layers, or the entries of one `.hpack`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    Layers(Vec<ListedEntry>),
+    HPack(Vec<HPackListed>),
+}
+
+/// [`list`] for SparkPak archives, [`list_hpack`] for one `.hpack` (by magic). Several
+/// archives with an `.hpack` among them are refused: an `.hpack` is not mounted in layers.
+pub fn list_any(archives: &[PathBuf]) -> Result<Listing, PackError> {
+    let mut any_hpack = false;
+    for path in archives {
+        let mut magic = Vec::with_capacity(4);
+        fs::File::open(path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4), &mut magic))
+            .map_err(io_err(path))?;
+        any_hpack |= ArchiveFormat::detect(path, &magic) == ArchiveFormat::HPack;
+    }
+    match archives {
+        [one] if any_hpack => list_hpack(one).map(Listing::HPack),
+        _ if any_hpack => Err(PackError::HPackLayers {
+            count: archives.len(),
+        }),
+        _ => list(archives).map(Listing::Layers),
+    }
+}
+
+/// Every rule `archive` breaks (empty when valid), including unreadable entries. An
+/// `.hpack` (by magic, else by extension) gets its validator, anything else SparkPak's.
 pub fn check(archive: &Path) -> Vec<Problem> {
     match fs::read(archive) {
-        Ok(bytes) => spk::validate(&bytes),
+        Ok(bytes) => match ArchiveFormat::detect(archive, &bytes) {
+            ArchiveFormat::Spk => spk::validate(&bytes),
+            ArchiveFormat::HPack => hpack::validate(&bytes),
+        },
         Err(e) => vec![Problem::new(format!("{}: {e}", archive.display()))],
     }
 }

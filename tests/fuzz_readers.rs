@@ -12,7 +12,7 @@
 
 mod common;
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -211,6 +211,14 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
             }
             let _ = spk::validate(bytes);
         }
+        FormatKind::HPack => {
+            if let Ok(pack) = hpack::read(bytes) {
+                for i in 0..pack.len().min(64) {
+                    let _ = pack.data(i);
+                }
+            }
+            let _ = hpack::validate(bytes);
+        }
     }
 }
 
@@ -266,6 +274,24 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
         FormatKind::Spk,
         std::fs::read(&archive).expect("the packed archive"),
     ));
+    let bundle = out.with_extension("hpack");
+    let o = common::assetc(&[
+        "pack",
+        out.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "pack hpack: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    files.push((
+        "<output>.hpack".into(),
+        FormatKind::HPack,
+        std::fs::read(&bundle).expect("the packed bundle"),
+    ));
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.
     // The smallest files first: mutations of a small file reach its structure more often.
@@ -292,6 +318,7 @@ fn mutated_files_never_panic_or_balloon() {
         FormatKind::QtMesh,
         FormatKind::Bmd1,
         FormatKind::Spk,
+        FormatKind::HPack,
     ] {
         assert!(
             files.iter().any(|f| f.1 == kind),

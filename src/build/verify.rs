@@ -1,6 +1,8 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
-use crate::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind, Problem};
+use crate::formats::{
+    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind, Problem,
+};
 use std::path::Path;
 
 /// Validates one file by its extension. `None` when the extension is not one of ours.
@@ -24,6 +26,7 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::QtMesh => qtmesh::validate(bytes),
         FormatKind::Bmd1 => bmd1::validate(bytes),
         FormatKind::Spk => spk::validate(bytes),
+        FormatKind::HPack => hpack::validate(bytes),
     }
 }
 

@@ -63,9 +63,10 @@ pub enum Command {
     Clean(TreeArgs),
     /// Write a starter build.toml and an assets/ folder with a sample model.
     Init(InitArgs),
-    /// Bundle a folder into a SparkPak `.spk` archive, or list, extract or check archives.
+    /// Bundle a folder into a SparkPak `.spk` archive or an `.hpack` bundle (the original
+    /// assetc's), or list, extract or check archives of either format.
     Pack(PackArgs),
-    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk) readably.
+    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack) readably.
     Inspect(InspectArgs),
     /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
     /// from a 3/4 view, or write one level of a .ktx2 as a PNG.
@@ -79,17 +80,29 @@ pub struct PackArgs {
     pub command: Option<PackCommand>,
     /// Folder to pack (every file below it, paths lower-cased).
     pub dir: Option<PathBuf>,
-    /// Archive to write [default: DIR.spk].
+    /// Archive to write [default: DIR.spk, or DIR.hpack with `--format hpack`].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Write a patch: only files that are new or differ from this archive.
+    /// Archive format [default: hpack when OUTPUT ends in .hpack, else spk].
+    #[arg(long, value_enum)]
+    pub format: Option<PackFormat>,
+    /// Write a patch: only files that are new or differ from this archive (SparkPak only).
     #[arg(long, value_name = "BASE.spk")]
     pub base: Option<PathBuf>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PackFormat {
+    /// SparkEngine's SparkPak.
+    Spk,
+    /// The original assetc's single-file bundle (its SDK's ReadPackToc).
+    Hpack,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum PackCommand {
-    /// List the entries of archives mounted in the given order; the last archive wins.
+    /// List the entries of SparkPak archives mounted in the given order (the last archive
+    /// wins), or of one .hpack (path, size, kind).
     List {
         #[arg(required = true)]
         archives: Vec<PathBuf>,

@@ -3,14 +3,14 @@
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
 use std::fmt::Write;
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
-            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk)",
+            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack)",
             args.file.display()
         )
     })?;
@@ -160,9 +160,9 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             for e in m.entries() {
                 let _ = writeln!(
                     w,
-                    "{:016x} {:?}{} {}",
+                    "{:016x} {}{} {}",
                     e.hash,
-                    e.kind,
+                    e.kind.name(),
                     if e.srgb { " sRGB" } else { "" },
                     e.path
                 );
@@ -244,6 +244,20 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             let _ = writeln!(w, "SparkPak: {} entries", a.len());
             for e in a.entries() {
                 let _ = writeln!(w, "{e:?}");
+            }
+        }
+        FormatKind::HPack => {
+            let p = hpack::read(bytes).map_err(|e| e.to_string())?;
+            let _ = writeln!(w, ".hpack: {} entries", p.len());
+            for e in p.entries() {
+                let _ = writeln!(
+                    w,
+                    "{:>10} at {:>10}  {:<9} {}",
+                    e.size,
+                    e.offset,
+                    hpack::kind_name(e.kind),
+                    e.path
+                );
             }
         }
     }
@@ -439,7 +453,7 @@ fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
     for e in m.entries() {
         t.row(vec![
             hex(e.hash),
-            format!("{:?}", e.kind).to_lowercase(),
+            e.kind.name().to_string(),
             if e.srgb { "sRGB" } else { "-" }.to_string(),
             e.path.clone(),
         ]);

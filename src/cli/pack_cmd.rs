@@ -1,7 +1,9 @@
-//! `assetc pack`: SparkPak archives of a folder, and `list`/`extract`/`check` over them.
+//! `assetc pack`: SparkPak archives or `.hpack` bundles of a folder, and
+//! `list`/`extract`/`check` over either (told apart by their magic).
 
-use super::args::{GlobalArgs, MessageFormat, PackArgs, PackCommand};
+use super::args::{GlobalArgs, MessageFormat, PackArgs, PackCommand, PackFormat};
 use anyhow::Context;
+use assetc::pack::ArchiveFormat;
 use std::process::ExitCode;
 
 pub fn run(args: PackArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -13,20 +15,53 @@ pub fn run(args: PackArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
             let dir = args
                 .dir
                 .context("missing DIR to pack (see `assetc pack --help`)")?;
-            let output = args.output.unwrap_or_else(|| dir.with_extension("spk"));
-            pack(&dir, &output, args.base.as_deref(), &global)
+            let format = match args.format {
+                Some(PackFormat::Spk) => ArchiveFormat::Spk,
+                Some(PackFormat::Hpack) => ArchiveFormat::HPack,
+                None => args
+                    .output
+                    .as_deref()
+                    .map_or(ArchiveFormat::Spk, ArchiveFormat::of_extension),
+            };
+            if format == ArchiveFormat::HPack && args.base.is_some() {
+                return Err(super::UsageError(anyhow::anyhow!(
+                    "--base writes a SparkPak patch; it cannot be used with --format hpack (an .hpack has no layers to mount a patch on)"
+                ))
+                .into());
+            }
+            let output = args
+                .output
+                .unwrap_or_else(|| dir.with_extension(format.extension()));
+            pack(&dir, &output, format, args.base.as_deref(), &global)
         }
     }
 }
 
-/// Packs `dir` into `output` (a patch against `base` when given).
+/// Packs `dir` into `output` as `format` (a SparkPak patch against `base` when given),
+/// then checks what was written.
 pub fn pack(
     dir: &std::path::Path,
     output: &std::path::Path,
+    format: ArchiveFormat,
     base: Option<&std::path::Path>,
     global: &GlobalArgs,
 ) -> anyhow::Result<ExitCode> {
-    let assetc::pack::Packed { bytes, warnings } = assetc::pack::pack_tree(dir, base)?;
+    let other = match format {
+        ArchiveFormat::Spk => ArchiveFormat::HPack,
+        ArchiveFormat::HPack => ArchiveFormat::Spk,
+    };
+    let named_other = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case(other.extension()));
+    if named_other {
+        eprintln!(
+            "warning: writing a {} archive to {}; its extension says otherwise (readers go by the magic)",
+            format.extension(),
+            output.display()
+        );
+    }
+    let assetc::pack::Packed { bytes, warnings } = assetc::pack::pack_tree_as(dir, format, base)?;
     for w in &warnings {
         eprintln!("warning: {w}");
     }
@@ -40,9 +75,11 @@ pub fn pack(
         return Ok(ExitCode::from(super::EXIT_FAILED));
     }
     if !global.quiet {
-        let count = assetc::formats::spk::open(&bytes)
-            .map(|a| a.len())
-            .unwrap_or(0);
+        let count = match format {
+            ArchiveFormat::Spk => assetc::formats::spk::open(&bytes).map(|a| a.len()).ok(),
+            ArchiveFormat::HPack => assetc::formats::hpack::read(&bytes).map(|p| p.len()).ok(),
+        }
+        .unwrap_or(0);
         eprintln!(
             "packed {count} files from {} into {} ({} bytes)",
             dir.display(),
@@ -54,7 +91,17 @@ pub fn pack(
 }
 
 fn list(archives: &[std::path::PathBuf], global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let entries = assetc::pack::list(archives)?;
+    let entries = match assetc::pack::list_any(archives) {
+        Ok(assetc::pack::Listing::Layers(entries)) => entries,
+        Ok(assetc::pack::Listing::HPack(entries)) => {
+            list_hpack(&entries, global);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e @ assetc::pack::PackError::HPackLayers { .. }) => {
+            return Err(super::UsageError(e.into()).into())
+        }
+        Err(e) => return Err(e.into()),
+    };
     for e in &entries {
         if global.message_format == MessageFormat::Json {
             println!(
@@ -81,6 +128,23 @@ fn list(archives: &[std::path::PathBuf], global: &GlobalArgs) -> anyhow::Result<
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line per entry: size, kind, path (JSON: one object per entry).
+fn list_hpack(entries: &[assetc::pack::HPackListed], global: &GlobalArgs) {
+    for e in entries {
+        let kind = assetc::formats::hpack::kind_name(e.kind);
+        if global.message_format == MessageFormat::Json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "path": e.path, "size": e.size, "kind": kind, "kind_id": e.kind, "offset": e.offset,
+                })
+            );
+        } else {
+            println!("{:>10}  {kind:<9}  {}", e.size, e.path);
+        }
+    }
 }
 
 fn extract(
