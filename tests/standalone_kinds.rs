@@ -53,6 +53,7 @@ fn cut_faces(panorama: &Path, folder: &Path) {
 /// A build tree with one source of every kind, an unused `.psd` and `.txt`, and a model
 /// whose image must not become a texture of its own.
 fn game_tree(root: &Path, corpus: &Path, hdr: &Path) {
+    std::fs::create_dir_all(root).unwrap();
     let pattern = corpus.join("gltf/TonemappingTest/TestPattern.png");
     std::fs::copy(&pattern, root.join("ui_pattern.png")).unwrap();
     let normal = corpus.join("gltf/FlightHelmet/FlightHelmet_Materials_LensesMat_Normal.png");

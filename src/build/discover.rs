@@ -248,6 +248,51 @@ pub fn input_root(input: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    fn rel_paths(list: &[Source]) -> Vec<(&str, KindId)> {
+        list.iter().map(|s| (s.rel_path.as_str(), s.kind)).collect()
+    }
+
+    #[test]
+    fn every_file_is_a_source_of_a_kind_or_unclaimed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("in");
+        for f in [
+            "m.env/px.png",
+            "oned.lut.cube",
+            "ui/Button.PNG",
+            "levels/a.json",
+            "notes.txt",
+            ".git/config",
+            "art/.hidden.png",
+            "out/old.ktx2",
+            "scene.gltf",
+        ] {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b"x").unwrap();
+        }
+        let mut embed = globset::GlobSetBuilder::new();
+        embed.add(globset::Glob::new("levels/*.json").unwrap());
+        let rules = DiscoverRules {
+            embed: embed.build().unwrap(),
+            ignore: globset::GlobSet::empty(),
+            exclude: vec![root.join("out")],
+        };
+        let found = discover(&root, &rules).unwrap();
+        assert_eq!(
+            rel_paths(&found.sources),
+            [
+                ("levels/a.json", KindId::Embed),
+                ("m.env", KindId::Cubemap),
+                ("oned.lut.cube", KindId::Lut),
+                ("scene.gltf", KindId::Model),
+                ("ui/Button.PNG", KindId::Texture),
+            ]
+        );
+        assert_eq!(rel_paths(&found.unclaimed), [("notes.txt", KindId::Embed)]);
+        assert_eq!(found.unclaimed_by_extension(), [(".txt".to_string(), 1)]);
+    }
+
     #[test]
     fn runtime_ref_examples() {
         assert_eq!(runtime_ref("models/Chair.glb"), "models/chair");
