@@ -11,7 +11,12 @@ mod encode_uastc;
 mod id;
 mod load;
 mod mips;
+mod standalone;
 pub use mips::srgb_to_linear;
+pub use standalone::{
+    encode_lut, encode_standalone, is_hdr_extension, parse_cube_lut, CubeLut, LutError,
+    StandaloneTexture,
+};
 
 pub use encode_bc::Bc7Preset;
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};

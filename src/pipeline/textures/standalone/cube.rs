@@ -1,0 +1,154 @@
+//! Cubemaps: six decoded faces checked (square, one size, one class) and written as one
+//! `.ktx2` with faceCount 6, each level holding the six faces' level in the order
+//! +X -X +Y -Y +Z -Z.
+
+use super::super::load::DecodedImage;
+use super::super::mips::FloatImage;
+use super::super::{build_levels, encode_levels, has_alpha, TextureError};
+use super::super::{TextureMode, TextureSettings};
+use super::{first_error, hdr, image_error, Source, FACE_NAMES};
+use crate::formats::ktx2::{self, Ktx2Image};
+use rayon::prelude::*;
+
+/// Six faces of one class, in file order, each square and all of one size.
+pub(super) enum Faces {
+    Ldr(Vec<DecodedImage>),
+    Hdr(Vec<FloatImage>),
+}
+
+/// Checks six decoded faces (px nx py ny pz nz): each square, all the size of px, all LDR
+/// or all HDR. Errors name the first face at fault.
+pub(super) fn check_faces(faces: Vec<Source>) -> Result<Faces, TextureError> {
+    let fail = |i: usize, reason: String| image_error(format!("face {}: {reason}", FACE_NAMES[i]));
+    if faces.len() != 6 {
+        return Err(image_error(format!(
+            "{} faces, a cubemap needs 6",
+            faces.len()
+        )));
+    }
+    let (first_w, first_h) = faces[0].size();
+    for (i, face) in faces.iter().enumerate() {
+        let (w, h) = face.size();
+        if w != h {
+            return Err(fail(i, format!("{w}x{h} is not square")));
+        }
+        if (w, h) != (first_w, first_h) {
+            return Err(image_error(format!(
+                "face {} is {w}x{h}, {} is {first_w}x{first_h}",
+                FACE_NAMES[i], FACE_NAMES[0]
+            )));
+        }
+        if matches!(face, Source::Hdr(_)) != matches!(faces[0], Source::Hdr(_)) {
+            let class = |s: &Source| match s {
+                Source::Hdr(_) => "HDR",
+                Source::Ldr(_) => "LDR",
+            };
+            return Err(image_error(format!(
+                "face {} is {}, {} is {}: all six faces must be LDR or all HDR",
+                FACE_NAMES[i],
+                class(face),
+                FACE_NAMES[0],
+                class(&faces[0])
+            )));
+        }
+    }
+    let (mut ldr, mut hdr) = (Vec::new(), Vec::new());
+    for face in faces {
+        match face {
+            Source::Ldr(img) => ldr.push(img),
+            Source::Hdr(img) => hdr.push(img),
+        }
+    }
+    // The class check above leaves one of the two empty.
+    Ok(if hdr.is_empty() {
+        Faces::Ldr(ldr)
+    } else {
+        Faces::Hdr(hdr)
+    })
+}
+
+/// Encodes six checked faces into a cubemap `.ktx2`: LDR faces through the mip builder
+/// (in `mode`) and `settings.format`'s block encoder, HDR faces as RGBA16F.
+pub(super) fn encode(
+    faces: Faces,
+    mode: TextureMode,
+    settings: &TextureSettings,
+) -> Result<Vec<u8>, TextureError> {
+    match faces {
+        Faces::Ldr(faces) => encode_ldr(faces, mode, settings),
+        Faces::Hdr(faces) => {
+            let chains: Vec<Vec<FloatImage>> = faces
+                .into_par_iter()
+                .map(|f| hdr::chain(f, settings))
+                .collect();
+            let (width, height) = chains
+                .first()
+                .and_then(|c| c.first())
+                .map(|l| l.dimensions())
+                .ok_or_else(no_levels)?;
+            let has_alpha = chains.iter().any(|c| hdr::has_alpha(c));
+            let per_face: Vec<Vec<Vec<u8>>> = chains
+                .par_iter()
+                .map(|c| c.iter().map(hdr::to_f16_bytes).collect())
+                .collect();
+            hdr::write(width, height, 6, has_alpha, interleave(per_face))
+        }
+    }
+}
+
+fn encode_ldr(
+    faces: Vec<DecodedImage>,
+    mode: TextureMode,
+    settings: &TextureSettings,
+) -> Result<Vec<u8>, TextureError> {
+    let chains: Vec<_> = faces
+        .into_par_iter()
+        .map(|f| build_levels(f, mode, None, settings))
+        .collect();
+    let (width, height) = chains
+        .first()
+        .and_then(|c| c.first())
+        .map(|l| (l.width, l.height))
+        .ok_or_else(no_levels)?;
+    // One decision for all six faces, so every face is encoded the same way.
+    let has_alpha = chains.iter().any(|c| has_alpha(c));
+    let encoded = first_error(
+        chains
+            .par_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                encode_levels(c, mode, has_alpha, settings).map_err(|e| {
+                    let TextureError::Image { reason, .. } = e;
+                    image_error(format!("face {}: {reason}", FACE_NAMES[i]))
+                })
+            })
+            .collect(),
+    )?;
+    let zstd = encoded.first().is_some_and(|(_, z)| *z);
+    let per_face = encoded.into_iter().map(|(levels, _)| levels).collect();
+    ktx2::write(&Ktx2Image {
+        format: settings.format.pixel_format(),
+        srgb: mode.is_srgb(),
+        has_alpha,
+        width,
+        height,
+        depth: 0,
+        faces: 6,
+        levels: interleave(per_face),
+        zstd_level: zstd.then(|| settings.zstd_level()),
+    })
+    .map_err(|e| image_error(e.to_string()))
+}
+
+fn no_levels() -> TextureError {
+    image_error("cubemap face has no levels")
+}
+
+/// Per-face level bytes (`[face][level]`) to per-level bytes holding every face in order
+/// (`[level]` = face 0's level, face 1's level, ...), as KTX2 stores a cubemap level.
+fn interleave(per_face: Vec<Vec<Vec<u8>>>) -> Vec<Vec<u8>> {
+    let count = per_face.iter().map(Vec::len).min().unwrap_or(0);
+    (0..count)
+        .map(|i| per_face.iter().flat_map(|f| f[i].iter().copied()).collect())
+        .collect()
+}
