@@ -162,18 +162,27 @@ struct Expect {
     levels: Vec<(u64, u64)>,
 }
 
-fn check_peer(dir: &Path, files: &[(PathBuf, Expect)]) {
+/// ktx-parse's module, when it and node are installed; else reports what is missing
+/// (a failure under CI=true) and gives None.
+fn ktx_parse_module(test: &str) -> Option<PathBuf> {
     let peers = std::env::var_os("ASSETC_PEERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
     let module = peers.join("node_modules/ktx-parse/dist/index.mjs");
     if !module.is_file() || Command::new("node").arg("--version").output().is_err() {
         common::missing(
-            "ktx2_peers",
+            test,
             &format!("node or ktx-parse ({}; set ASSETC_PEERS)", module.display()),
         );
-        return;
+        return None;
     }
+    Some(module)
+}
+
+fn check_peer(dir: &Path, files: &[(PathBuf, Expect)]) {
+    let Some(module) = ktx_parse_module("ktx2_peers") else {
+        return;
+    };
     let script = dir.join("peer.mjs");
     std::fs::write(
         &script,
@@ -369,5 +378,207 @@ fn format_model(f: TextureFormat) -> u8 {
         TextureFormat::Bc1 => ktx2::MODEL_BC1A,
         TextureFormat::Bc3 => ktx2::MODEL_BC3,
         TextureFormat::Rgba8 => ktx2::MODEL_RGBSDA,
+    }
+}
+
+/// What ktx-parse must report for one of our cube, 3D or RGBA16F files: every value
+/// worked out from the KTX 2.0 spec for the shape written, not read back from our reader.
+struct ShapeExpect {
+    name: &'static str,
+    vk_format: u64,
+    type_size: u64,
+    size: [u64; 3],
+    face_count: u64,
+    level_count: u64,
+    color_model: u64,
+    /// Per sample: channelType, sampleLower, sampleUpper (as unsigned bits).
+    samples: Vec<(u64, u64, u64)>,
+    uncompressed: Vec<u64>,
+}
+
+fn rgba8_samples(srgb: bool) -> Vec<(u64, u64, u64)> {
+    let alpha = if srgb { 0x1F } else { 0x0F };
+    vec![(0, 0, 255), (1, 0, 255), (2, 0, 255), (alpha, 0, 255)]
+}
+
+#[test]
+fn cube_volume_and_rgba16f_read_by_ktx_parse() {
+    let Some(module) = ktx_parse_module("ktx2_peers (shapes)") else {
+        return;
+    };
+    let side = 16u32;
+    let cube = ktx2::Ktx2Image {
+        format: PixelFormat::Rgba8,
+        srgb: true,
+        has_alpha: false,
+        width: side,
+        height: side,
+        depth: 0,
+        faces: 6,
+        levels: (0..5)
+            .map(|l| {
+                // Face f of every level is filled with f, so the face order shows.
+                let face = ((side >> l) * (side >> l) * 4) as usize;
+                (0..6u8).flat_map(|f| vec![f; face]).collect()
+            })
+            .collect(),
+        zstd_level: Some(3),
+    };
+    // A 4x4x4 LUT-like volume, texel (x, y, z) = [x, y, z, level], red fastest.
+    let volume = ktx2::Ktx2Image {
+        format: PixelFormat::Rgba8,
+        srgb: false,
+        has_alpha: true,
+        width: 4,
+        height: 4,
+        depth: 4,
+        faces: 1,
+        levels: (0..3u8)
+            .map(|l| {
+                let n = 4u8 >> l;
+                (0..n)
+                    .flat_map(|z| (0..n).flat_map(move |y| (0..n).flat_map(move |x| [x, y, z, l])))
+                    .collect()
+            })
+            .collect(),
+        zstd_level: None,
+    };
+    // 8x4 RGBA16F, every texel (1.0, 2.0, -0.5, 1.0) as half floats.
+    let texel: Vec<u8> = [0x3C00u16, 0x4000, 0xB800, 0x3C00]
+        .iter()
+        .flat_map(|h| h.to_le_bytes())
+        .collect();
+    let hdr = ktx2::Ktx2Image {
+        format: PixelFormat::Rgba16f,
+        srgb: false,
+        has_alpha: true,
+        width: 8,
+        height: 4,
+        depth: 0,
+        faces: 1,
+        levels: (0..4)
+            .map(|l| texel.repeat(((8 >> l) * (4u32 >> l).max(1)) as usize))
+            .collect(),
+        zstd_level: Some(3),
+    };
+    let float = |c: u64| (c | 0xC0, 0xBF80_0000, 0x3F80_0000);
+    let expects = [
+        ShapeExpect {
+            name: "cube",
+            vk_format: 43,
+            type_size: 1,
+            size: [16, 16, 0],
+            face_count: 6,
+            level_count: 5,
+            color_model: 1,
+            samples: rgba8_samples(true),
+            uncompressed: (0..5).map(|l| 6 * (16u64 >> l).pow(2) * 4).collect(),
+        },
+        ShapeExpect {
+            name: "volume",
+            vk_format: 37,
+            type_size: 1,
+            size: [4, 4, 4],
+            face_count: 1,
+            level_count: 3,
+            color_model: 1,
+            samples: rgba8_samples(false),
+            uncompressed: vec![4 * 4 * 4 * 4, 2 * 2 * 2 * 4, 4],
+        },
+        ShapeExpect {
+            name: "rgba16f",
+            vk_format: 97,
+            type_size: 2,
+            size: [8, 4, 0],
+            face_count: 1,
+            level_count: 4,
+            color_model: 1,
+            samples: vec![float(0), float(1), float(2), float(15)],
+            uncompressed: vec![8 * 4 * 8, 4 * 2 * 8, 2 * 8, 8],
+        },
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for (image, e) in [&cube, &volume, &hdr].into_iter().zip(&expects) {
+        let bytes = ktx2::write(image).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        assert_eq!(ktx2::validate(&bytes), vec![], "{}", e.name);
+        let path = dir.path().join(format!("{}.ktx2", e.name));
+        std::fs::write(&path, &bytes).unwrap();
+        paths.push(path);
+    }
+    let script = dir.path().join("shapes.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            r#"import {{ read }} from {module:?};
+import {{ readFileSync }} from 'node:fs';
+for (const f of process.argv.slice(2)) {{
+  const k = read(new Uint8Array(readFileSync(f)));
+  const d = k.dataFormatDescriptor[0];
+  console.log(JSON.stringify({{ vkFormat: k.vkFormat, typeSize: k.typeSize,
+    size: [k.pixelWidth, k.pixelHeight, k.pixelDepth], layerCount: k.layerCount,
+    faceCount: k.faceCount, levelCount: k.levelCount, colorModel: d.colorModel,
+    samples: d.samples.map(s => [s.channelType, s.sampleLower >>> 0, s.sampleUpper >>> 0]),
+    uncompressed: k.levels.map(l => l.uncompressedByteLength),
+    supercompression: k.supercompressionScheme,
+    level0: k.supercompressionScheme === 0 ? Array.from(k.levels[0].levelData) : null }}));
+}}
+"#,
+            module = format!("file://{}", module.display())
+        ),
+    )
+    .unwrap();
+    let out = Command::new("node")
+        .arg(&script)
+        .args(&paths)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "ktx-parse failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), expects.len());
+    let u = |v: &serde_json::Value| v.as_u64().unwrap();
+    for (line, e) in lines.iter().zip(&expects) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let n = e.name;
+        assert_eq!(u(&v["vkFormat"]), e.vk_format, "{n}");
+        assert_eq!(u(&v["typeSize"]), e.type_size, "{n}");
+        let size: Vec<u64> = v["size"].as_array().unwrap().iter().map(u).collect();
+        assert_eq!(size, e.size, "{n}");
+        assert_eq!(u(&v["layerCount"]), 0, "{n}");
+        assert_eq!(u(&v["faceCount"]), e.face_count, "{n}");
+        assert_eq!(u(&v["levelCount"]), e.level_count, "{n}");
+        assert_eq!(u(&v["colorModel"]), e.color_model, "{n}");
+        let samples: Vec<(u64, u64, u64)> = v["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (u(&s[0]), u(&s[1]), u(&s[2])))
+            .collect();
+        assert_eq!(samples, e.samples, "{n}");
+        let uncompressed: Vec<u64> = v["uncompressed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(u)
+            .collect();
+        assert_eq!(uncompressed, e.uncompressed, "{n}");
+    }
+    // The uncompressed volume's level 0 as ktx-parse located it: red fastest, then rows,
+    // then slices.
+    let level0: Vec<u8> = serde_json::from_str::<serde_json::Value>(lines[1]).unwrap()["level0"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| u(b) as u8)
+        .collect();
+    assert_eq!(level0.len(), 256);
+    for (z, y, x) in [(0usize, 0usize, 1usize), (1, 2, 3), (3, 3, 3), (2, 0, 1)] {
+        let at = ((z * 4 + y) * 4 + x) * 4;
+        assert_eq!(&level0[at..at + 4], &[x as u8, y as u8, z as u8, 0]);
     }
 }

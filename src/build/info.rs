@@ -29,9 +29,16 @@ pub struct FileInfo {
     pub joints: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clips: Option<u64>,
-    /// Texture: width x height, format name, mip levels.
+    /// Texture: width x height (x depth for a 3D texture, "cube" for a cubemap), format
+    /// name, mip levels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub texture: Option<String>,
+    /// Texture: faceCount (6 for a cubemap, else 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faces: Option<u32>,
+    /// Texture: pixelDepth of a 3D texture (a colour LUT's size); absent for 2D and cubes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
     /// Texture: estimated GPU memory, all mips.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_bytes: Option<u64>,
@@ -145,14 +152,23 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
-                |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { "" }).to_uppercase(),
+                |(f, srgb)| {
+                    format!("{}{}", f.name(), if srgb { " sRGB" } else { "" }).to_uppercase()
+                },
             );
+            let shape = match (k.is_cube(), k.depth) {
+                (true, _) => " cube".to_string(),
+                (false, 0) => String::new(),
+                (false, d) => format!("x{d}"),
+            };
             info.texture = Some(format!(
-                "{}x{} {format}, {} mips",
+                "{}x{}{shape} {format}, {} mips",
                 k.width,
                 k.height,
                 k.levels.len()
             ));
+            info.faces = Some(k.face_count);
+            info.depth = (k.depth > 0).then_some(k.depth);
             info.gpu_bytes = gpu_bytes(&k);
         }
         _ => {}
@@ -160,13 +176,16 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
     Ok(())
 }
 
-/// Bytes a texture takes in GPU memory once uploaded, all mips (UASTC transcodes to a
-/// 16-byte 4x4 block format, BC7 or ASTC, so it counts as its stored block size).
+/// Bytes a texture takes in GPU memory once uploaded, all mips, every face, layer and
+/// depth slice (UASTC transcodes to a 16-byte 4x4 block format, BC7 or ASTC, so it counts
+/// as its stored block size).
 pub fn gpu_bytes(k: &ktx2::Ktx2) -> Option<u64> {
     let (f, _) = k.pixel_format()?;
-    let images = u64::from(k.layer_count.max(1)) * u64::from(k.face_count.max(1));
-    (0..k.levels.len() as u32)
-        .map(|l| f.block().level_bytes(k.width, k.height.max(1), l, images))
+    (0..k.levels.len())
+        .map(|l| {
+            f.block()
+                .level_bytes(k.width, k.height.max(1), l as u32, k.level_images(l))
+        })
         .sum()
 }
 
@@ -198,4 +217,58 @@ pub fn source_sizes(root: &Path) -> Vec<SourceSizes> {
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ktx2::{Ktx2Image, PixelFormat};
+
+    fn rgba(format: PixelFormat, side: u32, depth: u32, faces: u32) -> Ktx2Image {
+        let mut img = Ktx2Image {
+            format,
+            srgb: false,
+            has_alpha: true,
+            width: side,
+            height: side,
+            depth,
+            faces,
+            levels: vec![],
+            zstd_level: Some(1),
+        };
+        img.levels = (0..img.full_mip_count())
+            .map(|l| vec![0; img.level_bytes(l).unwrap() as usize])
+            .collect();
+        img
+    }
+
+    #[test]
+    fn textures_show_cube_depth_and_rgba16f() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("a_cube.ktx2", rgba(PixelFormat::Rgba16f, 8, 0, 6)),
+            ("b_lut.ktx2", rgba(PixelFormat::Rgba8, 4, 4, 1)),
+        ];
+        for (name, img) in &files {
+            std::fs::write(dir.path().join(name), ktx2::write(img).unwrap()).unwrap();
+        }
+        let (infos, totals) = tree_info(dir.path());
+        assert_eq!(infos.len(), 2);
+        let (cube, lut) = (&infos[0], &infos[1]);
+        assert_eq!(cube.texture.as_deref(), Some("8x8 cube RGBA16F, 4 mips"));
+        assert_eq!((cube.faces, cube.depth), (Some(6), None));
+        // Six faces of 8x8, 4x4, 2x2 and 1x1 texels, 8 bytes each.
+        assert_eq!(cube.gpu_bytes, Some(6 * (64 + 16 + 4 + 1) * 8));
+        assert_eq!(lut.texture.as_deref(), Some("4x4x4 RGBA8, 3 mips"));
+        assert_eq!((lut.faces, lut.depth), (Some(1), Some(4)));
+        // 4x4x4, 2x2x2 and 1x1x1 texels, 4 bytes each: depth halves with each level.
+        assert_eq!(lut.gpu_bytes, Some((64 + 8 + 1) * 4));
+        assert_eq!(totals.textures, 2);
+        let json = serde_json::to_value(lut).unwrap();
+        assert_eq!(
+            (json["faces"].as_u64(), json["depth"].as_u64()),
+            (Some(1), Some(4))
+        );
+        assert!(serde_json::to_value(cube).unwrap().get("depth").is_none());
+    }
 }

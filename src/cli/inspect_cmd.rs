@@ -173,13 +173,15 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
-                |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { " linear" }),
+                |(f, srgb)| format!("{}{}", f.name(), if srgb { " sRGB" } else { " linear" }),
             );
             let _ = writeln!(
                 w,
-                "KTX2 {}x{} {format}, {} levels, supercompression {}, colour model {}, transfer {}",
+                "KTX2 {}x{} {format}, {} faces, depth {}, {} levels, supercompression {}, colour model {}, transfer {}",
                 k.width,
                 k.height,
+                k.face_count,
+                k.depth,
                 k.levels.len(),
                 k.supercompression,
                 k.dfd.color_model,
@@ -464,12 +466,34 @@ fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
 fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
     let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
     let mut doc = Doc::new(format!("KTX2 texture ({})", size(bytes.len() as u64)));
-    doc.fact("resolution", format!("{} x {}", k.width, k.height));
+    let resolution = match k.depth {
+        0 => format!("{} x {}", k.width, k.height),
+        d => format!("{} x {} x {d}", k.width, k.height),
+    };
+    doc.fact("resolution", resolution);
+    doc.fact(
+        "faces",
+        if k.is_cube() {
+            format!("{} (cube)", k.face_count)
+        } else {
+            k.face_count.to_string()
+        },
+    );
+    // pixelDepth: 0 for 2D images and cubes, a 3D texture's slice count (a LUT's size).
+    doc.fact(
+        "depth",
+        match k.depth {
+            0 => "0 (2D)".to_string(),
+            d => format!("{d} (3D)"),
+        },
+    );
     doc.fact(
         "format",
         k.pixel_format().map_or_else(
             || format!("vkFormat {}", k.vk_format),
-            |(f, srgb)| format!("{f:?}{}", if srgb { " sRGB" } else { " linear" }).to_uppercase(),
+            |(f, srgb)| {
+                format!("{}{}", f.name(), if srgb { " sRGB" } else { " linear" }).to_uppercase()
+            },
         ),
     );
     doc.fact("mip levels", k.levels.len());
@@ -489,12 +513,75 @@ fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
     }
     let t = doc.table("levels", &["level", "size", "stored", "uncompressed"]);
     for (i, l) in k.levels.iter().enumerate() {
+        let (w, h) = k.level_size(i);
         t.row(vec![
             i.to_string(),
-            format!("{} x {}", (k.width >> i).max(1), (k.height >> i).max(1)),
+            match k.depth {
+                0 => format!("{w} x {h}"),
+                _ => format!("{w} x {h} x {}", k.level_depth(i)),
+            },
             l.byte_length.to_string(),
             l.uncompressed_byte_length.to_string(),
         ]);
     }
     Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact<'a>(doc: &'a Doc, label: &str) -> &'a str {
+        doc.facts
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("no {label} in {:?}", doc.facts))
+    }
+
+    fn file(format: ktx2::PixelFormat, srgb: bool, side: u32, depth: u32, faces: u32) -> Vec<u8> {
+        let mut img = ktx2::Ktx2Image {
+            format,
+            srgb,
+            has_alpha: true,
+            width: side,
+            height: side,
+            depth,
+            faces,
+            levels: vec![],
+            zstd_level: None,
+        };
+        img.levels = (0..img.full_mip_count())
+            .map(|l| vec![0; img.level_bytes(l).unwrap() as usize])
+            .collect();
+        ktx2::write(&img).unwrap()
+    }
+
+    #[test]
+    fn ktx2_doc_names_faces_depth_and_rgba16f() {
+        let cube = ktx2_doc(&file(ktx2::PixelFormat::Rgba16f, false, 4, 0, 6)).unwrap();
+        assert_eq!(fact(&cube, "resolution"), "4 x 4");
+        assert_eq!(fact(&cube, "faces"), "6 (cube)");
+        assert_eq!(fact(&cube, "depth"), "0 (2D)");
+        assert_eq!(fact(&cube, "format"), "RGBA16F LINEAR");
+        // Six 4x4, 2x2 and 1x1 faces of 8-byte texels.
+        assert_eq!(fact(&cube, "GPU memory (est.)"), size(6 * 21 * 8));
+
+        let lut = ktx2_doc(&file(ktx2::PixelFormat::Rgba8, false, 4, 4, 1)).unwrap();
+        assert_eq!(fact(&lut, "resolution"), "4 x 4 x 4");
+        assert_eq!(fact(&lut, "faces"), "1");
+        assert_eq!(fact(&lut, "depth"), "4 (3D)");
+        assert_eq!(fact(&lut, "format"), "RGBA8 LINEAR");
+        let sizes: Vec<&str> = lut.tables[0].rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(sizes, ["4 x 4 x 4", "2 x 2 x 2", "1 x 1 x 1"]);
+
+        let plain = ktx2_doc(&file(ktx2::PixelFormat::Bc7, true, 8, 0, 1)).unwrap();
+        assert_eq!(fact(&plain, "format"), "BC7 SRGB");
+        let text = describe(
+            FormatKind::Ktx2,
+            &file(ktx2::PixelFormat::Rgba8, true, 2, 0, 6),
+        )
+        .unwrap();
+        assert!(text.contains("rgba8 sRGB, 6 faces, depth 0"), "{text}");
+    }
 }

@@ -1,13 +1,16 @@
 //! Pictures of compiled files (`assetc preview`, `build --report`): an `.hmesh` with its
 //! `.hmat` and textures, a Qt `.mesh` or a `.bmd` rendered on the CPU from a 3/4 view, or
-//! one level of a `.ktx2`. Everything is read from the compiled files themselves, so the
-//! picture shows what the engine gets, not what the source said.
+//! one level of a `.ktx2` (cubemaps unfolded, 3D textures as slices, HDR tone mapped).
+//! Everything is read from the compiled files themselves, so the picture shows what the
+//! engine gets, not what the source said.
 
 pub mod camera;
 pub mod load;
 pub mod raster;
 pub mod scene;
 pub mod texture;
+pub mod tonemap;
+pub mod unfold;
 
 pub use load::{lod_indices, lod_levels, MeshView};
 pub use scene::{Scene, BACKGROUND};
@@ -110,7 +113,8 @@ pub fn preview_file(path: &Path, options: &PreviewOptions) -> Result<Preview, Pr
     })
 }
 
-/// One level of a `.ktx2`, at its own size.
+/// One level of a `.ktx2`, at its own size (a cubemap as a 4x3 cross of its faces, a 3D
+/// texture as a strip of its slices, RGBA16F tone mapped: see [`texture::decode_ktx2`]).
 fn preview_ktx2(path: &Path, bytes: &[u8], mip: usize) -> Result<Preview, PreviewError> {
     let ktx = crate::formats::ktx2::read(bytes).map_err(|e| PreviewError::read(path, e))?;
     let t = texture::decode_ktx2(&ktx, mip).map_err(|e| PreviewError::read(path, e))?;
@@ -121,6 +125,9 @@ fn preview_ktx2(path: &Path, bytes: &[u8], mip: usize) -> Result<Preview, Previe
         triangles: 0,
     })
 }
+
+#[cfg(test)]
+mod texture_tests;
 
 /// PNG bytes of an image (deterministic: same pixels, same bytes).
 pub fn png_bytes(image: &image::RgbaImage) -> Vec<u8> {

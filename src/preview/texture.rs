@@ -1,15 +1,21 @@
 //! Decoding one level of our `.ktx2` files to RGBA8: UASTC through the Basis Universal
-//! transcoder, BC1/BC3/BC7 through `bcdec_rs`, RGBA8 as stored.
+//! transcoder, BC1/BC3/BC7 through `bcdec_rs`, RGBA8 as stored, RGBA16F tone mapped;
+//! cubemaps and 3D textures laid out as one picture.
 
 use super::raster::Texture;
+use super::{tonemap, unfold};
 use crate::formats::ktx2::{Ktx2, PixelFormat};
 
-/// The first level no larger than `max_side` on either side (the last one if none is).
+/// The first level whose picture is no larger than `max_side` on either side (the last
+/// one if none is). A cubemap's picture is its 4x3 cross; a 3D texture is measured by one
+/// slice, since its strip is read slice by slice and smaller levels blend slices.
 pub fn level_for_size(ktx: &Ktx2, max_side: u32) -> usize {
+    let (columns, rows) = if ktx.is_cube() { (4, 3) } else { (1, 1) };
     (0..ktx.levels.len())
         .find(|&i| {
             let (w, h) = ktx.level_size(i);
-            w <= max_side && h <= max_side
+            u64::from(w) * columns <= u64::from(max_side)
+                && u64::from(h) * rows <= u64::from(max_side)
         })
         .unwrap_or(ktx.levels.len().saturating_sub(1))
 }
@@ -32,7 +38,10 @@ pub fn format_name(ktx: &Ktx2) -> String {
     }
 }
 
-/// Level `level` (0 = full size) as RGBA8.
+/// Level `level` (0 = full size) as one RGBA8 picture: a 2D image as it is, a cubemap
+/// unfolded into a cross ([`unfold::cube_cross`]), a 3D texture as a strip of its depth
+/// slices ([`unfold::slice_strip`]); of an array, the first layer. RGBA16F is tone mapped
+/// for display ([`super::tonemap`]: Reinhard, then sRGB).
 pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
     let data = &ktx
         .levels
@@ -43,26 +52,73 @@ pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
     let (format, _) = ktx
         .pixel_format()
         .ok_or_else(|| format!("vkFormat {} cannot be previewed", ktx.vk_format))?;
-    let rgba = match format {
+    let image_bytes = format
+        .block()
+        .level_bytes(width, height, 0, 1)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or("level too large to preview")?;
+    // Images are stored layer, then face, then z slice (KTX 2.0 §3.9): the first layer's
+    // faces or slices come first.
+    let count = if ktx.is_cube() {
+        ktx.face_count as usize
+    } else {
+        ktx.level_depth(level) as usize
+    };
+    let needed = image_bytes
+        .checked_mul(count)
+        .filter(|&n| n <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "level {level} holds {} bytes, too few for {count} image(s) of {image_bytes}",
+                data.len()
+            )
+        })?;
+    let images = data[..needed]
+        .chunks_exact(image_bytes.max(1))
+        .map(|image| {
+            decode_image(format, image, width, height).map(|rgba| Texture {
+                width,
+                height,
+                rgba,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("level {level}: {e}"))?;
+    if ktx.is_cube() {
+        unfold::cube_cross(&images)
+    } else if ktx.depth > 0 {
+        unfold::slice_strip(&images)
+    } else {
+        images
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("level {level} holds no image"))
+    }
+}
+
+/// One image (a face, a slice or a 2D level) as RGBA8.
+fn decode_image(
+    format: PixelFormat,
+    data: &[u8],
+    width: u32,
+    height: u32,
+) -> Result<Vec<u8>, String> {
+    let texels = width as usize * height as usize;
+    Ok(match format {
         PixelFormat::Rgba8 => {
-            let n = width as usize * height as usize * 4;
+            let n = texels * 4;
             data.get(..n)
-                .ok_or_else(|| format!("level {level} holds {} bytes, not {n}", data.len()))?
+                .ok_or_else(|| format!("{} bytes, not {n}", data.len()))?
                 .to_vec()
         }
+        PixelFormat::Rgba16f => tonemap::rgba16f_to_rgba8(data, texels)?,
         PixelFormat::Uastc => {
             crate::pipeline::textures::decode_uastc_rgba(data, width, height, true)
-                .map_err(|e| format!("level {level}: {e}"))?
+                .map_err(|e| e.to_string())?
         }
         PixelFormat::Bc1 => decode_bc(data, width, height, 8, bcdec_rs::bc1)?,
         PixelFormat::Bc3 => decode_bc(data, width, height, 16, bcdec_rs::bc3)?,
         PixelFormat::Bc7 => decode_bc(data, width, height, 16, bcdec_rs::bc7)?,
-        PixelFormat::Rgba16f => return Err("RGBA16F previews are not decoded yet".into()),
-    };
-    Ok(Texture {
-        width,
-        height,
-        rgba,
     })
 }
 
