@@ -428,6 +428,22 @@ const CASES: &[Case] = &[
     ("bmd1", "compat", "\"spec\"", |r| {
         r.settings.bmd1.compat = Bmd1Compat::Spec
     }),
+    ("font", "charset", "[\"U+0400-U+04FF\"]", |r| {
+        r.settings.font.charset = vec!["U+0400-U+04FF".into()]
+    }),
+    ("font", "charset_file", "\"chars.txt\"", |r| {
+        r.settings.font.charset_file = "chars.txt".into()
+    }),
+    ("font", "msdf", "true", |r| r.settings.font.msdf = true),
+    ("font", "atlas_size", "1024", |r| r.settings.font.atlas_size = 1024),
+    ("font", "glyph_size", "48", |r| r.settings.font.glyph_size = 48),
+    ("font", "spread", "8.0", |r| r.settings.font.spread = 8.0),
+    ("shader", "defines", "{ DEBUG = \"1\" }", |r| {
+        r.settings.shader.defines = [("DEBUG".to_string(), "1".to_string())].into()
+    }),
+    ("audio", "sample_rate", "48000", |r| r.settings.audio.sample_rate = 48000),
+    ("audio", "bit_depth", "32", |r| r.settings.audio.bit_depth = 32),
+    ("audio", "force_3d", "true", |r| r.settings.audio.force_3d = true),
     ("qtmesh", "mesh_version", "5", |r| {
         // The example also sets `naming`, so the Qt 6.4 names do not follow.
         r.settings.qtmesh.mesh_version = 5
@@ -498,6 +514,9 @@ fn every_key_of_the_example_and_of_the_settings_types_has_a_case() {
     ));
     typed.extend(fields("bmd1", toml::Value::try_from(&s.bmd1).unwrap()));
     typed.extend(fields("qtmesh", toml::Value::try_from(&s.qtmesh).unwrap()));
+    typed.extend(fields("font", toml::Value::try_from(&s.font).unwrap()));
+    typed.extend(fields("shader", toml::Value::try_from(&s.shader).unwrap()));
+    typed.extend(fields("audio", toml::Value::try_from(&s.audio).unwrap()));
     for k in &typed {
         assert!(
             keys.contains(k),

@@ -22,6 +22,9 @@ pub struct AssetSettings {
     pub animation: AnimationSettings,
     pub bmd1: crate::targets::bmd1::Bmd1Settings,
     pub qtmesh: crate::targets::qtmesh::QtTargetSettings,
+    pub font: crate::kinds::settings::FontSettings,
+    pub shader: crate::kinds::settings::ShaderSettings,
+    pub audio: crate::kinds::settings::AudioSettings,
     pub targets: Vec<Target>,
 }
 
@@ -33,6 +36,9 @@ impl Default for AssetSettings {
             animation: AnimationSettings::default(),
             bmd1: Default::default(),
             qtmesh: Default::default(),
+            font: Default::default(),
+            shader: Default::default(),
+            audio: Default::default(),
             targets: vec![Target::HMesh],
         }
     }

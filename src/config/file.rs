@@ -7,6 +7,7 @@ use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;
+use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::targets::qtmesh::QtTargetSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -58,6 +59,12 @@ pub struct Config {
     #[serde(default)]
     pub qtmesh: Partial<QtTargetSettings>,
     #[serde(default)]
+    pub font: Partial<FontSettings>,
+    #[serde(default)]
+    pub shader: Partial<ShaderSettings>,
+    #[serde(default)]
+    pub audio: Partial<AudioSettings>,
+    #[serde(default)]
     pub rules: Vec<Rule>,
     #[serde(default)]
     pub presets: BTreeMap<String, Preset>,
@@ -98,6 +105,12 @@ pub struct Preset {
     pub bmd1: Partial<Bmd1Settings>,
     #[serde(default)]
     pub qtmesh: Partial<QtTargetSettings>,
+    #[serde(default)]
+    pub font: Partial<FontSettings>,
+    #[serde(default)]
+    pub shader: Partial<ShaderSettings>,
+    #[serde(default)]
+    pub audio: Partial<AudioSettings>,
 }
 
 /// `[[rules]]`: settings for the sources whose path matches a glob.
@@ -120,6 +133,12 @@ pub struct Rule {
     pub bmd1: Partial<Bmd1Settings>,
     #[serde(default)]
     pub qtmesh: Partial<QtTargetSettings>,
+    #[serde(default)]
+    pub font: Partial<FontSettings>,
+    #[serde(default)]
+    pub shader: Partial<ShaderSettings>,
+    #[serde(default)]
+    pub audio: Partial<AudioSettings>,
 }
 
 settings_layer!(Config);

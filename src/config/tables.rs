@@ -9,6 +9,7 @@
 
 use super::error::{plain_words, with_suggestion, ConfigError};
 use crate::build::asset::AssetSettings;
+use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
@@ -99,6 +100,36 @@ impl Section for QtTargetSettings {
             ));
         }
         Ok(())
+    }
+}
+
+impl Section for FontSettings {
+    const NAME: &'static str = "font";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.font
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        self.validate()
+    }
+}
+
+impl Section for ShaderSettings {
+    const NAME: &'static str = "shader";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.shader
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl Section for AudioSettings {
+    const NAME: &'static str = "audio";
+    fn of(settings: &mut AssetSettings) -> &mut Self {
+        &mut settings.audio
+    }
+    fn check_ranges(&self) -> Result<(), String> {
+        self.validate()
     }
 }
 
@@ -216,6 +247,18 @@ macro_rules! each_table {
         }
         {
             let $t = &$layer.qtmesh;
+            $body;
+        }
+        {
+            let $t = &$layer.font;
+            $body;
+        }
+        {
+            let $t = &$layer.shader;
+            $body;
+        }
+        {
+            let $t = &$layer.audio;
             $body;
         }
     }};

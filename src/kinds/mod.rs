@@ -10,6 +10,7 @@ pub mod cubemap;
 pub mod embed;
 pub mod lut;
 pub mod model;
+pub mod settings;
 pub mod texture;
 
 use crate::build::asset::{AssetError, AssetSettings, CompiledAsset};
