@@ -12,7 +12,9 @@
 
 mod common;
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -218,6 +220,10 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
                 }
             }
             let _ = hpack::validate(bytes);
+        }
+        FormatKind::HFont => {
+            let _ = hfont::read(bytes);
+            let _ = hfont::validate(bytes);
         }
     }
 }

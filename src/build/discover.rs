@@ -30,7 +30,10 @@ impl Source {
         match self.kind {
             KindId::Model => self.runtime_ref(),
             KindId::Embed => self.rel_path.clone(),
-            KindId::Texture | KindId::Cubemap | KindId::Lut => format!("{}.ktx2", self.runtime_ref()),
+            // A font claims its atlas's name (its `.hfont` goes with it).
+            KindId::Texture | KindId::Cubemap | KindId::Lut | KindId::Font => {
+                format!("{}.ktx2", self.runtime_ref())
+            }
         }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.

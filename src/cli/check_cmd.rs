@@ -141,11 +141,21 @@ fn info_doc(
             opt(f.clips),
         ]);
     }
+    let fonts = doc.table("fonts", &["file", "size", "font"]);
+    for f in files.iter().filter(|f| ext(f) == "hfont") {
+        fonts.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.font.clone().unwrap_or_default(),
+        ]);
+    }
     let other = doc.table("other files", &["file", "size"]);
-    for f in files
-        .iter()
-        .filter(|f| !matches!(ext(f).as_str(), "hmesh" | "hmat" | "ktx2" | "hanim"))
-    {
+    for f in files.iter().filter(|f| {
+        !matches!(
+            ext(f).as_str(),
+            "hmesh" | "hmat" | "ktx2" | "hanim" | "hfont"
+        )
+    }) {
         other.row(vec![f.path.clone(), size(f.bytes)]);
     }
     let by_source = doc.table("sources", &["source", "source size", "output size"]);

@@ -11,6 +11,7 @@ pub mod bmd1;
 pub mod bytes;
 pub mod hanim;
 pub mod hash;
+pub mod hfont;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
@@ -32,6 +33,7 @@ pub enum FormatKind {
     Bmd1,
     Spk,
     HPack,
+    HFont,
 }
 
 impl FormatKind {
@@ -47,6 +49,7 @@ impl FormatKind {
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
+            "hfont" => Self::HFont,
             _ => return None,
         })
     }

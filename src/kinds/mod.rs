@@ -8,6 +8,7 @@
 
 pub mod cubemap;
 pub mod embed;
+pub mod font;
 pub mod lut;
 pub mod model;
 pub mod settings;
@@ -26,6 +27,7 @@ pub enum KindId {
     Cubemap,
     Lut,
     Embed,
+    Font,
 }
 
 /// How a kind recognises its sources by name (lower-cased before matching).
@@ -65,6 +67,7 @@ pub static KINDS: &[&AssetKind] = &[
     &embed::KIND,
     &cubemap::KIND,
     &lut::KIND,
+    &font::KIND,
     &model::KIND,
     &texture::KIND,
 ];
@@ -120,6 +123,8 @@ mod tests {
         assert_eq!(kind_of_file("ui/Button.PNG"), Some(KindId::Texture));
         assert_eq!(kind_of_file("sky.exr"), Some(KindId::Texture));
         assert_eq!(kind_of_file("grade.lut.cube"), Some(KindId::Lut));
+        assert_eq!(kind_of_file("ui/Inter.TTF"), Some(KindId::Font));
+        assert_eq!(kind_of_file("NimbusSans.otf"), Some(KindId::Font));
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
@@ -138,6 +143,7 @@ mod tests {
             KindId::Cubemap,
             KindId::Lut,
             KindId::Embed,
+            KindId::Font,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);

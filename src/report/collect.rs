@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hmesh, ktx2};
+use crate::formats::{hfont, hmesh, ktx2};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,23 @@ pub struct TextureThumb {
     pub image: String,
 }
 
+/// A font's thumbnail: a line of text drawn from its `.hfont` and atlas.
+#[derive(Debug, Clone)]
+pub struct FontThumb {
+    pub file: String,
+    pub glyphs: usize,
+    pub kerning_pairs: usize,
+    pub msdf: bool,
+    /// Size of the text picture, in pixels.
+    pub width: u32,
+    pub height: u32,
+    pub image: String,
+}
+
+/// What a font's thumbnail says, at what size.
+pub const FONT_SAMPLE: &str = preview::font::DEFAULT_TEXT;
+pub const FONT_SAMPLE_PX: u32 = 24;
+
 #[derive(Debug, Clone)]
 pub struct AssetPage {
     pub source: String,
@@ -50,6 +67,7 @@ pub struct AssetPage {
     pub outputs: Vec<(String, u64)>,
     pub models: Vec<MeshThumb>,
     pub textures: Vec<TextureThumb>,
+    pub fonts: Vec<FontThumb>,
     /// Outputs that could not be read for the report.
     pub problems: Vec<String>,
     output_root: PathBuf,
@@ -73,15 +91,21 @@ impl AssetPage {
                 },
                 mip: 0,
             },
-            texture: false,
+            what: Thumb::Mesh,
         });
         let textures = self.textures.iter().map(|t| RenderJob {
             file_name: t.image.clone(),
             path: self.output_root.join(&t.file),
             options: PreviewOptions::default(),
-            texture: true,
+            what: Thumb::Texture,
         });
-        models.chain(textures).collect()
+        let fonts = self.fonts.iter().map(|f| RenderJob {
+            file_name: f.image.clone(),
+            path: self.output_root.join(&f.file),
+            options: PreviewOptions::default(),
+            what: Thumb::Text,
+        });
+        models.chain(textures).chain(fonts).collect()
     }
 }
 
@@ -91,13 +115,26 @@ pub(super) struct RenderJob {
     pub file_name: String,
     path: PathBuf,
     options: PreviewOptions,
-    texture: bool,
+    what: Thumb,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Thumb {
+    Mesh,
+    Texture,
+    /// A line of text from an `.hfont`.
+    Text,
 }
 
 impl RenderJob {
     /// PNG bytes of the thumbnail.
     pub fn render(&self) -> Result<Vec<u8>, String> {
-        if self.texture {
+        if self.what == Thumb::Text {
+            return preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
+                .map(|p| preview::png_bytes(&p.image))
+                .map_err(|e| e.to_string());
+        }
+        if self.what == Thumb::Texture {
             let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
             let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
             let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
@@ -130,6 +167,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         outputs: Vec::new(),
         models: Vec::new(),
         textures: Vec::new(),
+        fonts: Vec::new(),
         problems: Vec::new(),
         output_root: output.to_owned(),
     };
@@ -160,6 +198,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
                 Ok(())
             }
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
+            "hfont" => font_thumb(output, rel, &bytes).map(|t| page.fonts.push(t)),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -215,6 +254,23 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
         levels: ktx.levels.len(),
         format: preview::texture::format_name(&ktx),
         bytes: bytes.len() as u64,
+        image: format!("{key:016x}.png"),
+    })
+}
+
+/// The text sample of a font. The key covers the `.hfont` and its atlas beside it.
+fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, String> {
+    let font = hfont::read(bytes).map_err(|e| e.to_string())?;
+    let layout = preview::font::layout(&font, FONT_SAMPLE, FONT_SAMPLE_PX)?;
+    let atlas = std::fs::read(output.join(rel).with_extension("ktx2")).unwrap_or_default();
+    let key = content_key(&[bytes, &atlas], FONT_SAMPLE_PX as usize);
+    Ok(FontThumb {
+        file: rel.to_owned(),
+        glyphs: font.glyphs.len(),
+        kerning_pairs: font.kerning.len(),
+        msdf: font.is_msdf(),
+        width: layout.width,
+        height: layout.height,
         image: format!("{key:016x}.png"),
     })
 }
