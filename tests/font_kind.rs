@@ -217,7 +217,26 @@ fn real_fonts_match_freetype() {
             );
             println!("{label}: kerning {pair} {ours:.4} em, fontTools GPOS {gpos:?}, FreeType kern {legacy:.4}");
         }
-        compare_rendering(label, source, &out.join(hfont_rel), dir.path());
+        compare_rendering(
+            &format!("{label} SDF"),
+            source,
+            &out.join(hfont_rel),
+            dir.path(),
+        );
+    }
+    // The MSDF atlas of the same fonts keeps corners: drawn text as close or closer.
+    let msdf_out = dir.path().join("msdf");
+    build_ok(&input, &msdf_out, "[font]\nmsdf = true\n");
+    for (label, source, hfont_rel) in [
+        ("DejaVu Sans MSDF", &dejavu, "ui/dejavusans.hfont"),
+        (
+            "Nimbus Sans (CFF) MSDF",
+            &nimbus,
+            "nimbussans-regular.hfont",
+        ),
+    ] {
+        assert!(read_font(&msdf_out.join(hfont_rel)).is_msdf());
+        compare_rendering(label, source, &msdf_out.join(hfont_rel), dir.path());
     }
     // DejaVu has both tables and they agree on these pairs: FreeType itself confirms.
     let font = read_font(&out.join("ui/dejavusans.hfont"));
@@ -576,4 +595,88 @@ fn the_report_shows_a_line_of_text() {
         .find(|&&(w, h)| w > 4 * h)
         .expect("a line of text");
     assert!(text.1 >= 24, "{shapes:?}");
+}
+
+#[test]
+fn gpos_kerning_wins_over_the_kern_table() {
+    let test = "gpos_kerning_wins_over_the_kern_table";
+    if !freetype_python(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let font_path = input.join("Kerned.ttf");
+    python(&["make-kerned", font_path.to_str().unwrap()]);
+    // FreeType's FT_Get_Kerning reads the `kern` table: the two tables disagree.
+    let args = [
+        "metrics",
+        font_path.to_str().unwrap(),
+        "A",
+        "AV",
+        "To",
+        "VA",
+        "TA",
+    ];
+    let reference: serde_json::Value = serde_json::from_slice(&python(&args)).unwrap();
+    assert_eq!(reference["kern"]["AV"].as_f64(), Some(-0.1));
+    assert_eq!(reference["gpos"]["AV"].as_f64(), Some(-0.08));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, "", "2");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let font = read_font(&out.join("kerned.hfont"));
+    let k = |pair: &str| {
+        let mut cs = pair.chars().map(u32::from);
+        font.kerning(cs.next().unwrap(), cs.next().unwrap())
+    };
+    // GPOS pair (format 1) and class pair (format 2) over the table's -100 and -50.
+    assert_eq!(k("AV"), -0.08);
+    assert_eq!(k("To"), -0.07);
+    // Only the `kern` table names V A.
+    assert_eq!(k("VA"), -0.03);
+    // GPOS's class matrix decides T A, as zero: the table's -40 does not apply.
+    assert_eq!(k("TA"), 0.0);
+    assert_eq!(font.kerning.len(), 3, "{:?}", font.kerning);
+    // The font lacks most of the default charset: one warning says so.
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("no glyph")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("Kerned.ttf") && warnings[0].contains("U+0021-U+0040"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[test]
+fn check_follows_the_font_to_its_atlas() {
+    let test = "check_follows_the_font_to_its_atlas";
+    let Some(dejavu) = dejavu(test) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::copy(&dejavu, input.join("Sans.ttf")).unwrap();
+    let out = dir.path().join("out");
+    build_ok(&input, &out, "");
+    let check = |out: &Path| {
+        let o = assetc(&["check", out.to_str().unwrap()]);
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    assert!(check(&out).0);
+    // A font whose atlasTex names nothing the manifest has.
+    let path = out.join("sans.hfont");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[16..24].copy_from_slice(&0x1234u64.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let (ok, report) = check(&out);
+    assert!(!ok);
+    assert!(
+        report.contains("atlasTex 0000000000001234 is not in the manifest"),
+        "{report}"
+    );
 }

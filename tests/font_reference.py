@@ -11,6 +11,10 @@ FreeType (freetype-py, which bundles its own FreeType) gives unhinted advances, 
       advances: FreeType's linearHoriAdvance (unhinted, FT_LOAD_NO_HINTING) at 64 px per em;
       kern: FT_Get_Kerning (the legacy table) unscaled; gpos: the summed first
       valueRecord xAdvance of the `kern` feature's pair lookups (null: no GPOS entry).
+  font_reference.py make-kerned OUT.ttf
+      writes a small TrueType font (A V T o as boxes, 1000 units per em) kerned both ways:
+      GPOS `kern` feature  A V -80 (format 1), T o -70 (format 2 classes @L=[T], @R=[o]);
+      legacy `kern` table  A V -100, T o -50, V A -30, T A -40.
   font_reference.py render FONT TEXT PX WIDTH HEIGHT PEN_X BASELINE OUT.pgm
       FreeType's antialiased, unhinted rendering of TEXT at PX pixels per em, the pen
       starting at (PEN_X, BASELINE) (baseline y down from the top) and moved by the
@@ -137,12 +141,57 @@ def render(path, text, px, width, height, pen_x, baseline, out):
         f.write(bytes(image))
 
 
+def make_kerned(out):
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import newTable
+    from fontTools.ttLib.tables._k_e_r_n import KernTable_format_0
+
+    names = [".notdef", "space", "A", "V", "T", "o"]
+    fb = FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder(names)
+    fb.setupCharacterMap({0x20: "space", 0x41: "A", 0x56: "V", 0x54: "T", 0x6F: "o"})
+    glyphs = {}
+    for name in names:
+        pen = TTGlyphPen(None)
+        if name != "space":
+            top = 500 if name == "o" else 700
+            pen.moveTo((50, 0))
+            pen.lineTo((50, top))
+            pen.lineTo((550, top))
+            pen.lineTo((550, 0))
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    fb.setupGlyf(glyphs)
+    fb.setupHorizontalMetrics({n: (600, 0 if n == "space" else 50) for n in names})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "Kerned", "styleName": "Regular"})
+    fb.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)
+    fb.setupPost()
+    fb.addOpenTypeFeatures(
+        "@L = [T]; @R = [o];\n"
+        "feature kern { pos A V -80; pos @L @R -70; } kern;\n"
+    )
+    kern = newTable("kern")
+    kern.version = 0
+    table = KernTable_format_0()
+    table.version = 0
+    table.coverage = 1
+    table.format = 0
+    table.kernTable = {("A", "V"): -100, ("T", "o"): -50, ("V", "A"): -30, ("T", "A"): -40}
+    kern.kernTables = [table]
+    fb.font["kern"] = kern
+    fb.save(out)
+
+
 def main(argv):
     if argv[1] == "check":
         import freetype  # noqa: F401
         import fontTools  # noqa: F401
     elif argv[1] == "metrics":
         metrics(argv[2], argv[3], argv[4:])
+    elif argv[1] == "make-kerned":
+        make_kerned(argv[2])
     elif argv[1] == "render":
         path, text = argv[2], argv[3]
         px, width, height, pen_x, baseline = (int(v) for v in argv[4:9])

@@ -1,7 +1,8 @@
 //! `assetc check`: every file of a compiled tree validates, and the files agree with each
 //! other: the manifest lists every runtime file and every entry exists, texture refs
 //! resolve through the manifest to a texture of that id, each `.hmat` has one row per
-//! material slot of its `.hmesh`, each `.hanim` animates joints its skeleton has, and
+//! material slot of its `.hmesh`, each `.hanim` animates joints its skeleton has, each
+//! `.hfont`'s atlasTex resolves to a texture of the header's atlas size, and
 //! (manifest v2) every listed file has the size and XXH3-64 digest the manifest records.
 //!
 //! Each damaged file is reported once, by the validator pass (`verify_tree`): the
@@ -10,7 +11,7 @@
 use super::manifest::MANIFEST_NAME;
 use super::verify::verify_tree;
 use crate::formats::hman::{self, EntryKind, FileStamp};
-use crate::formats::{hanim, hmat, hmesh};
+use crate::formats::{hanim, hfont, hmat, hmesh, ktx2};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -61,7 +62,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !matches!(ext, "hmesh" | "hmat" | "hanim" | "ktx2") {
+        if !matches!(ext, "hmesh" | "hmat" | "hanim" | "ktx2" | "hfont") {
             continue;
         }
         if !listed_paths.contains(rel.as_str()) {
@@ -70,6 +71,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         match ext {
             "hmat" => problems.extend(check_material_table(root, path, &rel, &by_hash)),
             "hanim" => problems.extend(check_clips(path)),
+            "hfont" => problems.extend(check_font_atlas(root, path, &by_hash)),
             _ => {}
         }
     }
@@ -165,6 +167,45 @@ fn check_material_table(
         }
     }
     problems
+}
+
+/// The `.hfont`'s atlasTex names, through the manifest, a texture of its atlas size.
+fn check_font_atlas(
+    root: &Path,
+    path: &Path,
+    by_hash: &BTreeMap<u64, &hman::ManifestEntry>,
+) -> Option<String> {
+    // A font that does not read was reported by verify_tree.
+    let font = hfont::read(&std::fs::read(path).ok()?).ok()?;
+    let (id, h) = (font.header.atlas_tex, &font.header);
+    let shown = path.display();
+    let entry = match by_hash.get(&id) {
+        Some(e) if e.kind == EntryKind::Texture => e,
+        Some(e) => {
+            return Some(format!(
+                "{shown}: atlasTex {id:016x} resolves to {}, which is not a texture",
+                e.path
+            ))
+        }
+        None => {
+            return Some(format!(
+                "{shown}: atlasTex {id:016x} is not in the manifest"
+            ))
+        }
+    };
+    // A missing or damaged atlas is reported by the manifest and validator passes.
+    let atlas = ktx2::read_with(
+        &std::fs::read(root.join(&entry.path)).ok()?,
+        &ktx2::ReadOptions::layout_only(),
+    )
+    .ok()?;
+    let size = (u32::from(h.atlas_width), u32::from(h.atlas_height));
+    (size != (atlas.width, atlas.height)).then(|| {
+        format!(
+            "{shown}: its atlas {} is {}x{}, not the {}x{} the header says",
+            entry.path, atlas.width, atlas.height, size.0, size.1
+        )
+    })
 }
 
 fn check_clips(path: &Path) -> Vec<String> {

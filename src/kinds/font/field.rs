@@ -100,3 +100,90 @@ pub fn render(outline: &Outline, bx: &TexelBox, scale: f64, range: f64, msdf: bo
         rgba,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::font::outline::polygon;
+
+    /// The stored value of texel (x, y), top row first, channel c.
+    fn at(t: &Tile, x: u32, y: u32, c: usize) -> u8 {
+        t.rgba[((y * t.width + x) * 4) as usize + c]
+    }
+
+    /// An L-shaped glyph in font units, wound either way: the sign comes from the fill,
+    /// not the winding.
+    fn l_shape(clockwise: bool) -> Outline {
+        let mut p = vec![
+            [0.0, 0.0],
+            [100.0, 0.0],
+            [100.0, 20.0],
+            [20.0, 20.0],
+            [20.0, 60.0],
+            [0.0, 60.0],
+        ];
+        if clockwise {
+            p.reverse();
+        }
+        polygon(&p)
+    }
+
+    #[test]
+    fn distances_are_measured_from_the_outline_inside_positive() {
+        // 0.2 texels per unit: the L is 20 x 12 texels, padded by 2.
+        let o = l_shape(false);
+        let bx = TexelBox::around(&o, 0.2, 2);
+        assert_eq!(
+            bx,
+            TexelBox {
+                x0: -2,
+                y0: -2,
+                width: 24,
+                height: 16
+            }
+        );
+        let t = render(&o, &bx, 0.2, 4.0, false);
+        assert_eq!((t.width, t.height), (24, 16));
+        // Texel centres: column x is at (x - 2 + 0.5) texels, row y (top first) at
+        // (16 - 1 - y - 2 + 0.5) texels up from the glyph's origin.
+        // Inside the foot, 1.5 texels from the bottom edge: (1.5 / 4 + 0.5) * 255.
+        let foot = at(&t, 10, 12, 0);
+        assert!((i32::from(foot) - 223).abs() <= 1, "{foot}");
+        // 1.5 texels below the bottom edge, outside.
+        assert!((i32::from(at(&t, 10, 15, 0)) - 32).abs() <= 1);
+        // Far outside (beyond range / 2 of every edge): 0; deep inside the corner: clamped.
+        assert_eq!(at(&t, 20, 2, 0), 0);
+        // SDF: the same value in R, G and B, opaque alpha.
+        assert!(t
+            .rgba
+            .chunks(4)
+            .all(|p| p[0] == p[1] && p[1] == p[2] && p[3] == 255));
+        assert_eq!(render(&l_shape(true), &bx, 0.2, 4.0, false), t);
+    }
+
+    #[test]
+    fn an_msdf_median_agrees_with_the_sdf_away_from_corners() {
+        let o = l_shape(false);
+        let bx = TexelBox::around(&o, 0.2, 2);
+        let sdf = render(&o, &bx, 0.2, 4.0, false);
+        let msdf = render(&o, &bx, 0.2, 4.0, true);
+        let median = |p: &[u8]| p[0].min(p[1]).max(p[0].max(p[1]).min(p[2]));
+        // Along the middle of the foot's straight bottom edge every channel is the distance.
+        for y in 11..16 {
+            let i = ((y * msdf.width + 10) * 4) as usize;
+            let m = median(&msdf.rgba[i..i + 4]);
+            assert!(m.abs_diff(at(&sdf, 10, y, 0)) <= 1, "row {y}");
+        }
+        // Inside and outside agree everywhere (the sign of the field).
+        for (a, b) in msdf.rgba.chunks(4).zip(sdf.rgba.chunks(4)) {
+            let (m, s) = (median(a), b[0]);
+            if s.abs_diff(128) > 40 {
+                assert_eq!(m > 127, s > 127);
+            }
+        }
+        // Alpha holds the true distance: the SDF's value.
+        for (a, b) in msdf.rgba.chunks(4).zip(sdf.rgba.chunks(4)) {
+            assert!(a[3].abs_diff(b[0]) <= 1);
+        }
+    }
+}

@@ -69,6 +69,33 @@ pub fn outline(face: &Face, glyph: GlyphId) -> Result<Option<Outline>, OutlineEr
     Ok(Some(Outline { contours, min, max }))
 }
 
+/// A closed polygon as an outline, for tests of what is computed from outlines.
+#[cfg(test)]
+pub fn polygon(points: &[[f32; 2]]) -> Outline {
+    let mut c = Collector::default();
+    for (i, p) in points.iter().enumerate() {
+        if i == 0 {
+            c.move_to(p[0], p[1]);
+        } else {
+            c.line_to(p[0], p[1]);
+        }
+    }
+    c.close();
+    let mut min = [f32::INFINITY; 2];
+    let mut max = [f32::NEG_INFINITY; 2];
+    for p in points {
+        for i in 0..2 {
+            min[i] = min[i].min(p[i]);
+            max[i] = max[i].max(p[i]);
+        }
+    }
+    Outline {
+        contours: c.contours,
+        min,
+        max,
+    }
+}
+
 fn points(s: &Seg) -> Vec<[f32; 2]> {
     match *s {
         Seg::Line(a, b) => vec![a, b],
