@@ -15,6 +15,10 @@ pub const EDGE_VALUE: f32 = 0.5;
 /// Kerning pairs one font may have: far above real fonts (thousands), it bounds the
 /// `.hfont` a huge charset and a class-kerned font could otherwise make.
 pub const MAX_KERNING_PAIRS: usize = 1 << 22;
+/// Distance evaluations (texels x segments, summed over glyphs) one atlas may cost. An
+/// 8192 atlas full of CJK glyphs of a hundred segments is about 2^33; a hostile font of
+/// huge outlines stops here instead of running for hours.
+pub const MAX_FIELD_WORK: u64 = 1 << 34;
 
 /// What a face compiles to.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +110,19 @@ pub fn compile_face(
         )
     })?;
 
+    let work: u64 = tiles
+        .iter()
+        .map(|(_, g)| {
+            let d = &drawn[g];
+            u64::from(d.bx.width) * u64::from(d.bx.height) * d.outline.segment_count() as u64
+        })
+        .sum();
+    if work > MAX_FIELD_WORK {
+        return Err(format!(
+            "the outlines are too complex for their atlas: {work} distance evaluations \
+             (at most {MAX_FIELD_WORK}); lower font.glyph_size or shrink the charset"
+        ));
+    }
     // Each field is computed on its own, so running them in parallel gives the same
     // texels whatever the thread count.
     let fields: Vec<field::Tile> = tiles

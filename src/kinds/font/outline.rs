@@ -105,6 +105,10 @@ fn points(s: &Seg) -> Vec<[f32; 2]> {
 }
 
 impl Outline {
+    pub fn segment_count(&self) -> usize {
+        self.contours.iter().map(Vec::len).sum()
+    }
+
     /// The outline as an fdsm shape in texel space: `p * scale - origin`, still y up.
     pub fn to_shape(&self, scale: f64, origin: [f64; 2]) -> Shape<Contour> {
         let t = |p: [f32; 2]| {
