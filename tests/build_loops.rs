@@ -120,6 +120,57 @@ fn make_reruns_exactly_when_an_input_changes() {
     assert!(depfile.contains("build.toml"), "{depfile}");
 }
 
+/// Make with the depfile after a source is deleted (the depfile still names it) and after
+/// a failed build: the first reruns the rule instead of "No rule to make target", the
+/// second is not called up to date next time.
+#[test]
+fn make_survives_a_deleted_source_and_never_calls_a_failed_build_done() {
+    let Some(make) = tool("make") else { return };
+    let dir = project();
+    std::fs::write(dir.path().join("build.toml"), "").unwrap();
+    let makefile = format!(
+        "out/assets.hman:\n\t@echo RUNNING-ASSETC\n\t{}\n-include build.d\n",
+        assetc_command("build.d")
+    );
+    std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+    std::fs::copy(
+        samples().join("soup.gltf"),
+        dir.path().join(SRC).join("b.gltf"),
+    )
+    .unwrap();
+    assert_eq!(runs(dir.path(), &make), 1, "first build");
+    tick();
+    std::fs::remove_file(dir.path().join(SRC).join("b.gltf")).unwrap();
+    assert_eq!(
+        runs(dir.path(), &make),
+        1,
+        "b.gltf deleted: the rule reruns"
+    );
+    assert!(!dir.path().join("out/b.hmesh").exists());
+    assert_eq!(runs(dir.path(), &make), 0, "then nothing to do");
+
+    // A broken source: make fails, and keeps failing until it is fixed.
+    tick();
+    std::fs::write(dir.path().join(SRC).join("a.gltf"), "{ not json").unwrap();
+    let failing = || {
+        Command::new(&make)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    assert!(!failing(), "the build fails");
+    assert!(!failing(), "and is not called up to date the next time");
+    std::fs::copy(
+        samples().join("strip.gltf"),
+        dir.path().join(SRC).join("a.gltf"),
+    )
+    .unwrap();
+    assert_eq!(runs(dir.path(), &make), 1, "fixed: it builds");
+    assert_eq!(runs(dir.path(), &make), 0);
+}
+
 #[test]
 fn ninja_reruns_exactly_when_an_input_changes() {
     let Some(ninja) = tool("ninja") else { return };

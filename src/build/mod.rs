@@ -127,9 +127,8 @@ impl BuildOptions {
                 ignore.add(glob);
             }
         }
-        let built = |b: globset::GlobSetBuilder| {
-            b.build().map_err(|e| BuildError::Config(e.to_string()))
-        };
+        let built =
+            |b: globset::GlobSetBuilder| b.build().map_err(|e| BuildError::Config(e.to_string()));
         Ok(DiscoverRules {
             embed: built(embed)?,
             ignore: built(ignore)?,
@@ -171,6 +170,8 @@ pub struct BuildReport {
     pub removed: usize,
     /// Problems `--verify` found in written files.
     pub verify_problems: Vec<String>,
+    /// Files `--verify` re-read and validated (None without `--verify`).
+    pub verified_files: Option<usize>,
     /// Files below the input that no kind compiles, counted by extension.
     pub ignored: Vec<(String, usize)>,
     /// The archive written with `pack_spk` or `pack_hpack`.
@@ -402,7 +403,7 @@ impl Builder {
                     let source = &sources[i];
                     let t = Instant::now();
                     if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return Some((Err(format!("{}: skipped after an earlier failure (--fail-fast)", source.abs_path.display())), 0.0));
+                        return Some((Err(skipped_error(source)), 0.0));
                     }
                     let result = match collisions.get(&source.rel_path) {
                         Some(other) => Err(format!(
@@ -487,6 +488,10 @@ impl Builder {
                         new_cache.assets.insert(source.rel_path.clone(), record);
                         built_report(source, asset)
                     }
+                    Err(error) if is_skipped_error(error) => AssetReport {
+                        status: AssetStatus::Skipped,
+                        ..finished_failed(source, error.clone())
+                    },
                     Err(error) => finished_failed(source, error.clone()),
                 },
                 (None, None) => continue,
@@ -545,7 +550,9 @@ impl Builder {
             report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
         }
         if opts.verify {
-            report.verify_problems = verify::verify_tree(&opts.output);
+            let (problems, validated) = verify::verify_tree_counted(&opts.output);
+            report.verify_problems = problems;
+            report.verified_files = Some(validated);
         }
         let archive_format = match (opts.pack_spk, opts.pack_hpack) {
             (true, _) => Some("spk"),
@@ -598,10 +605,12 @@ fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant)
         fetched_bytes: report.fetched_bytes,
         uploaded_bytes: report.uploaded_bytes,
         failed: report.failed(),
+        skipped: report.count(AssetStatus::Skipped),
         textures_encoded: report.textures_encoded,
         removed: report.removed,
         time_ms: whole_ms(started.elapsed()),
         verify_problems: report.verify_problems.clone(),
+        verified_files: report.verified_files,
         error: None,
     });
 }
@@ -776,6 +785,17 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
         times: asset.times.clone(),
         time_ms: 0.0,
     }
+}
+
+/// The error of an asset `--fail-fast` did not attempt (reported as skipped, not failed).
+fn skipped_error(source: &Source) -> String {
+    format!("{}: {FAIL_FAST_SKIP}", source.abs_path.display())
+}
+
+const FAIL_FAST_SKIP: &str = "not built: skipped after an earlier failure (--fail-fast)";
+
+fn is_skipped_error(error: &str) -> bool {
+    error.ends_with(FAIL_FAST_SKIP)
 }
 
 fn finished_failed(source: &Source, error: String) -> AssetReport {

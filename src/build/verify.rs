@@ -32,7 +32,13 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
 
 /// Validates every file of ours below `root`; one line per problem, naming the file.
 pub fn verify_tree(root: &Path) -> Vec<String> {
+    verify_tree_counted(root).0
+}
+
+/// [`verify_tree`], also counting the files it validated.
+pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
+    let mut validated = 0;
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
@@ -42,6 +48,7 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             continue;
         }
         if let Some(found) = validate_file(entry.path()) {
+            validated += 1;
             problems.extend(
                 found
                     .into_iter()
@@ -49,5 +56,5 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             );
         }
     }
-    problems
+    (problems, validated)
 }

@@ -8,6 +8,7 @@ use std::fmt::Write;
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.file)?;
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
             "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack)",

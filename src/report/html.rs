@@ -121,6 +121,7 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         AssetStatus::Fresh => "unchanged",
         AssetStatus::Fetched => "fetched",
         AssetStatus::Failed => "failed",
+        AssetStatus::Skipped => "not built (--fail-fast)",
     };
     let class = if p.status == AssetStatus::Failed {
         "asset failed"
