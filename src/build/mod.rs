@@ -66,6 +66,9 @@ pub struct BuildOptions {
     pub verify: bool,
     /// Stop starting new assets after the first failure.
     pub fail_fast: bool,
+    /// An asset that fails keeps the outputs of its last good build (`--watch`: the game
+    /// keeps the asset, and a shared texture is not encoded again on the next good save).
+    pub keep_failed_outputs: bool,
     /// Skip sources whose inputs and settings are unchanged since the last build.
     pub use_cache: bool,
     /// After a successful build, bundle the output folder into `<output>.spk`.
@@ -98,6 +101,7 @@ impl BuildOptions {
             jobs: None,
             verify: false,
             fail_fast: false,
+            keep_failed_outputs: false,
             use_cache: true,
             pack_spk: false,
             pack_hpack: false,
@@ -328,6 +332,12 @@ impl Builder {
         let pool = pool.build().map_err(|e| BuildError::Pool(e.to_string()))?;
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
+        // While watching, the record of a failing asset's last good build, kept as it is.
+        let kept_record = |source: &Source| {
+            (opts.keep_failed_outputs && trust_cache)
+                .then(|| old_cache.assets.get(&source.rel_path))
+                .flatten()
+        };
 
         let settings: Vec<AssetSettings> = sources
             .iter()
@@ -413,6 +423,10 @@ impl Builder {
                         None => guard::compile_guarded(source, &root, &settings[i]),
                     };
                     let result = finish::with_textures(result, &textures, source, reporter);
+                    let result = result.map_err(|e| match kept_record(source) {
+                        Some(_) => format!("{e} (its last good outputs are kept while watching)"),
+                        None => e,
+                    });
                     if result.is_err() {
                         stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -492,7 +506,17 @@ impl Builder {
                         status: AssetStatus::Skipped,
                         ..finished_failed(source, error.clone())
                     },
-                    Err(error) => finished_failed(source, error.clone()),
+                    Err(error) => match kept_record(source) {
+                        Some(record) => {
+                            carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
+                            new_cache.assets.insert(source.rel_path.clone(), record.clone());
+                            AssetReport {
+                                outputs: record.outputs.clone(),
+                                ..finished_failed(source, error.clone())
+                            }
+                        }
+                        None => finished_failed(source, error.clone()),
+                    },
                 },
                 (None, None) => continue,
             };
@@ -616,7 +640,9 @@ fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant)
 }
 
 /// Every file the models among `sources` read, absolute and normalised: from the cache
-/// record of a model whose inputs are unchanged, else from its glTF JSON.
+/// record of a model whose inputs are unchanged, else from its glTF JSON together with
+/// the inputs of its last good build (so that while a model is broken, or being saved,
+/// its images do not turn into textures of their own).
 fn model_inputs(
     sources: &[Source],
     opts: &BuildOptions,
@@ -631,9 +657,20 @@ fn model_inputs(
             let recorded = trust_cache
                 .then(|| cache.fresh_record(&s.rel_path, hash, &opts.output))
                 .flatten();
-            let files = match recorded {
+            let files: Vec<PathBuf> = match recorded {
                 Some(record) => record.inputs.into_iter().map(|i| i.path).collect(),
-                None => crate::kinds::model::referenced_files(&s.abs_path),
+                None => {
+                    let last_good = cache
+                        .assets
+                        .get(&s.rel_path)
+                        .filter(|_| trust_cache)
+                        .into_iter()
+                        .flat_map(|r| r.inputs.iter().map(|i| i.path.clone()));
+                    crate::kinds::model::referenced_files(&s.abs_path)
+                        .into_iter()
+                        .chain(last_good)
+                        .collect()
+                }
             };
             files.into_iter().map(|f| discover::normalized_absolute(&f))
         })
