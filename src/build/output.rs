@@ -4,14 +4,37 @@
 use std::io::Write;
 use std::path::Path;
 
+/// Why [`write_atomic`] refused a destination.
+#[derive(Debug, thiserror::Error)]
+#[error("it is {what}, not a regular file: refusing to replace it")]
+pub struct NotRegularFile {
+    /// What is there: "a folder", "a symlink", "a FIFO", "a device", ...
+    pub what: &'static str,
+}
+
 /// Writes `bytes` to `path` atomically, creating parent folders. Skips the write when the
 /// file already holds exactly these bytes (keeps modification times stable for tools that
 /// watch the output).
+///
+/// Only a regular file (or nothing) is ever replaced: the rename would otherwise swap a
+/// device node, a FIFO or a symlink for a plain file (as root, `preview -o /dev/zero`
+/// replaced the device). Such a destination is refused, untouched, with a
+/// [`NotRegularFile`] error, and it is never read: reading a FIFO blocks and a device can
+/// stream without end.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    if let Ok(existing) = std::fs::read(path) {
-        if existing == bytes {
-            return Ok(false);
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_file() => {
+            if meta.len() == bytes.len() as u64 && holds(path, bytes) {
+                return Ok(false);
+            }
         }
+        Ok(meta) => {
+            return Err(std::io::Error::other(NotRegularFile {
+                what: file_type_name(&meta.file_type()),
+            }))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
     }
     let parent = path
         .parent()
@@ -38,6 +61,59 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
         abort_if_write_limit_reached();
         true
     })
+}
+
+/// Whether the regular file at `path` holds exactly `bytes`. Opened without following a
+/// symlink and without blocking, then checked again on the open handle, so a file swapped
+/// for a FIFO or a device since it was looked at is not read either; at most
+/// `bytes.len() + 1` bytes are read.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let Ok(file) = options.open(path) else {
+        return false;
+    };
+    match file.metadata() {
+        Ok(meta) if meta.is_file() && meta.len() == bytes.len() as u64 => {}
+        _ => return false,
+    }
+    let mut existing = Vec::with_capacity(bytes.len());
+    match file.take(bytes.len() as u64 + 1).read_to_end(&mut existing) {
+        Ok(_) => existing == bytes,
+        Err(_) => false,
+    }
+}
+
+/// A file type in words, for messages.
+pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_symlink() {
+        "a symlink"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
 }
 
 /// The environment variable of the killed-build test hook: with `=N`, the process aborts
@@ -119,5 +195,52 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    /// Each destination is refused with an error naming what is there, returns at once
+    /// (a read of the FIFO would block, of /dev/zero would not end), and is left as it
+    /// was.
+    #[test]
+    #[cfg(unix)]
+    fn destinations_that_are_not_regular_files_are_refused_and_left_alone() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.png");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let link = dir.path().join("zero.png");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let folder = dir.path().join("folder.png");
+        std::fs::create_dir(&folder).unwrap();
+        for (path, what) in [
+            (fifo.as_path(), "a FIFO"),
+            (link.as_path(), "a symlink"),
+            (folder.as_path(), "a folder"),
+            (Path::new("/dev/null"), "a device"),
+        ] {
+            let started = std::time::Instant::now();
+            let e = write_atomic(path, b"png bytes").unwrap_err();
+            assert!(started.elapsed() < std::time::Duration::from_secs(2));
+            assert!(e.to_string().contains(what), "{}: {e}", path.display());
+            assert!(e.to_string().contains("refusing to replace it"), "{e}");
+        }
+        let t = |p: &Path| std::fs::symlink_metadata(p).unwrap().file_type();
+        assert!(t(&fifo).is_fifo());
+        assert!(t(&link).is_symlink());
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/zero"));
+        assert!(t(&folder).is_dir());
+        assert!(t(Path::new("/dev/null")).is_char_device());
+        // Nothing was left behind beside them.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    fn a_regular_file_of_another_size_is_replaced_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.bin");
+        std::fs::write(&target, vec![7u8; 1 << 20]).unwrap();
+        assert!(write_atomic(&target, b"short").unwrap());
+        assert_eq!(std::fs::read(&target).unwrap(), b"short");
     }
 }
