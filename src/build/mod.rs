@@ -236,6 +236,8 @@ pub enum BuildError {
     Config(String),
     #[error("build report: {0}")]
     Report(#[from] crate::report::ReportError),
+    #[error(transparent)]
+    OutputFolder(#[from] output::OutputFolderError),
 }
 
 /// Runs builds; see the module example.
@@ -289,6 +291,8 @@ impl Builder {
             return Err(BuildError::MissingInput(opts.input.clone()));
         }
         let root = input_root(&opts.input);
+        // Before anything below the output is swept or written.
+        output::check_output_folder(&opts.output, &root)?;
         let mut discovered =
             discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
                 path: opts.input.clone(),

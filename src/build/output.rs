@@ -137,18 +137,93 @@ fn abort_if_write_limit_reached() {
     }
 }
 
-/// Removes leftover temporary files of killed builds below `root`.
+/// Removes leftover temporary files of killed builds below `root`. Symlinks are never
+/// followed (a link inside the output would make the sweep delete `.tmp` files in the
+/// folder it points to, and two links to `.` would make it loop for ever): a symlinked
+/// folder is left alone, a symlink named like a temporary is removed as a link.
 pub fn remove_stale_temporaries(root: &Path) {
     let Ok(walk) = std::fs::read_dir(root) else {
         return;
     };
     for entry in walk.flatten() {
+        // `DirEntry::file_type` does not follow symlinks.
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
+        if file_type.is_dir() {
             remove_stale_temporaries(&path);
         } else if name.starts_with('.') && name.ends_with(".tmp") {
             let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Why an output folder is refused before anything is written or swept.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputFolderError {
+    #[error("output folder {0} is the root of a file system: a build sweeps and removes files below its output")]
+    FileSystemRoot(std::path::PathBuf),
+    #[error("output folder {output} is the input folder or contains it ({input}): a build sweeps and removes files below its output")]
+    ContainsInput {
+        output: std::path::PathBuf,
+        input: std::path::PathBuf,
+    },
+}
+
+/// Checks that `output` may be a build's output folder: a build deletes stale temporaries
+/// and orphaned outputs below it (and with `--no-cache` every runtime file it did not
+/// write), so a file-system root, the input folder or a folder that contains the input
+/// is refused. Paths are compared by their real paths (an output that does not exist yet
+/// is resolved through its nearest existing ancestor).
+pub fn check_output_folder(output: &Path, input_root: &Path) -> Result<(), OutputFolderError> {
+    let out = real_path(output);
+    if out.parent().is_none() {
+        return Err(OutputFolderError::FileSystemRoot(output.to_path_buf()));
+    }
+    let input = real_path(input_root);
+    if input.starts_with(&out) {
+        return Err(OutputFolderError::ContainsInput {
+            output: output.to_path_buf(),
+            input: input_root.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The real path of `path`, or of its nearest existing ancestor with the rest appended
+/// (`.` and `..` in the rest resolved by name).
+fn real_path(path: &Path) -> std::path::PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| Path::new("/").to_path_buf())
+            .join(path)
+    };
+    let mut rest = Vec::new();
+    let mut base = absolute.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                match part {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::Normal(p) => out.push(p),
+                    _ => {}
+                }
+            }
+            return out;
+        }
+        match (base.parent(), base.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                base = parent;
+            }
+            _ => return absolute,
         }
     }
 }
@@ -233,6 +308,52 @@ mod tests {
         // Nothing was left behind beside them.
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_sweep_follows_no_symlink_and_ends_on_self_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, elsewhere) = (dir.path().join("out"), dir.path().join("elsewhere"));
+        std::fs::create_dir_all(out.join("sub")).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(out.join("sub/.a.hmesh.1.tmp"), b"x").unwrap();
+        std::fs::write(elsewhere.join(".keep.tmp"), b"x").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("link")).unwrap();
+        std::os::unix::fs::symlink(".", out.join("l1")).unwrap();
+        std::os::unix::fs::symlink(".", out.join("l2")).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let root = out.clone();
+        std::thread::spawn(move || {
+            remove_stale_temporaries(&root);
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the sweep ends");
+        assert!(
+            !out.join("sub/.a.hmesh.1.tmp").exists(),
+            "its own temporaries go"
+        );
+        assert!(
+            elsewhere.join(".keep.tmp").exists(),
+            "a folder outside the output is not swept"
+        );
+    }
+
+    #[test]
+    fn roots_and_folders_holding_the_input_are_no_output_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("game/assets");
+        std::fs::create_dir_all(&input).unwrap();
+        let refused = |out: &Path| check_output_folder(out, &input).unwrap_err().to_string();
+        assert!(refused(Path::new("/")).contains("root of a file system"));
+        assert!(refused(&input).contains("contains it"));
+        assert!(refused(&dir.path().join("game")).contains("contains it"));
+        assert!(refused(&input.join("../../game/./")).contains("contains it"));
+        // Inside the input (discovery skips it), beside it, not created yet: fine.
+        for ok in ["game/assets/runtime", "game/runtime", "new/deeper/out"] {
+            check_output_folder(&dir.path().join(ok), &input).unwrap();
+        }
     }
 
     #[test]
