@@ -398,6 +398,8 @@ impl Builder {
         let textures = texture_store::TextureStore::new(&opts.output, &vouched);
         let seeded = remote_steps::seed_textures(&textures, &fetched);
 
+        // Every input is stamped by the bytes its compile read (see cache::ReadLog).
+        let reads = cache::ReadLog::start();
         let compile_one = |i: usize| -> (Result<CompiledAsset, String>, f64) {
             let source = &sources[i];
             let t = Instant::now();
@@ -530,7 +532,7 @@ impl Builder {
                             &opts.output,
                             &mut new_cache,
                         );
-                        let record = record_of(asset, hashes[i], &stamps_before[i]);
+                        let record = record_of(asset, hashes[i], &stamps_before[i], &reads);
                         new_cache.assets.insert(source.rel_path.clone(), record);
                         built_report(source, asset)
                     }
@@ -841,7 +843,12 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
 
 /// The cache record of a freshly built asset; `before` are the stamps taken before it was
 /// imported.
-fn record_of(asset: &CompiledAsset, settings_hash: u64, before: &[InputStamp]) -> AssetRecord {
+fn record_of(
+    asset: &CompiledAsset,
+    settings_hash: u64,
+    before: &[InputStamp],
+    reads: &cache::ReadLog,
+) -> AssetRecord {
     let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
         .iter()
@@ -853,7 +860,7 @@ fn record_of(asset: &CompiledAsset, settings_hash: u64, before: &[InputStamp]) -
         settings_hash,
         // An input that vanished or changed during the build gets a stamp that never
         // matches again: the asset simply rebuilds next time.
-        inputs: cache::stamps_after(&asset.inputs, before),
+        inputs: cache::stamps_after(&asset.inputs, before, reads),
         outputs,
         manifest,
         warnings: asset.warnings.clone(),
