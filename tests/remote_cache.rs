@@ -1014,9 +1014,10 @@ fn children_max_rss() -> u64 {
 }
 
 /// A plain HTTP/1.1 server over `root` that lies about one file: `huge` is announced as
-/// 20 GB and streamed as zeros (at most 1 GiB and 60 s, then it hangs up). It answers
-/// 64 connections at most.
-fn start_liar(root: PathBuf, huge: String) -> u16 {
+/// 20 GB and streamed as zeros (at most 1 GiB and 60 s, then it hangs up); or, with
+/// `trickle`, sent as it is but one byte every 2 s (at most 60 s). It answers 64
+/// connections at most.
+fn start_liar(root: PathBuf, huge: String, trickle: bool) -> u16 {
     use std::io::{Read, Write};
     let port = free_port();
     let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
@@ -1046,6 +1047,22 @@ fn start_liar(root: PathBuf, huge: String) -> u16 {
                     }
                     let _ = std::io::copy(&mut (&mut reader).take(body), &mut std::io::sink());
                     let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    if path.ends_with(&huge) && trickle {
+                        let bytes = std::fs::read(root.join(path.trim_start_matches('/'))).unwrap();
+                        let head =
+                            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", bytes.len());
+                        let _ = out.write_all(head.as_bytes());
+                        let started = Instant::now();
+                        for byte in bytes.chunks(1) {
+                            if out.write_all(byte).is_err()
+                                || started.elapsed() > Duration::from_secs(60)
+                            {
+                                return;
+                            }
+                            std::thread::sleep(Duration::from_secs(2));
+                        }
+                        return;
+                    }
                     if path.ends_with(&huge) {
                         let _ = out
                             .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 20000000000\r\n\r\n");
@@ -1102,7 +1119,7 @@ fn records_and_blobs_are_read_within_bounds() {
         .1;
     let blob = blob_file(&team.store(), mesh);
     let huge = blob.file_name().unwrap().to_str().unwrap().to_string();
-    let port = start_liar(team.server.data(), huge);
+    let port = start_liar(team.server.data(), huge, false);
     let out = team.work.path().join("liar");
     let started = Instant::now();
     let b = build_remote(
@@ -1159,4 +1176,45 @@ fn records_and_blobs_are_read_within_bounds() {
         b.remote_warnings
     );
     assert_same_tree(&out, &team.tree_a, "with max_blob_bytes");
+}
+
+#[test]
+fn a_trickling_blob_times_out_and_its_asset_is_built_here() {
+    let test = "a_trickling_blob_times_out_and_its_asset_is_built_here";
+    let Some(team) = Team::new(test) else { return };
+    // One byte every 2 s passes the 10 s bound on each read; the whole body is bounded
+    // by 30 s plus 1 s per MiB declared.
+    let mesh = &team
+        .tree_a
+        .iter()
+        .find(|(n, _)| n == "box/box.hmesh")
+        .unwrap()
+        .1;
+    let blob = blob_file(&team.store(), mesh);
+    let name = blob.file_name().unwrap().to_str().unwrap().to_string();
+    let port = start_liar(team.server.data(), name, true);
+    let out = team.work.path().join("slow");
+    let started = Instant::now();
+    let b = build_remote(
+        &team.input,
+        &out,
+        &format!("http://127.0.0.1:{port}/hostile"),
+        &["--remote-cache-mode", "read"],
+    );
+    let took = started.elapsed();
+    eprintln!("trickle: {took:?}");
+    assert_eq!(
+        b.with_status("built"),
+        ["box/box.gltf"],
+        "{:?} {:?}",
+        b.statuses,
+        b.remote_warnings
+    );
+    assert!(
+        b.remote_warnings.len() == 1 && b.remote_warnings[0].contains("arrives too slowly"),
+        "{:?}",
+        b.remote_warnings
+    );
+    assert!(took < Duration::from_secs(50), "{took:?}");
+    assert_same_tree(&out, &team.tree_a, "after the trickle");
 }
