@@ -160,9 +160,12 @@ mod imp {
                 Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(e.into()),
             };
-            // Grown as bytes arrive, never past the limit: an announced length is not
-            // trusted with memory.
-            let mut bytes = Vec::new();
+            // Never past the limit: an announced length is not trusted with memory. The
+            // limit (a size a record declares) is reserved up front, up to 256 MiB, so a
+            // large blob is not copied while it grows; pages become resident only as
+            // bytes arrive.
+            let reserve = usize::try_from(limit.min(256 << 20)).unwrap_or(0);
+            let mut bytes = Vec::with_capacity(reserve);
             for chunk in chunks {
                 let chunk = match chunk {
                     Ok(c) => c,
