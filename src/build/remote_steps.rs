@@ -172,8 +172,10 @@ pub(super) fn clashes(
                 && !named_after(&sources[j], path)
         };
         let other_path = c.paths.iter().find_map(|p| {
-            by_path[p.as_str()]
-                .iter()
+            by_path
+                .get(p.as_str())
+                .into_iter()
+                .flatten()
                 .find(|&&j| {
                     // The same content-addressed texture may be used by many assets.
                     j != i
@@ -193,8 +195,10 @@ pub(super) fn clashes(
         });
         let other_id = || {
             c.entries.iter().find_map(|e| {
-                by_hash[&e.hash]
-                    .iter()
+                by_hash
+                    .get(&e.hash)
+                    .into_iter()
+                    .flatten()
                     .find(|(j, other)| *j != i && *other != e && !mine(*j, &e.path))
                     .map(|(j, other)| {
                         format!(
