@@ -372,7 +372,11 @@ fn watch_keeps_the_last_good_outputs_of_an_asset_that_breaks() {
         .collect();
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
     // (A broken model's image stays its input: it does not become a texture of its own.)
-    assert_eq!(names(&now), names(&good), "the last good outputs (and the texture) are kept");
+    assert_eq!(
+        names(&now),
+        names(&good),
+        "the last good outputs (and the texture) are kept"
+    );
     assert!(now == good, "with the same bytes");
     let manifest =
         assetc::formats::hman::read(&std::fs::read(out.join("assets.hman")).unwrap()).unwrap();
@@ -384,5 +388,9 @@ fn watch_keeps_the_last_good_outputs_of_an_asset_that_breaks() {
         .any(|l| l.contains("\"failed\"") && l.contains("kept while watching"));
     let _ = child.kill();
     let _ = child.wait();
-    assert!(said, "the failure says the outputs were kept: {:#?}", lines.lock().unwrap());
+    assert!(
+        said,
+        "the failure says the outputs were kept: {:#?}",
+        lines.lock().unwrap()
+    );
 }

@@ -87,6 +87,9 @@ pub struct CacheTable {
     pub remote: Option<Spanned<String>>,
     /// `read`, `write` or `readwrite`.
     pub mode: Option<RemoteMode>,
+    /// The largest output file fetched from the remote cache, in bytes (default 1 GiB):
+    /// a record naming a larger one is a miss, and that asset is built here.
+    pub max_blob_bytes: Option<u64>,
 }
 
 /// `[presets.NAME]`, chosen with `--preset NAME`.

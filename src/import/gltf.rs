@@ -171,7 +171,8 @@ pub fn import_gltf(
         file: file.clone(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(io_err)?.len();
+    let meta = std::fs::metadata(path).map_err(io_err)?;
+    let size = meta.len();
     if size > opts.limits.max_file_bytes {
         return Err(ImportError::Limit {
             file,
@@ -183,6 +184,8 @@ pub fn import_gltf(
         });
     }
     let data = std::fs::read(path).map_err(io_err)?;
+    // The inputs' stamps are the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(path, &meta, &data);
     let named_glb = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("glb"));

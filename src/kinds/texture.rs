@@ -118,14 +118,18 @@ pub(super) fn read_limited(path: &std::path::Path, limit: u64) -> Result<Vec<u8>
         path: path.display().to_string(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    let meta = std::fs::metadata(path).map_err(read_error)?;
+    let size = meta.len();
     if size > limit {
         return Err(AssetError::Invalid {
             path: path.display().to_string(),
             message: format!("{size} bytes exceeds the file size limit of {limit} bytes"),
         });
     }
-    std::fs::read(path).map_err(read_error)
+    let bytes = std::fs::read(path).map_err(read_error)?;
+    // The inputs' stamps are the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(path, &meta, &bytes);
+    Ok(bytes)
 }
 
 #[cfg(test)]
