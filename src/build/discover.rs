@@ -30,7 +30,11 @@ impl Source {
         match self.kind {
             KindId::Model => self.runtime_ref(),
             KindId::Embed => self.rel_path.clone(),
-            KindId::Texture | KindId::Cubemap | KindId::Lut => format!("{}.ktx2", self.runtime_ref()),
+            KindId::Texture | KindId::Cubemap | KindId::Lut => {
+                format!("{}.ktx2", self.runtime_ref())
+            }
+            // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.
+            KindId::Shader => format!("{}/", self.runtime_ref()),
         }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.
