@@ -3,6 +3,7 @@
 
 use super::language::Language;
 use super::location::{span_location, LineCol};
+use naga::back::pipeline_constants::PipelineConstantError;
 use naga::back::spv;
 use naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
 use std::collections::BTreeMap;
@@ -67,9 +68,9 @@ pub fn compile(
         .entry_points
         .iter()
         .map(|ep| {
-            let failed = |e: &dyn std::error::Error| {
+            let failed = |at: Option<LineCol>, e: &dyn std::error::Error| {
                 Diagnostic::new(
-                    span_of_function(text, &module, &ep.name),
+                    at.or_else(|| span_of_function(text, &module, &ep.name)),
                     format!("entry point {}: {}", ep.name, error_chain(e)),
                 )
             };
@@ -81,13 +82,23 @@ pub fn compile(
                 Some((ep.stage, ep.name.as_str())),
                 &naga::back::PipelineConstants::default(),
             )
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| match &e {
+                PipelineConstantError::MissingValue(name) => {
+                    let mut d = failed(override_location(text, &module, name), &e);
+                    d.message.push_str(
+                        " (an `override` needs a default here: the SPIR-V is written with \
+                         every override resolved, as there is no pipeline to supply one)",
+                    );
+                    d
+                }
+                _ => failed(None, &e),
+            })?;
             let pipeline = spv::PipelineOptions {
                 shader_stage: ep.stage,
                 entry_point: ep.name.clone(),
             };
             let words = spv::write_vec(&module, &info, &options, Some(&pipeline))
-                .map_err(|e| failed(&e))?;
+                .map_err(|e| failed(None, &e))?;
             Ok(EntryOutput {
                 name: ep.name.clone(),
                 spirv: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
@@ -195,6 +206,15 @@ fn span_of_function(text: &str, module: &naga::Module, name: &str) -> Option<Lin
         .map(|(_, s)| *s)
         .find(|s| s.is_defined())?;
     span_location(text, span)
+}
+
+/// Where the override a pipeline constant error names is declared (by name, or by its
+/// `@id` number).
+fn override_location(text: &str, module: &naga::Module, name: &str) -> Option<LineCol> {
+    let (handle, _) = module.overrides.iter().find(|(_, o)| {
+        o.name.as_deref() == Some(name) || o.id.is_some_and(|id| id.to_string() == name)
+    })?;
+    span_location(text, module.overrides.get_span(handle))
 }
 
 /// An error's message followed by its sources' (naga nests the useful detail).
