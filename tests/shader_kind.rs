@@ -794,9 +794,27 @@ fn errors_name_file_line_and_column_and_fail_that_shader_alone() {
     // 300 nested brackets: refused before naga sees them, at the 257th `(`.
     let deep = format!("const x = {}1.0{};\n", "(".repeat(300), ")".repeat(300));
     write(&input.join("deep.wgsl"), &deep);
+    // 200,000 chained additions overflowed naga's stack and aborted the whole build; a
+    // chain of 1,000 is a (long) real expression.
+    let chain = |n: usize| {
+        format!(
+            "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() {{\n    c = vec4({});\n}}\n",
+            vec!["1.0"; n].join(" + ")
+        )
+    };
+    write(&input.join("chain_long.frag"), &chain(200_000));
+    write(&input.join("chain_ok.frag"), &chain(1_000));
     let (ok, finished) = build(dir.path(), &["-j", "2"]);
     assert!(!ok);
     assert_eq!(finished["good.wgsl"].status, "built", "{finished:?}");
+    assert_eq!(finished["chain_ok.frag"].status, "built", "{finished:?}");
+    let e = &finished["chain_long.frag"].error;
+    assert!(e.contains("chains more than 4096 operators"), "{e}");
+    assert_eq!(
+        error_location(e, &input.join("chain_long.frag")).map(|a| a.0),
+        Some(4),
+        "{e}"
+    );
     let error = |name: &str| {
         let f = &finished[name];
         assert_eq!(f.status, "failed", "{name}");
