@@ -161,10 +161,23 @@ fn info_doc(
             opt(f.clips),
         ]);
     }
+    let shaders = doc.table(
+        "shaders",
+        &["file", "size", "SPIR-V", "words", "entry points"],
+    );
+    for f in files.iter().filter(|f| ext(f) == "spv") {
+        shaders.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.spirv_version.clone().unwrap_or_default(),
+            opt(f.spirv_words),
+            f.entry_points.join(", "),
+        ]);
+    }
     let other = doc.table("other files", &["file", "size"]);
     for f in files
         .iter()
-        .filter(|f| !matches!(ext(f).as_str(), "hmesh" | "hmat" | "ktx2" | "hanim"))
+        .filter(|f| !matches!(ext(f).as_str(), "hmesh" | "hmat" | "ktx2" | "hanim" | "spv"))
     {
         other.row(vec![f.path.clone(), size(f.bytes)]);
     }

@@ -18,6 +18,7 @@ pub mod hpack;
 pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
+pub mod spirv;
 pub mod spk;
 
 /// A file's format, recognised from its extension.
@@ -32,6 +33,7 @@ pub enum FormatKind {
     Bmd1,
     Spk,
     HPack,
+    Spirv,
 }
 
 impl FormatKind {
@@ -47,6 +49,7 @@ impl FormatKind {
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
+            "spv" => Self::Spirv,
             _ => return None,
         })
     }

@@ -11,6 +11,7 @@ pub mod embed;
 pub mod lut;
 pub mod model;
 pub mod settings;
+pub mod shader;
 pub mod texture;
 
 use crate::build::asset::{AssetError, AssetSettings, CompiledAsset};
@@ -26,6 +27,7 @@ pub enum KindId {
     Cubemap,
     Lut,
     Embed,
+    Shader,
 }
 
 /// How a kind recognises its sources by name (lower-cased before matching).
@@ -67,6 +69,7 @@ pub static KINDS: &[&AssetKind] = &[
     &lut::KIND,
     &model::KIND,
     &texture::KIND,
+    &shader::KIND,
 ];
 
 /// The registered kind with this id.
@@ -123,6 +126,9 @@ mod tests {
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
+        assert_eq!(kind_of_file("post/Bloom.WGSL"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("lit.frag"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("common.glsl"), Some(KindId::Shader));
         // A bare extension is not a name.
         assert_eq!(kind_of_file(".png"), None);
         assert_eq!(kind_of_folder("Sky.ENV"), Some(KindId::Cubemap));
@@ -138,6 +144,7 @@ mod tests {
             KindId::Cubemap,
             KindId::Lut,
             KindId::Embed,
+            KindId::Shader,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);

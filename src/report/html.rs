@@ -198,6 +198,22 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         }
         h.push_str("</div>\n");
     }
+    if !p.shaders.is_empty() {
+        h.push_str(
+            "<table class=\"shaders\"><tr><th>entry point</th><th>stage</th><th>file</th><th>words</th></tr>",
+        );
+        for s in &p.shaders {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
+                esc(&s.name),
+                esc(&s.model),
+                esc(&s.file),
+                s.words
+            );
+        }
+        h.push_str("</table>\n");
+    }
     if !p.warnings.is_empty() || !p.problems.is_empty() {
         h.push_str("<ul>");
         for w in &p.warnings {
