@@ -34,6 +34,8 @@ impl Source {
             KindId::Texture | KindId::Cubemap | KindId::Lut | KindId::Font => {
                 format!("{}.ktx2", self.runtime_ref())
             }
+            // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.
+            KindId::Shader => format!("{}/", self.runtime_ref()),
         }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.

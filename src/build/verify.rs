@@ -1,7 +1,7 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
 use crate::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind, Problem,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, FormatKind, Problem,
 };
 use std::path::Path;
 
@@ -28,12 +28,19 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::Spk => spk::validate(bytes),
         FormatKind::HPack => hpack::validate(bytes),
         FormatKind::HFont => hfont::validate(bytes),
+        FormatKind::Spirv => spirv::validate(bytes),
     }
 }
 
 /// Validates every file of ours below `root`; one line per problem, naming the file.
 pub fn verify_tree(root: &Path) -> Vec<String> {
+    verify_tree_counted(root).0
+}
+
+/// [`verify_tree`], also counting the files it validated.
+pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
+    let mut validated = 0;
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
@@ -43,6 +50,7 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             continue;
         }
         if let Some(found) = validate_file(entry.path()) {
+            validated += 1;
             problems.extend(
                 found
                     .into_iter()
@@ -50,5 +58,5 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             );
         }
     }
-    problems
+    (problems, validated)
 }

@@ -6,18 +6,37 @@ use assetc::build::info::{FileInfo, SourceSizes, Totals};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.output)?;
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
     let problems = assetc::build::check::check_tree(&args.output);
+    let json = args.json || global.message_format == MessageFormat::Json;
     for p in &problems {
-        if global.message_format == MessageFormat::Json {
-            println!("{}", serde_json::json!({"reason": "problem", "message": p}));
+        if json {
+            // Every problem starts with the file it is about.
+            let (file, message) = p.split_once(": ").unwrap_or(("", p));
+            println!(
+                "{}",
+                serde_json::json!({"reason": "problem", "file": file, "message": message})
+            );
         } else {
             println!("{p}");
         }
     }
-    if !global.quiet && global.message_format == MessageFormat::Human {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "reason": "check-finished",
+                "root": args.output.display().to_string(),
+                "success": problems.is_empty(),
+                "problems": problems.len(),
+                "manifest_version": assetc::build::check::manifest_version(&args.output),
+            })
+        );
+    }
+    if !global.quiet && !json {
         if assetc::build::check::manifest_version(&args.output) == Some(1) {
             eprintln!(
                 "note: assets.hman is version 1 (manifest_version = 1): it holds no sizes or \
@@ -34,6 +53,7 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
 }
 
 pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.output)?;
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
@@ -149,11 +169,24 @@ fn info_doc(
             f.font.clone().unwrap_or_default(),
         ]);
     }
+    let shaders = doc.table(
+        "shaders",
+        &["file", "size", "SPIR-V", "words", "entry points"],
+    );
+    for f in files.iter().filter(|f| ext(f) == "spv") {
+        shaders.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.spirv_version.clone().unwrap_or_default(),
+            opt(f.spirv_words),
+            f.entry_points.join(", "),
+        ]);
+    }
     let other = doc.table("other files", &["file", "size"]);
     for f in files.iter().filter(|f| {
         !matches!(
             ext(f).as_str(),
-            "hmesh" | "hmat" | "ktx2" | "hanim" | "hfont"
+            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "hfont"
         )
     }) {
         other.row(vec![f.path.clone(), size(f.bytes)]);

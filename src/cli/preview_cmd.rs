@@ -34,6 +34,7 @@ pub struct PreviewArgs {
 }
 
 pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.file)?;
     let options = PreviewOptions {
         size: args.size.unwrap_or(preview::DEFAULT_SIZE),
         view: MeshView {

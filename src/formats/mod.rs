@@ -19,6 +19,7 @@ pub mod hpack;
 pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
+pub mod spirv;
 pub mod spk;
 
 /// A file's format, recognised from its extension.
@@ -34,6 +35,7 @@ pub enum FormatKind {
     Spk,
     HPack,
     HFont,
+    Spirv,
 }
 
 impl FormatKind {
@@ -50,6 +52,7 @@ impl FormatKind {
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
             "hfont" => Self::HFont,
+            "spv" => Self::Spirv,
             _ => return None,
         })
     }

@@ -12,6 +12,7 @@ pub mod font;
 pub mod lut;
 pub mod model;
 pub mod settings;
+pub mod shader;
 pub mod texture;
 
 use crate::build::asset::{AssetError, AssetSettings, CompiledAsset};
@@ -28,6 +29,7 @@ pub enum KindId {
     Lut,
     Embed,
     Font,
+    Shader,
 }
 
 /// How a kind recognises its sources by name (lower-cased before matching).
@@ -70,6 +72,7 @@ pub static KINDS: &[&AssetKind] = &[
     &font::KIND,
     &model::KIND,
     &texture::KIND,
+    &shader::KIND,
 ];
 
 /// The registered kind with this id.
@@ -128,6 +131,9 @@ mod tests {
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
+        assert_eq!(kind_of_file("post/Bloom.WGSL"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("lit.frag"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("common.glsl"), Some(KindId::Shader));
         // A bare extension is not a name.
         assert_eq!(kind_of_file(".png"), None);
         assert_eq!(kind_of_folder("Sky.ENV"), Some(KindId::Cubemap));
@@ -144,6 +150,7 @@ mod tests {
             KindId::Lut,
             KindId::Embed,
             KindId::Font,
+            KindId::Shader,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);

@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hfont, hmesh, ktx2};
+use crate::formats::{hfont, hmesh, ktx2, spirv};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -53,6 +53,16 @@ pub struct FontThumb {
 pub const FONT_SAMPLE: &str = preview::font::DEFAULT_TEXT;
 pub const FONT_SAMPLE_PX: u32 = 24;
 
+/// One entry point of a shader asset: the `.spv` that holds it.
+#[derive(Debug, Clone)]
+pub struct ShaderEntry {
+    pub file: String,
+    pub name: String,
+    /// The SPIR-V execution model (`vertex`, `fragment`, `glcompute`).
+    pub model: String,
+    pub words: usize,
+}
+
 #[derive(Debug, Clone)]
 pub struct AssetPage {
     pub source: String,
@@ -68,6 +78,7 @@ pub struct AssetPage {
     pub models: Vec<MeshThumb>,
     pub textures: Vec<TextureThumb>,
     pub fonts: Vec<FontThumb>,
+    pub shaders: Vec<ShaderEntry>,
     /// Outputs that could not be read for the report.
     pub problems: Vec<String>,
     output_root: PathBuf,
@@ -168,6 +179,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         models: Vec::new(),
         textures: Vec::new(),
         fonts: Vec::new(),
+        shaders: Vec::new(),
         problems: Vec::new(),
         output_root: output.to_owned(),
     };
@@ -199,6 +211,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
             }
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
             "hfont" => font_thumb(output, rel, &bytes).map(|t| page.fonts.push(t)),
+            "spv" => shader_entries(rel, &bytes).map(|e| page.shaders.extend(e)),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -273,6 +286,19 @@ fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, Strin
         height: layout.height,
         image: format!("{key:016x}.png"),
     })
+}
+
+fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
+    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+    Ok(m.entry_points
+        .iter()
+        .map(|e| ShaderEntry {
+            file: rel.to_owned(),
+            name: e.name.clone(),
+            model: e.model_name(),
+            words: m.words,
+        })
+        .collect())
 }
 
 /// A name for a thumbnail of these file contents. SipHash (`DefaultHasher::new()` has

@@ -11,7 +11,7 @@ mod collect;
 mod html;
 mod warnings;
 
-pub use collect::{AssetPage, FontThumb, MeshThumb, TextureThumb};
+pub use collect::{AssetPage, FontThumb, MeshThumb, ShaderEntry, TextureThumb};
 pub use warnings::warning_kind;
 
 use crate::build::output::write_atomic;

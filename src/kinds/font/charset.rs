@@ -126,15 +126,16 @@ fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, String> {
 
 fn read_text(path: &Path) -> Result<String, String> {
     let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("{shown}: {e}"))?
-        .len();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
+    let size = meta.len();
     if size > MAX_CHARSET_FILE_BYTES {
         return Err(format!(
             "{shown}: {size} bytes exceeds the charset file limit of {MAX_CHARSET_FILE_BYTES} bytes"
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+    // The input's cache stamp is the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(path, &meta, &bytes);
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{shown}: not UTF-8 text (byte {})",
