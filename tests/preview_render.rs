@@ -334,7 +334,8 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
         err.contains("assets.hman") && err.contains("cannot preview"),
         "{err}"
     );
+    // A missing input is a usage error (exit 2), as for every command.
     let missing = common::assetc(&["preview", "no/such/file.hmesh"]);
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/file.hmesh"));
 }
