@@ -12,7 +12,7 @@
 
 mod common;
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -218,6 +218,12 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
                 }
             }
             let _ = hpack::validate(bytes);
+        }
+        FormatKind::Wav => {
+            if let Ok(info) = wav::read(bytes) {
+                let _ = wav::samples_f32(&info, bytes);
+            }
+            let _ = wav::validate(bytes);
         }
     }
 }

@@ -30,7 +30,10 @@ impl Source {
         match self.kind {
             KindId::Model => self.runtime_ref(),
             KindId::Embed => self.rel_path.clone(),
-            KindId::Texture | KindId::Cubemap | KindId::Lut => format!("{}.ktx2", self.runtime_ref()),
+            KindId::Texture | KindId::Cubemap | KindId::Lut => {
+                format!("{}.ktx2", self.runtime_ref())
+            }
+            KindId::Audio => format!("{}.wav", self.runtime_ref()),
         }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.

@@ -1,7 +1,7 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
 use crate::formats::{
-    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind, Problem,
+    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind, Problem,
 };
 use std::path::Path;
 
@@ -27,6 +27,7 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::Bmd1 => bmd1::validate(bytes),
         FormatKind::Spk => spk::validate(bytes),
         FormatKind::HPack => hpack::validate(bytes),
+        FormatKind::Wav => wav::validate(bytes),
     }
 }
 

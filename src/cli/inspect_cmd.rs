@@ -3,14 +3,14 @@
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, FormatKind};
+use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind};
 use std::fmt::Write;
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
-            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack)",
+            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .wav)",
             args.file.display()
         )
     })?;
@@ -248,6 +248,10 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                 let _ = writeln!(w, "{e:?}");
             }
         }
+        FormatKind::Wav => {
+            let info = wav::read(bytes).map_err(|e| e.to_string())?;
+            let _ = writeln!(w, "WAV {}", info.summary());
+        }
         FormatKind::HPack => {
             let p = hpack::read(bytes).map_err(|e| e.to_string())?;
             let _ = writeln!(w, ".hpack: {} entries", p.len());
@@ -273,8 +277,31 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
         FormatKind::HMat => hmat_doc(bytes),
         FormatKind::HMan => hman_doc(bytes),
         FormatKind::Ktx2 => ktx2_doc(bytes),
+        FormatKind::Wav => wav_doc(bytes),
         _ => return None,
     })
+}
+
+fn wav_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+    let s = info.spec;
+    let mut doc = Doc::new(format!("WAV ({})", size(bytes.len() as u64)));
+    doc.fact("sample rate", format!("{} Hz", s.sample_rate));
+    let layout = match (s.channels, info.extensible) {
+        (1, _) => "mono".to_string(),
+        (2, _) => "stereo".to_string(),
+        (n, true) => format!("{n} (speaker mask {:#x})", s.channel_mask),
+        (n, false) => n.to_string(),
+    };
+    doc.fact("channels", layout);
+    doc.fact(
+        "bit depth",
+        format!("{} ({})", s.format.description(), s.format.codec_name()),
+    );
+    doc.fact("frames", info.frames);
+    doc.fact("duration", format!("{:.3} s", info.duration_seconds()));
+    doc.fact("data", size(info.data_len as u64));
+    Ok(doc)
 }
 
 fn hex(id: u64) -> String {
@@ -583,5 +610,27 @@ mod tests {
         )
         .unwrap();
         assert!(text.contains("rgba8 sRGB, 6 faces, depth 0"), "{text}");
+    }
+
+    #[test]
+    fn wav_doc_shows_rate_channels_depth_and_duration() {
+        let spec = wav::WavSpec {
+            format: wav::SampleFormat::Float32,
+            channels: 6,
+            sample_rate: 48_000,
+            channel_mask: 0x3F,
+        };
+        let bytes = wav::write(&spec, wav::Samples::Float32(&[0.0; 6 * 24_000])).unwrap();
+        let doc = wav_doc(&bytes).unwrap();
+        assert_eq!(fact(&doc, "sample rate"), "48000 Hz");
+        assert_eq!(fact(&doc, "channels"), "6 (speaker mask 0x3f)");
+        assert_eq!(fact(&doc, "bit depth"), "32-bit float (pcm_f32le)");
+        assert_eq!(fact(&doc, "frames"), "24000");
+        assert_eq!(fact(&doc, "duration"), "0.500 s");
+        let text = describe(FormatKind::Wav, &bytes).unwrap();
+        assert!(
+            text.contains("48000 Hz, 6 ch, 32-bit float, 0.500 s"),
+            "{text}"
+        );
     }
 }

@@ -19,6 +19,7 @@ pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
 pub mod spk;
+pub mod wav;
 
 /// A file's format, recognised from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +33,8 @@ pub enum FormatKind {
     Bmd1,
     Spk,
     HPack,
+    /// PCM `.wav` (the audio kind's output; `.wav` sources are never validated as such).
+    Wav,
 }
 
 impl FormatKind {
@@ -47,6 +50,7 @@ impl FormatKind {
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
+            "wav" => Self::Wav,
             _ => return None,
         })
     }

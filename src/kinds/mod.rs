@@ -6,6 +6,7 @@
 //! kind's `compile` and handles every kind's files alike (cache, remote cache, manifest,
 //! validation, reports). Adding a kind is a module here plus one line in [`KINDS`].
 
+pub mod audio;
 pub mod cubemap;
 pub mod embed;
 pub mod lut;
@@ -26,6 +27,7 @@ pub enum KindId {
     Cubemap,
     Lut,
     Embed,
+    Audio,
 }
 
 /// How a kind recognises its sources by name (lower-cased before matching).
@@ -67,6 +69,7 @@ pub static KINDS: &[&AssetKind] = &[
     &lut::KIND,
     &model::KIND,
     &texture::KIND,
+    &audio::KIND,
 ];
 
 /// The registered kind with this id.
@@ -123,6 +126,8 @@ mod tests {
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
+        assert_eq!(kind_of_file("sfx/Hit.WAV"), Some(KindId::Audio));
+        assert_eq!(kind_of_file("bell.oga"), Some(KindId::Audio));
         // A bare extension is not a name.
         assert_eq!(kind_of_file(".png"), None);
         assert_eq!(kind_of_folder("Sky.ENV"), Some(KindId::Cubemap));
@@ -138,6 +143,7 @@ mod tests {
             KindId::Cubemap,
             KindId::Lut,
             KindId::Embed,
+            KindId::Audio,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);
