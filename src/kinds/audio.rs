@@ -190,3 +190,118 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         inputs: vec![source.abs_path.clone()],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::wav::{self as wavfile, SampleFormat, Samples, WavSpec};
+
+    fn source(channels: u16, rate: u32, frames: usize) -> Vec<u8> {
+        let samples: Vec<i16> = (0..frames * usize::from(channels))
+            .map(|i| ((i * 7919) % 65536) as i16)
+            .collect();
+        let spec = WavSpec {
+            format: SampleFormat::Pcm16,
+            channels,
+            sample_rate: rate,
+            channel_mask: 0,
+        };
+        wavfile::write(&spec, Samples::Pcm16(&samples)).unwrap()
+    }
+
+    fn settings(sample_rate: u32, bit_depth: u32, force_3d: bool) -> AudioSettings {
+        AudioSettings {
+            sample_rate,
+            bit_depth,
+            force_3d,
+        }
+    }
+
+    fn run(bytes: Vec<u8>, s: &AudioSettings) -> Result<Converted, AudioError> {
+        convert(bytes, "wav", s, &Budget::new(s))
+    }
+
+    #[test]
+    fn a_sixteen_bit_source_at_the_output_rate_is_copied_bit_for_bit() {
+        let src = source(2, 44_100, 1000);
+        let out = run(src.clone(), &settings(44_100, 16, false)).unwrap();
+        let (a, b) = (
+            wavfile::read(&src).unwrap(),
+            wavfile::read(&out.wav).unwrap(),
+        );
+        assert_eq!(a.data(&src), b.data(&out.wav));
+        assert_eq!(a.spec, b.spec);
+        assert!(out.warnings.is_empty());
+    }
+
+    #[test]
+    fn each_setting_changes_what_is_written() {
+        let src = source(2, 22_050, 2205);
+        let out = run(src.clone(), &settings(48_000, 32, true)).unwrap();
+        let info = wavfile::read(&out.wav).unwrap();
+        assert_eq!(info.spec.sample_rate, 48_000);
+        assert_eq!(info.spec.format, SampleFormat::Float32);
+        assert_eq!(info.spec.channels, 1);
+        // 0.1 s at 22 050 Hz is 0.1 s at 48 000 Hz.
+        assert_eq!(info.frames, 4800);
+    }
+
+    #[test]
+    fn more_than_eight_channels_need_force_3d() {
+        let src = source(8, 8_000, 10);
+        assert!(run(src, &settings(8_000, 16, false)).is_ok());
+        // symphonia reads WAVs of any channel count; ours hold at most 8.
+        let mut nine = source(1, 8_000, 90);
+        nine[22] = 9; // channels
+        nine[32] = 18; // block align
+        nine[28..32].copy_from_slice(&(8_000u32 * 18).to_le_bytes());
+        let e = run(nine.clone(), &settings(8_000, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("9 channels"), "{e}");
+        let mono = run(nine, &settings(8_000, 16, true)).unwrap();
+        assert_eq!(wavfile::read(&mono.wav).unwrap().spec.channels, 1);
+    }
+
+    #[test]
+    fn a_header_that_declares_hours_is_refused_before_decoding() {
+        // 100 bytes of samples, but a data chunk that says 4 GB: 3.1 hours at 192 kHz (and
+        // a RIFF size of u32::MAX, "unknown", as a streaming writer leaves it).
+        let mut src = source(1, 192_000, 50);
+        src[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        src[40..44].copy_from_slice(&(u32::MAX - 1).to_le_bytes());
+        let e = run(src, &settings(44_100, 16, false)).unwrap_err();
+        assert!(matches!(e, AudioError::TooLong { limit: 3600, .. }), "{e}");
+    }
+
+    #[test]
+    fn decoding_stops_at_the_budget() {
+        let s = settings(8_000, 16, false);
+        let src = source(2, 8_000, 16_000);
+        let mut budget = Budget::new(&s);
+        budget.max_seconds = 1;
+        let e = convert(src.clone(), "wav", &s, &budget).unwrap_err();
+        assert!(e.to_string().contains("more than 1 s"), "{e}");
+        let mut budget = Budget::new(&s);
+        budget.max_pcm_bytes = 10_000;
+        let e = convert(src, "wav", &s, &budget).unwrap_err();
+        assert!(
+            matches!(e, AudioError::TooLarge { limit: 10_000, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn damaged_sources_say_why() {
+        let src = source(2, 44_100, 1000);
+        let e = run(
+            src[..src.len() - 1001].to_vec(),
+            &settings(44_100, 16, false),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        let e = run(b"not audio at all".to_vec(), &settings(44_100, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("not a readable audio file"), "{e}");
+        let empty = source(1, 44_100, 0);
+        let e = run(empty, &settings(44_100, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("no audio frames"), "{e}");
+    }
+}

@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hmesh, ktx2};
+use crate::formats::{hmesh, ktx2, wav};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,17 @@ pub struct TextureThumb {
     pub image: String,
 }
 
+/// A sound and its waveform.
+#[derive(Debug, Clone)]
+pub struct SoundThumb {
+    pub file: String,
+    /// `44100 Hz, 2 ch, 16-bit integer, 1.250 s`.
+    pub summary: String,
+    pub channels: u16,
+    pub bytes: u64,
+    pub image: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct AssetPage {
     pub source: String,
@@ -50,6 +61,7 @@ pub struct AssetPage {
     pub outputs: Vec<(String, u64)>,
     pub models: Vec<MeshThumb>,
     pub textures: Vec<TextureThumb>,
+    pub sounds: Vec<SoundThumb>,
     /// Outputs that could not be read for the report.
     pub problems: Vec<String>,
     output_root: PathBuf,
@@ -73,15 +85,21 @@ impl AssetPage {
                 },
                 mip: 0,
             },
-            texture: false,
+            what: Thumb::Model,
         });
         let textures = self.textures.iter().map(|t| RenderJob {
             file_name: t.image.clone(),
             path: self.output_root.join(&t.file),
             options: PreviewOptions::default(),
-            texture: true,
+            what: Thumb::Texture,
         });
-        models.chain(textures).collect()
+        let sounds = self.sounds.iter().map(|s| RenderJob {
+            file_name: s.image.clone(),
+            path: self.output_root.join(&s.file),
+            options: PreviewOptions::default(),
+            what: Thumb::Waveform,
+        });
+        models.chain(textures).chain(sounds).collect()
     }
 }
 
@@ -91,13 +109,24 @@ pub(super) struct RenderJob {
     pub file_name: String,
     path: PathBuf,
     options: PreviewOptions,
-    texture: bool,
+    what: Thumb,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Thumb {
+    Model,
+    Texture,
+    Waveform,
 }
 
 impl RenderJob {
     /// PNG bytes of the thumbnail.
     pub fn render(&self) -> Result<Vec<u8>, String> {
-        if self.texture {
+        if let Thumb::Waveform = self.what {
+            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
+            return super::waveform::draw(&bytes).map(|img| preview::png_bytes(&img));
+        }
+        if let Thumb::Texture = self.what {
             let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
             let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
             let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
@@ -130,6 +159,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         outputs: Vec::new(),
         models: Vec::new(),
         textures: Vec::new(),
+        sounds: Vec::new(),
         problems: Vec::new(),
         output_root: output.to_owned(),
     };
@@ -160,6 +190,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
                 Ok(())
             }
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
+            "wav" => sound_thumb(rel, &bytes).map(|s| page.sounds.push(s)),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -214,6 +245,18 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
         height: ktx.height,
         levels: ktx.levels.len(),
         format: preview::texture::format_name(&ktx),
+        bytes: bytes.len() as u64,
+        image: format!("{key:016x}.png"),
+    })
+}
+
+fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, String> {
+    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+    let key = content_key(&[bytes], usize::MAX - 1);
+    Ok(SoundThumb {
+        file: rel.to_owned(),
+        summary: info.summary(),
+        channels: info.spec.channels,
         bytes: bytes.len() as u64,
         image: format!("{key:016x}.png"),
     })

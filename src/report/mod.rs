@@ -1,5 +1,5 @@
 //! `build --report`: `OUTPUT/report/index.html` with thumbnails of every compiled model
-//! (each LOD level), its textures, sizes, counts, times, warnings and errors, and a
+//! (each LOD level), its textures, the waveform of each sound, sizes, counts, times, warnings and errors, and a
 //! summary on top. The page is plain HTML and CSS with relative links to PNGs beside it:
 //! it needs no network and no script.
 //!
@@ -10,8 +10,9 @@
 mod collect;
 mod html;
 mod warnings;
+mod waveform;
 
-pub use collect::{AssetPage, MeshThumb, TextureThumb};
+pub use collect::{AssetPage, MeshThumb, SoundThumb, TextureThumb};
 pub use warnings::warning_kind;
 
 use crate::build::output::write_atomic;
