@@ -469,3 +469,34 @@ fn a_damaged_sound_fails_alone_naming_the_file() {
     let good = std::fs::read(out.join("good.wav")).unwrap();
     assert!(assetc::formats::wav::validate(&good).is_empty());
 }
+
+#[test]
+fn an_embedded_wav_is_copied_as_it_is_and_not_checked_as_ours() {
+    let Some(t) = tools("audio_kind embedded") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("in"), dir.path().join("out"));
+    let oga = t.sounds.join("bell.oga");
+    // 24-bit: a format our validator refuses, and that the build must not convert.
+    t.convert(&oga, &input.join("raw/bell24.wav"), &["-c:a", "pcm_s24le"]);
+    t.convert(&oga, &input.join("sfx/bell.wav"), &["-c:a", "pcm_s16le"]);
+    std::fs::write(dir.path().join("build.toml"), "embed = [\"raw/*.wav\"]\n").unwrap();
+    let run = build(dir.path(), &input, &out, &["--verify"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert_eq!(
+        std::fs::read(out.join("raw/bell24.wav")).unwrap(),
+        std::fs::read(input.join("raw/bell24.wav")).unwrap()
+    );
+    assert_eq!(t.probe(&out.join("sfx/bell.wav")).0, "pcm_s16le");
+    let check = common::assetc(&["check", out.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}

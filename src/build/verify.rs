@@ -32,14 +32,17 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
 }
 
 /// Validates every file of ours below `root`; one line per problem, naming the file.
+/// Files the manifest lists as embedded are skipped: they are copies of sources (a `.wav`
+/// or `.ktx2` named by an `embed` glob), which the build never claimed to be ours.
 pub fn verify_tree(root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
+    let embedded = embedded_files(root);
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
         .flatten()
     {
-        if !entry.file_type().is_file() {
+        if !entry.file_type().is_file() || embedded.contains(entry.path()) {
             continue;
         }
         if let Some(found) = validate_file(entry.path()) {
@@ -51,4 +54,20 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The files `root`'s manifest lists as embedded (none when it has no readable manifest).
+fn embedded_files(root: &Path) -> std::collections::BTreeSet<std::path::PathBuf> {
+    let Some(manifest) = std::fs::read(root.join(super::manifest::MANIFEST_NAME))
+        .ok()
+        .and_then(|b| hman::read(&b).ok())
+    else {
+        return Default::default();
+    };
+    manifest
+        .entries()
+        .iter()
+        .filter(|e| e.kind == hman::EntryKind::RawFile)
+        .map(|e| root.join(&e.path))
+        .collect()
 }
