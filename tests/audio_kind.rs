@@ -500,3 +500,41 @@ fn an_embedded_wav_is_copied_as_it_is_and_not_checked_as_ours() {
         String::from_utf8_lossy(&check.stdout)
     );
 }
+
+#[test]
+fn surround_keeps_its_channels_in_order_with_their_speakers() {
+    let Some(t) = tools("audio_kind surround") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("in"), dir.path().join("out"));
+    // 5.1 from a real stereo sound, each speaker a different mix, as 16-bit FLAC at the
+    // output rate: the output must be the same samples, channel for channel.
+    t.convert(
+        &t.sounds.join("complete.oga"),
+        &input.join("surround.flac"),
+        &[
+            "-af",
+            "pan=5.1|FL=c0|FR=c1|FC=0.5*c0+0.5*c1|LFE=0.1*c0|BL=0.3*c0|BR=0.6*c1",
+            "-c:a",
+            "flac",
+            "-sample_fmt",
+            "s16",
+        ],
+    );
+    let run = build(dir.path(), &input, &out, &[]);
+    assert!(run.status.success());
+    let wav = out.join("surround.wav");
+    let (codec, rate, channels, _) = t.probe(&wav);
+    assert_eq!((codec.as_str(), rate, channels), ("pcm_s16le", RATE, 6));
+    let layout = Command::new(&t.ffprobe)
+        .args(["-v", "error", "-show_entries", "stream=channel_layout"])
+        .args(["-of", "csv=p=0"])
+        .arg(&wav)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&layout.stdout).trim(), "5.1");
+    let source = t.pcm_s16(&input.join("surround.flac"));
+    assert!(source.len() > 100_000);
+    assert!(t.pcm_s16(&wav) == source, "the channels moved or changed");
+}
