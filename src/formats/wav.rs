@@ -13,6 +13,10 @@
 //! then `data`, interleaved frames, little-endian. Nothing else (no `LIST`), so the file is
 //! exactly the header plus `frames x block align` bytes.
 //!
+//! Written by hand rather than with `hound`: this module builds with the formats alone
+//! (`default-features = false`, no dependencies), the validator needs the chunk layout a
+//! decoding library hides, and the writer is a few dozen lines.
+//!
 //! The reader takes foreign WAVs too (other chunks are skipped), but only the two sample
 //! formats above: it serves `check`, `inspect` and the report, not the audio kind's
 //! sources (those are decoded by symphonia).
