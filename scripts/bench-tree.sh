@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Build-system benchmark: a generated tree of 1,000 small glTF files.
-#   scripts/bench-tree.sh
+#   scripts/bench-tree.sh            (ASSETC=path/to/assetc to time another build)
 # Times a clean build, a no-op rebuild, one edited file, and a bare walk that stats the
 # same files (the floor a no-op rebuild is compared with). Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --bins -q
+if [ -z "${ASSETC:-}" ]; then
+  cargo build --release --bins -q
+  ASSETC=target/release/assetc
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for i in $(seq 0 999); do
@@ -14,17 +17,17 @@ for i in $(seq 0 999); do
   cp assets-sample/hierarchy.gltf "$d/model$i.gltf"
 done
 secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
-clean=$(secs target/release/assetc build "$work/src" -o "$work/out" --no-config -q)
+clean=$(secs "$ASSETC" build "$work/src" -o "$work/out" --no-config -q)
 # Best of three, as the file system settles after the clean build's writes.
 best() { local b=999 t; for _ in 1 2 3; do t=$(secs "$@"); b=$(echo "if ($t < $b) $t else $b" | bc); done; echo "$b"; }
-noop=$(best target/release/assetc build "$work/src" -o "$work/out" --no-config -q)
+noop=$(best "$ASSETC" build "$work/src" -o "$work/out" --no-config -q)
 floor=$(best find "$work/src" -type f -exec stat -c %s {} +)
 echo ' ' >> "$work/src/group3/model321.gltf"
 sed -i 's/"Root"/"Root2"/' "$work/src/group3/model321.gltf"
-one=$(secs target/release/assetc build "$work/src" -o "$work/out" --no-config -q)
-single=$(secs target/release/assetc build "$work/src/group3/model321.gltf" -o "$work/single" --no-config -q --no-cache)
-pack=$(secs target/release/assetc pack "$work/out" -o "$work/out.spk" -q)
-list=$(secs target/release/assetc pack list "$work/out.spk")
+one=$(secs "$ASSETC" build "$work/src" -o "$work/out" --no-config -q)
+single=$(secs "$ASSETC" build "$work/src/group3/model321.gltf" -o "$work/single" --no-config -q --no-cache)
+pack=$(secs "$ASSETC" pack "$work/out" -o "$work/out.spk" -q)
+list=$(secs "$ASSETC" pack list "$work/out.spk")
 files=$(find "$work/out" -type f ! -name .assetc-cache.json | wc -l)
 echo "| run (1,000 glTF files) | seconds |"
 echo "|---|---:|"
@@ -43,8 +46,8 @@ for i in $(seq 0 499); do
   mkdir -p "$d"
   cp assets-sample/box/checker.png "$d/icon$i.png"
 done
-iclean=$(secs target/release/assetc build "$work/img" -o "$work/img-out" --no-config -q)
-inoop=$(best target/release/assetc build "$work/img" -o "$work/img-out" --no-config -q)
+iclean=$(secs "$ASSETC" build "$work/img" -o "$work/img-out" --no-config -q)
+inoop=$(best "$ASSETC" build "$work/img" -o "$work/img-out" --no-config -q)
 ifloor=$(best find "$work/img" -type f -exec stat -c %s {} +)
 echo
 echo "| run (500 standalone .png) | seconds |"

@@ -120,6 +120,57 @@ fn make_reruns_exactly_when_an_input_changes() {
     assert!(depfile.contains("build.toml"), "{depfile}");
 }
 
+/// Make with the depfile after a source is deleted (the depfile still names it) and after
+/// a failed build: the first reruns the rule instead of "No rule to make target", the
+/// second is not called up to date next time.
+#[test]
+fn make_survives_a_deleted_source_and_never_calls_a_failed_build_done() {
+    let Some(make) = tool("make") else { return };
+    let dir = project();
+    std::fs::write(dir.path().join("build.toml"), "").unwrap();
+    let makefile = format!(
+        "out/assets.hman:\n\t@echo RUNNING-ASSETC\n\t{}\n-include build.d\n",
+        assetc_command("build.d")
+    );
+    std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+    std::fs::copy(
+        samples().join("soup.gltf"),
+        dir.path().join(SRC).join("b.gltf"),
+    )
+    .unwrap();
+    assert_eq!(runs(dir.path(), &make), 1, "first build");
+    tick();
+    std::fs::remove_file(dir.path().join(SRC).join("b.gltf")).unwrap();
+    assert_eq!(
+        runs(dir.path(), &make),
+        1,
+        "b.gltf deleted: the rule reruns"
+    );
+    assert!(!dir.path().join("out/b.hmesh").exists());
+    assert_eq!(runs(dir.path(), &make), 0, "then nothing to do");
+
+    // A broken source: make fails, and keeps failing until it is fixed.
+    tick();
+    std::fs::write(dir.path().join(SRC).join("a.gltf"), "{ not json").unwrap();
+    let failing = || {
+        Command::new(&make)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    assert!(!failing(), "the build fails");
+    assert!(!failing(), "and is not called up to date the next time");
+    std::fs::copy(
+        samples().join("strip.gltf"),
+        dir.path().join(SRC).join("a.gltf"),
+    )
+    .unwrap();
+    assert_eq!(runs(dir.path(), &make), 1, "fixed: it builds");
+    assert_eq!(runs(dir.path(), &make), 0);
+}
+
 #[test]
 fn ninja_reruns_exactly_when_an_input_changes() {
     let Some(ninja) = tool("ninja") else { return };
@@ -286,5 +337,60 @@ fn json_messages_carry_structured_diagnostics_and_always_finish() {
     assert!(
         last["error"].as_str().unwrap().contains("missing"),
         "{last}"
+    );
+}
+
+#[test]
+fn watch_keeps_the_last_good_outputs_of_an_asset_that_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = (dir.path().join("src"), dir.path().join("out"));
+    copy_dir(&samples().join("box"), &src.join("box"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .args(["build", "src", "-o", "out", "--no-config", "--watch"])
+        .args(["--message-format", "json"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = collect_lines(&mut child);
+    let finished = || count(&lines, "\"build-finished\"");
+    wait_until("the first build", &lines, || finished() == 1);
+    let good: Vec<(String, Vec<u8>)> = tree(&out)
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("box/") || p.starts_with("tex/"))
+        .collect();
+    assert!(good.iter().any(|(p, _)| p == "box/box.hmesh"), "{good:?}");
+    assert!(good.iter().any(|(p, _)| p.starts_with("tex/")), "{good:?}");
+
+    // The artist saves a broken file: the asset fails, the game keeps the last good one.
+    std::fs::write(src.join("box/box.gltf"), "{ not json").unwrap();
+    wait_until("the failed rebuild", &lines, || finished() == 2);
+    let now: Vec<(String, Vec<u8>)> = tree(&out)
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("box/") || p.starts_with("tex/"))
+        .collect();
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    // (A broken model's image stays its input: it does not become a texture of its own.)
+    assert_eq!(
+        names(&now),
+        names(&good),
+        "the last good outputs (and the texture) are kept"
+    );
+    assert!(now == good, "with the same bytes");
+    let manifest =
+        assetc::formats::hman::read(&std::fs::read(out.join("assets.hman")).unwrap()).unwrap();
+    assert!(manifest.entries().iter().any(|e| e.path == "box/box.hmesh"));
+    let said = lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("\"failed\"") && l.contains("kept while watching"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said,
+        "the failure says the outputs were kept: {:#?}",
+        lines.lock().unwrap()
     );
 }

@@ -23,8 +23,12 @@ fn depfile_lists_every_input_of_every_output() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&dep).unwrap();
     // One rule: the manifest (what a Make or ninja rule names as its output) depends on
-    // every input; here the output was given absolute, so every path is absolute.
-    let (target, deps) = text.split_once(':').expect("a rule");
+    // every input; here the output was given absolute, so every path is absolute. Then,
+    // as `gcc -MP` writes them, an empty rule per prerequisite.
+    let (rule, phony) = text
+        .split_once("\n\n")
+        .expect("a rule, then the empty rules");
+    let (target, deps) = rule.split_once(':').expect("a rule");
     assert_eq!(
         target,
         out.path().join("rt/assets.hman").to_str().unwrap(),
@@ -48,7 +52,12 @@ fn depfile_lists_every_input_of_every_output() {
         deps.contains(&samples().to_str().unwrap()),
         "the input folder:\n{text}"
     );
-    assert_eq!(text.matches(':').count(), 1, "one rule:\n{text}");
+    assert_eq!(rule.matches(':').count(), 1, "one rule:\n{text}");
+    let empty_rules: Vec<&str> = phony.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(empty_rules.len(), deps.len(), "{text}");
+    for (line, dep) in empty_rules.iter().zip(&deps) {
+        assert_eq!(*line, format!("{dep}:"), "an empty rule per prerequisite");
+    }
 }
 
 #[test]

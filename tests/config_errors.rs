@@ -103,8 +103,11 @@ fn config_errors_and_warnings_are_json_with_message_format_json() {
     let o = build_in(&dir, &["--message-format", "json"]);
     assert_eq!(o.status.code(), Some(2));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let d: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap_or(""))
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {stdout:?}"));
+    // The one shape of every diagnostic, config errors included.
+    assert_eq!(v["reason"], "diagnostic", "{v}");
+    let d = &v["diagnostic"];
     assert_eq!(d["severity"], "error", "{d}");
     assert_eq!(d["code"], "config", "{d}");
     assert_eq!(
@@ -129,8 +132,8 @@ fn config_errors_and_warnings_are_json_with_message_format_json() {
     let warning = stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v["severity"] == "warning")
+        .find(|v| v["diagnostic"]["severity"] == "warning")
         .unwrap_or_else(|| panic!("no warning object in {stdout}"));
-    assert_eq!(warning["code"], "config");
-    assert_eq!(warning["line"].as_u64(), Some(2));
+    assert_eq!(warning["diagnostic"]["code"], "config");
+    assert_eq!(warning["diagnostic"]["line"].as_u64(), Some(2));
 }

@@ -1,5 +1,5 @@
 //! Reader fuzzing on stable Rust: seeded, deterministic mutations of valid files of every
-//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk`) go through each reader and
+//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .spv`) go through each reader and
 //! validator. Every case must return (no panic) and stay within a memory bound: no
 //! allocation proportional to a hostile count before the count is checked against the
 //! input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
@@ -12,7 +12,9 @@
 
 mod common;
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind};
+use assetc::formats::{
+    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -219,6 +221,10 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
             }
             let _ = hpack::validate(bytes);
         }
+        FormatKind::Spirv => {
+            let _ = spirv::read(bytes);
+            let _ = spirv::validate(bytes);
+        }
         FormatKind::Wav => {
             if let Ok(info) = wav::read(bytes) {
                 let _ = wav::samples_f32(&info, bytes);
@@ -298,6 +304,38 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
         FormatKind::HPack,
         std::fs::read(&bundle).expect("the packed bundle"),
     ));
+    // The samples hold no shader: two SPIR-V modules from a WGSL source of two entry points.
+    let shaders = out.with_extension("shaders");
+    std::fs::create_dir_all(shaders.join("in")).unwrap();
+    std::fs::write(
+        shaders.join("in/tint.wgsl"),
+        "@group(0) @binding(0) var<uniform> tint: vec4<f32>;\n\
+         @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n\
+         return vec4<f32>(f32(i), 0.0, 0.0, 1.0);\n}\n\
+         @fragment fn fs() -> @location(0) vec4<f32> { return tint; }\n",
+    )
+    .unwrap();
+    let o = common::assetc(&[
+        "build",
+        shaders.join("in").to_str().unwrap(),
+        "-o",
+        shaders.join("out").to_str().unwrap(),
+        "--no-config",
+        "-q",
+    ]);
+    assert!(
+        o.status.success(),
+        "building the shader seeds failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for name in ["vs", "fs"] {
+        let path = shaders.join(format!("out/tint/{name}.spv"));
+        files.push((
+            format!("tint/{name}.spv"),
+            FormatKind::Spirv,
+            std::fs::read(&path).expect("a shader seed"),
+        ));
+    }
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.
     // The smallest files first: mutations of a small file reach its structure more often.
@@ -325,6 +363,7 @@ fn mutated_files_never_panic_or_balloon() {
         FormatKind::Bmd1,
         FormatKind::Spk,
         FormatKind::HPack,
+        FormatKind::Spirv,
     ] {
         assert!(
             files.iter().any(|f| f.1 == kind),

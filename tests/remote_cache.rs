@@ -159,7 +159,10 @@ struct Run {
     finished: Value,
     statuses: Vec<(String, String)>,
     remote_warnings: Vec<String>,
+    /// The warnings of each finished asset, as sent.
+    warnings: Vec<(String, Vec<String>)>,
     code: Option<i32>,
+    stderr: String,
 }
 
 impl Run {
@@ -190,16 +193,24 @@ fn build_remote(input: &Path, out: &Path, url: &str, extra: &[&str]) -> Run {
     build_json(&args, |_| {})
 }
 
-fn build_json(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
+fn build_json(args: &[&str], on_line: impl FnMut(&Value)) -> Run {
+    let run = build_json_any(args, on_line);
+    assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
+    run
+}
+
+/// [`build_json`] whatever its exit code.
+fn build_json_any(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
+    // A test that names a build.toml does not want it ignored.
+    let config = if args.contains(&"--config") {
+        None
+    } else {
+        Some("--no-config")
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_assetc"))
-        .args([
-            "build",
-            "--no-config",
-            "--message-format",
-            "json",
-            "-j",
-            "2",
-        ])
+        .args(["build"])
+        .args(config)
+        .args(["--message-format", "json", "-j", "2"])
         .args(args)
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
@@ -211,17 +222,27 @@ fn build_json(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
         finished: Value::Null,
         statuses: Vec::new(),
         remote_warnings: Vec::new(),
+        warnings: Vec::new(),
         code: None,
+        stderr: String::new(),
     };
     for line in BufReader::new(stdout).lines() {
         let line = line.unwrap();
         let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
         on_line(&v);
         match v["reason"].as_str() {
-            Some("asset-finished") => run.statuses.push((
-                v["source"].as_str().unwrap().to_string(),
-                v["status"].as_str().unwrap().to_string(),
-            )),
+            Some("asset-finished") => {
+                let source = v["source"].as_str().unwrap().to_string();
+                let warnings = v["warnings"].as_array().into_iter().flatten();
+                run.warnings.push((
+                    source.clone(),
+                    warnings
+                        .filter_map(|w| w.as_str().map(String::from))
+                        .collect(),
+                ));
+                run.statuses
+                    .push((source, v["status"].as_str().unwrap().to_string()));
+            }
             Some("diagnostic") if v["diagnostic"]["code"] == "remote-cache" => run
                 .remote_warnings
                 .push(v["diagnostic"]["message"].as_str().unwrap().to_string()),
@@ -231,12 +252,7 @@ fn build_json(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
     }
     let out = child.wait_with_output().unwrap();
     run.code = out.status.code();
-    assert_eq!(
-        run.code,
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run.stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     run
 }
 
@@ -592,13 +608,20 @@ fn standalone_tree(root: &Path) {
     let png = |rgba: [u8; 4], side: u32| {
         let mut bytes = Vec::new();
         image::RgbaImage::from_pixel(side, side, image::Rgba(rgba))
-            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
             .unwrap();
         bytes
     };
     std::fs::create_dir_all(root.join("sky.env")).unwrap();
     for (i, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
-        std::fs::write(root.join(format!("sky.env/{face}.png")), png([40 * i as u8, 9, 9, 255], 8)).unwrap();
+        std::fs::write(
+            root.join(format!("sky.env/{face}.png")),
+            png([40 * i as u8, 9, 9, 255], 8),
+        )
+        .unwrap();
     }
     std::fs::write(root.join("icon.png"), png([200, 100, 50, 255], 16)).unwrap();
     let mut lut = String::from("LUT_3D_SIZE 2\n");
@@ -626,12 +649,19 @@ fn standalone_kinds_go_through_the_remote_and_a_changed_face_rebuilds_only_its_c
     let a = build_remote(&input, &out_a, &url, &[]);
     assert_eq!((a.count("built"), a.count("fetched")), (3, 0));
     let b = build_remote(&input, &out_b, &url, &[]);
-    assert_eq!((b.count("built"), b.count("fetched")), (0, 3), "{:?}", b.statuses);
+    assert_eq!(
+        (b.count("built"), b.count("fetched")),
+        (0, 3),
+        "{:?}",
+        b.statuses
+    );
     assert_same_tree(&out_b, &output_tree(&out_a), "machine B");
 
     // A face is an input of the cube: editing it rebuilds the cube alone, locally, and
     // the remote has no record for the new content.
-    let mut face = image::open(input.join("sky.env/nz.png")).unwrap().to_rgba8();
+    let mut face = image::open(input.join("sky.env/nz.png"))
+        .unwrap()
+        .to_rgba8();
     face.put_pixel(0, 0, image::Rgba([1, 2, 3, 255]));
     face.save(input.join("sky.env/nz.png")).unwrap();
     let c = build_remote(&input, &out_a, &url, &[]);
@@ -642,4 +672,549 @@ fn standalone_kinds_go_through_the_remote_and_a_changed_face_rebuilds_only_its_c
     std::fs::write(input.join("sky.env/notes.txt"), "x").unwrap();
     let d = build_remote(&input, &out_a, &url, &[]);
     assert_eq!(d.with_status("built"), ["sky.env"], "{:?}", d.statuses);
+}
+
+/// Machine A has built the samples into a WebDAV cache; the tests below tamper with what
+/// it stored, straight in the server's data folder, and build on machine B.
+struct Team {
+    server: Server,
+    url: String,
+    work: tempfile::TempDir,
+    input: PathBuf,
+    tree_a: Vec<(String, Vec<u8>)>,
+}
+
+impl Team {
+    fn new(test: &str) -> Option<Team> {
+        let server = start_webdav(test)?;
+        let url = format!("http://127.0.0.1:{}/hostile", server.port);
+        let work = tempfile::tempdir().unwrap();
+        let input = work.path().join("in");
+        copy_dir(&samples(), &input);
+        let out_a = work.path().join("a");
+        let a = build_remote(&input, &out_a, &url, &[]);
+        assert!(a.count("built") > 2, "{:?}", a.statuses);
+        let tree_a = output_tree(&out_a);
+        Some(Team {
+            server,
+            url,
+            work,
+            input,
+            tree_a,
+        })
+    }
+
+    fn store(&self) -> PathBuf {
+        self.server.data().join("hostile/assetc/v1")
+    }
+
+    /// The output record (file and JSON) of the asset that writes `output`.
+    fn record_of(&self, output: &str) -> (PathBuf, Value) {
+        for entry in std::fs::read_dir(self.store().join("rec"))
+            .unwrap()
+            .flatten()
+        {
+            let v: Value = serde_json::from_slice(&std::fs::read(entry.path()).unwrap()).unwrap();
+            if v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["path"] == output)
+            {
+                return (entry.path(), v);
+            }
+        }
+        panic!("no record writes {output}");
+    }
+
+    /// The deps record listing `input`.
+    fn deps_listing(&self, input: &str) -> PathBuf {
+        for entry in std::fs::read_dir(self.store().join("deps"))
+            .unwrap()
+            .flatten()
+        {
+            let v: Value = serde_json::from_slice(&std::fs::read(entry.path()).unwrap()).unwrap();
+            if v["inputs"].as_array().unwrap().iter().any(|i| i == input) {
+                return entry.path();
+            }
+        }
+        panic!("no deps record lists {input}");
+    }
+
+    /// A build on machine B (read only: the server keeps what the test put there) into a
+    /// new output folder.
+    fn build_b(&self, name: &str, extra: &[&str]) -> (Run, PathBuf) {
+        let out = self.work.path().join(name);
+        let mut args = vec!["--remote-cache-mode", "read"];
+        args.extend_from_slice(extra);
+        (build_remote(&self.input, &out, &self.url, &args), out)
+    }
+
+    /// Builds on B with the record of `output`'s asset changed by `tamper`, then puts the
+    /// record back; checks that exactly that asset was built here, with one warning that
+    /// contains `words`, and that B's tree is A's and passes `assetc check`.
+    fn tampered(&self, case: &str, output: &str, words: &str, tamper: impl FnOnce(&mut Value)) {
+        let (path, good) = self.record_of(output);
+        let mut bad = good.clone();
+        tamper(&mut bad);
+        std::fs::write(&path, serde_json::to_vec(&bad).unwrap()).unwrap();
+        let (b, out) = self.build_b(case, &[]);
+        std::fs::write(&path, serde_json::to_vec(&good).unwrap()).unwrap();
+        let victim = source_writing(&self.input, output);
+        assert_eq!(
+            b.with_status("built"),
+            [victim.as_str()],
+            "{case}: {:?}",
+            b.statuses
+        );
+        assert_eq!(
+            b.remote_warnings.len(),
+            1,
+            "{case}: {:?}",
+            b.remote_warnings
+        );
+        let w = &b.remote_warnings[0];
+        assert!(w.contains(&victim) && w.contains(words), "{case}: {w}");
+        assert_same_tree(&out, &self.tree_a, case);
+        let check = assetc(&["check", out.to_str().unwrap()]);
+        assert!(
+            check.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+}
+
+/// The sample source whose outputs include `output` (`box/box.hmesh` -> `box/box.gltf`).
+fn source_writing(input: &Path, output: &str) -> String {
+    let stem = output.rsplit_once('.').unwrap().0;
+    for (rel, _) in tree(input) {
+        if rel
+            .to_lowercase()
+            .rsplit_once('.')
+            .is_some_and(|(s, e)| s == stem && (e == "gltf" || e == "glb"))
+        {
+            return rel;
+        }
+    }
+    panic!("no source writes {output}");
+}
+
+fn blob_file(store: &Path, bytes: &[u8]) -> PathBuf {
+    let hex = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+    store.join("blob").join(&hex[..2]).join(&hex)
+}
+
+#[test]
+fn manifest_paths_of_a_record_are_checked_like_its_files() {
+    let test = "manifest_paths_of_a_record_are_checked_like_its_files";
+    let Some(team) = Team::new(test) else { return };
+    // Each would make the build read that path to stamp the manifest (`/dev/zero`
+    // without end). The missing ones first: without the check they fail the build at
+    // once.
+    for (i, bad) in ["../../x", "/abs/path", "/dev/zero"].iter().enumerate() {
+        team.tampered(&format!("m{i}"), "box/box.hmesh", "malformed", |v| {
+            v["manifest"][0]["path"] = Value::from(*bad);
+        });
+    }
+}
+
+#[test]
+fn an_input_listed_by_a_record_that_leads_outside_the_root_is_not_read() {
+    let test = "an_input_listed_by_a_record_that_leads_outside_the_root_is_not_read";
+    let Some(team) = Team::new(test) else { return };
+    // B's image is a symlink to a copy outside the input folder: same bytes, so the keys
+    // match and the record is found; the importer would refuse to read it.
+    let outside = team.work.path().join("outside/checker.png");
+    std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    let image = team.input.join("box/checker.png");
+    std::fs::rename(&image, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &image).unwrap();
+    let out = team.work.path().join("b");
+    let b = build_json_any(
+        &[
+            team.input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--remote-cache",
+            &team.url,
+            "--remote-cache-mode",
+            "read",
+        ],
+        |_| {},
+    );
+    assert!(
+        !b.with_status("fetched").contains(&"box/box.gltf"),
+        "{:?}",
+        b.statuses
+    );
+    assert!(
+        b.remote_warnings
+            .iter()
+            .any(|w| w.contains("box/box.gltf") && w.contains("outside the input root")),
+        "{:?}",
+        b.remote_warnings
+    );
+    assert_eq!(
+        b.count("fetched"),
+        b.statuses.len() as u64 - 1,
+        "{:?}",
+        b.statuses
+    );
+}
+
+#[test]
+fn one_bad_record_costs_its_asset_a_rebuild_never_the_build() {
+    let test = "one_bad_record_costs_its_asset_a_rebuild_never_the_build";
+    let Some(team) = Team::new(test) else { return };
+    // A manifest entry for a file the record does not carry.
+    team.tampered("unlisted", "box/box.hmesh", "does not carry", |v| {
+        let mut extra = v["manifest"][0].clone();
+        extra["path"] = Value::from("box/other.hmesh");
+        v["manifest"].as_array_mut().unwrap().push(extra);
+    });
+    // A backslash path, in the files and the manifest alike.
+    team.tampered("backslash", "box/box.hmesh", "malformed", |v| {
+        for list in ["files", "manifest"] {
+            for f in v[list].as_array_mut().unwrap() {
+                if f["path"] == "box/box.hmesh" {
+                    f["path"] = Value::from("box\\box.hmesh");
+                }
+            }
+        }
+    });
+    // Another asset's file, with a manifest entry that collides with that asset's.
+    let (_, other) = team.record_of("strip.hmesh");
+    team.tampered("collision", "box/box.hmesh", "strip.hmesh", |v| {
+        let file = other["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == "strip.hmesh")
+            .unwrap();
+        let mut entry = other["manifest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == "strip.hmesh")
+            .unwrap()
+            .clone();
+        entry["srgb"] = Value::from(!entry["srgb"].as_bool().unwrap());
+        v["files"].as_array_mut().unwrap().push(file.clone());
+        v["manifest"].as_array_mut().unwrap().push(entry);
+    });
+    // A file where another asset writes into a folder (`box/`).
+    team.tampered("folder", "strip.hmesh", "writes into a folder", |v| {
+        let mut file = v["files"][0].clone();
+        file["path"] = Value::from("box");
+        v["files"].as_array_mut().unwrap().push(file);
+    });
+}
+
+#[test]
+fn a_fetched_asset_is_validated_as_a_whole_before_it_is_written() {
+    let test = "a_fetched_asset_is_validated_as_a_whole_before_it_is_written";
+    let Some(team) = Team::new(test) else { return };
+    // A dropped manifest entry: the .hmat is not listed.
+    team.tampered("dropped", "box/box.hmesh", "not listed", |v| {
+        v["manifest"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["path"] != "box/box.hmat");
+    });
+    // A wrong-kind entry: the mesh registered as a texture.
+    team.tampered("kind", "box/box.hmesh", "valid asset", |v| {
+        for e in v["manifest"].as_array_mut().unwrap() {
+            if e["path"] == "box/box.hmesh" {
+                e["kind"] = Value::from(0);
+            }
+        }
+    });
+    // The valid .hmesh of another asset, whose material count is not the .hmat's.
+    let count = |name: &str| {
+        let bytes = &team.tree_a.iter().find(|(n, _)| n == name).unwrap().1;
+        assetc::formats::hmesh::HMeshView::parse(bytes)
+            .unwrap()
+            .desc
+            .material_count
+    };
+    let (victim, other) = team
+        .tree_a
+        .iter()
+        .filter(|(n, _)| n.ends_with(".hmesh"))
+        .flat_map(|(a, _)| {
+            team.tree_a
+                .iter()
+                .filter(|(n, _)| n.ends_with(".hmesh"))
+                .map(move |(b, _)| (a.clone(), b.clone()))
+        })
+        .find(|(a, b)| count(a) != count(b))
+        .expect("two samples with different material counts");
+    let other_bytes = team
+        .tree_a
+        .iter()
+        .find(|(n, _)| *n == other)
+        .unwrap()
+        .1
+        .clone();
+    team.tampered("swapped", &victim, "material slots", |v| {
+        for f in v["files"].as_array_mut().unwrap() {
+            if f["path"] == victim.as_str() {
+                f["size"] = Value::from(other_bytes.len());
+                f["digest"] = Value::from(format!(
+                    "{:032x}",
+                    xxhash_rust::xxh3::xxh3_128(&other_bytes)
+                ));
+            }
+        }
+    });
+}
+
+#[test]
+fn warnings_from_a_record_reach_the_terminal_escaped() {
+    let test = "warnings_from_a_record_reach_the_terminal_escaped";
+    let Some(team) = Team::new(test) else { return };
+    let (path, mut v) = team.record_of("box/box.hmesh");
+    v["warnings"] = Value::from(vec!["{source}: \u{1b}]0;owned\u{7}\u{1b}[2Jcleared"]);
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let (b, _) = team.build_b("b", &[]);
+    assert_eq!(b.count("fetched"), b.statuses.len() as u64);
+    let (_, warnings) = b
+        .warnings
+        .iter()
+        .find(|(s, _)| s == "box/box.gltf")
+        .unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert!(!warnings[0].chars().any(char::is_control), "{warnings:?}");
+    assert!(
+        warnings[0].ends_with("\\u{1b}]0;owned\\u{7}\\u{1b}[2Jcleared"),
+        "{warnings:?}"
+    );
+    // And the human output prints it as sent.
+    let out = team.work.path().join("human");
+    let o = Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .args(["build", "--no-config", team.input.to_str().unwrap(), "-o"])
+        .arg(&out)
+        .args(["--remote-cache", &team.url, "--remote-cache-mode", "read"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!o.stderr.contains(&0x1b) && !o.stdout.contains(&0x1b));
+}
+
+/// Max resident memory of the largest child this test process has waited for, in bytes.
+fn children_max_rss() -> u64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) },
+        0
+    );
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// A plain HTTP/1.1 server over `root` that lies about one file: `huge` is announced as
+/// 20 GB and streamed as zeros (at most 1 GiB and 60 s, then it hangs up); or, with
+/// `trickle`, sent as it is but one byte every 2 s (at most 60 s). It answers 64
+/// connections at most.
+fn start_liar(root: PathBuf, huge: String, trickle: bool) -> u16 {
+    use std::io::{Read, Write};
+    let port = free_port();
+    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(64).flatten() {
+            let (root, huge) = (root.clone(), huge.clone());
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut out = stream;
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut body = 0u64;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                            body = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let _ = std::io::copy(&mut (&mut reader).take(body), &mut std::io::sink());
+                    let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    if path.ends_with(&huge) && trickle {
+                        let bytes = std::fs::read(root.join(path.trim_start_matches('/'))).unwrap();
+                        let head =
+                            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", bytes.len());
+                        let _ = out.write_all(head.as_bytes());
+                        let started = Instant::now();
+                        for byte in bytes.chunks(1) {
+                            if out.write_all(byte).is_err()
+                                || started.elapsed() > Duration::from_secs(60)
+                            {
+                                return;
+                            }
+                            std::thread::sleep(Duration::from_secs(2));
+                        }
+                        return;
+                    }
+                    if path.ends_with(&huge) {
+                        let _ = out
+                            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 20000000000\r\n\r\n");
+                        let zeros = vec![0u8; 1 << 16];
+                        let started = Instant::now();
+                        let mut sent = 0u64;
+                        while sent < 1 << 30 && started.elapsed() < Duration::from_secs(60) {
+                            if out.write_all(&zeros).is_err() {
+                                return;
+                            }
+                            sent += zeros.len() as u64;
+                        }
+                        return;
+                    }
+                    let reply = match std::fs::read(root.join(path.trim_start_matches('/'))) {
+                        Ok(bytes) if request.starts_with("GET ") => {
+                            let mut r = format!(
+                                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+                                bytes.len()
+                            )
+                            .into_bytes();
+                            r.extend_from_slice(&bytes);
+                            r
+                        }
+                        _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec(),
+                    };
+                    if out.write_all(&reply).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn records_and_blobs_are_read_within_bounds() {
+    let test = "records_and_blobs_are_read_within_bounds";
+    let Some(team) = Team::new(test) else { return };
+    let n = team
+        .tree_a
+        .iter()
+        .filter(|(n, _)| n.ends_with(".hmesh"))
+        .count() as u64;
+
+    // A server announcing 20 GB for one blob and streaming zeros: that asset is built
+    // here after reading no more than its record declares.
+    let mesh = &team
+        .tree_a
+        .iter()
+        .find(|(n, _)| n == "box/box.hmesh")
+        .unwrap()
+        .1;
+    let blob = blob_file(&team.store(), mesh);
+    let huge = blob.file_name().unwrap().to_str().unwrap().to_string();
+    let port = start_liar(team.server.data(), huge, false);
+    let out = team.work.path().join("liar");
+    let started = Instant::now();
+    let b = build_remote(
+        &team.input,
+        &out,
+        &format!("http://127.0.0.1:{port}/hostile"),
+        &["--remote-cache-mode", "read"],
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        b.with_status("built"),
+        ["box/box.gltf"],
+        "{:?} {:?}",
+        b.statuses,
+        b.remote_warnings
+    );
+    assert_eq!(b.remote_warnings.len(), 1, "{:?}", b.remote_warnings);
+    assert!(
+        b.remote_warnings[0].contains("digest mismatch"),
+        "{:?}",
+        b.remote_warnings
+    );
+    assert_same_tree(&out, &team.tree_a, "after the liar");
+    let rss = children_max_rss();
+    eprintln!("liar: {took:?}, largest child {} MB", rss >> 20);
+    assert!(rss < 700 << 20, "a child used {} MB", rss >> 20);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+
+    // A record larger than 16 MiB is not parsed.
+    let deps = team.deps_listing("box/checker.png");
+    let good = std::fs::read(&deps).unwrap();
+    let padded = format!("{{\"inputs\": [], \"pad\": \"{}\"}}", "x".repeat(17 << 20));
+    std::fs::write(&deps, padded).unwrap();
+    let (b, _) = team.build_b("big-record", &[]);
+    std::fs::write(&deps, good).unwrap();
+    assert_eq!(b.with_status("built"), ["box/box.gltf"], "{:?}", b.statuses);
+    assert!(
+        b.remote_warnings.len() == 1 && b.remote_warnings[0].contains("larger than 16777216 bytes"),
+        "{:?}",
+        b.remote_warnings
+    );
+
+    // `[cache] max_blob_bytes`: larger files are not fetched at all.
+    let config = team.work.path().join("small.toml");
+    std::fs::write(&config, "[cache]\nmax_blob_bytes = 100\n").unwrap();
+    let (b, out) = team.build_b("small", &["--config", config.to_str().unwrap()]);
+    assert_eq!(b.count("built"), n, "{:?}", b.statuses);
+    assert_eq!(b.remote_warnings.len() as u64, n, "{:?}", b.remote_warnings);
+    assert!(
+        b.remote_warnings
+            .iter()
+            .all(|w| w.contains("more than max_blob_bytes (100)")),
+        "{:?}",
+        b.remote_warnings
+    );
+    assert_same_tree(&out, &team.tree_a, "with max_blob_bytes");
+}
+
+#[test]
+fn a_trickling_blob_times_out_and_its_asset_is_built_here() {
+    let test = "a_trickling_blob_times_out_and_its_asset_is_built_here";
+    let Some(team) = Team::new(test) else { return };
+    // One byte every 2 s passes the 10 s bound on each read; the whole body is bounded
+    // by 30 s plus 1 s per MiB declared.
+    let mesh = &team
+        .tree_a
+        .iter()
+        .find(|(n, _)| n == "box/box.hmesh")
+        .unwrap()
+        .1;
+    let blob = blob_file(&team.store(), mesh);
+    let name = blob.file_name().unwrap().to_str().unwrap().to_string();
+    let port = start_liar(team.server.data(), name, true);
+    let out = team.work.path().join("slow");
+    let started = Instant::now();
+    let b = build_remote(
+        &team.input,
+        &out,
+        &format!("http://127.0.0.1:{port}/hostile"),
+        &["--remote-cache-mode", "read"],
+    );
+    let took = started.elapsed();
+    eprintln!("trickle: {took:?}");
+    assert_eq!(
+        b.with_status("built"),
+        ["box/box.gltf"],
+        "{:?} {:?}",
+        b.statuses,
+        b.remote_warnings
+    );
+    assert!(
+        b.remote_warnings.len() == 1 && b.remote_warnings[0].contains("arrives too slowly"),
+        "{:?}",
+        b.remote_warnings
+    );
+    assert!(took < Duration::from_secs(50), "{took:?}");
+    assert_same_tree(&out, &team.tree_a, "after the trickle");
 }

@@ -6,7 +6,8 @@
 //!   first, content hashes only when those moved), and every output is a file the cache
 //!   vouches for and still holds what was written;
 //! - inputs are stamped before they are imported, so a file saved during a build is seen
-//!   as changed by the next one;
+//!   as changed by the next one; inputs a build sees for the first time are stamped with
+//!   the bytes its compile read ([`ReadLog`]), never with what they hold afterwards;
 //! - before a build writes anything it saves an *intent*: the records of the sources it
 //!   rebuilds are dropped and every path it is about to write is listed as pending. A build
 //!   killed while writing thus leaves a cache that vouches only for untouched files, and the
@@ -336,20 +337,101 @@ pub fn stamp_inputs_before(source: &Path, previous: Option<&AssetRecord>) -> Vec
         .collect()
 }
 
+/// What the compilers of a build read of each input: the stamp of the bytes read (their
+/// size and content hash, and the file's time taken just before the read), or `None`
+/// when one file was read twice with different bytes. An input first seen by a build (a
+/// model's buffers and images on its first build) is stamped with what was read, not
+/// with what the file holds once every asset is compiled: an image saved meanwhile is
+/// then never recorded as fresh against outputs made from its old bytes.
+///
+/// The readers (`import`, `kinds`, the image loader) call [`note_read`]; it records into
+/// every log alive in the process, so a log sees the reads of the build that holds it
+/// (and those of a concurrent build in the same process, which can only turn a stamp
+/// into "rebuild next time").
+#[derive(Debug, Default)]
+pub struct ReadLog {
+    reads: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<InputStamp>>>,
+}
+
+static READ_LOGS: std::sync::Mutex<Vec<std::sync::Weak<ReadLog>>> =
+    std::sync::Mutex::new(Vec::new());
+
+impl ReadLog {
+    /// A log that records every read from now until it is dropped.
+    pub fn start() -> std::sync::Arc<ReadLog> {
+        let log = std::sync::Arc::new(ReadLog::default());
+        let mut logs = READ_LOGS.lock().unwrap_or_else(|e| e.into_inner());
+        logs.retain(|l| l.strong_count() > 0);
+        logs.push(std::sync::Arc::downgrade(&log));
+        log
+    }
+
+    /// What was read of `path`: `None` when it was not read, `Some(None)` when it was
+    /// read with different bytes at different times.
+    pub fn read(&self, path: &Path) -> Option<Option<InputStamp>> {
+        self.reads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+            .cloned()
+    }
+
+    fn note(&self, stamp: &InputStamp) {
+        let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
+        match reads.get_mut(&stamp.path) {
+            None => {
+                reads.insert(stamp.path.clone(), Some(stamp.clone()));
+            }
+            Some(Some(seen)) if (seen.size, seen.hash) == (stamp.size, stamp.hash) => {}
+            Some(seen) => *seen = None,
+        }
+    }
+}
+
+/// Records that `bytes` were read from the input `path`, whose metadata `meta` was taken
+/// before the read, in every live [`ReadLog`].
+pub fn note_read(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) {
+    let logs: Vec<_> = {
+        let logs = READ_LOGS.lock().unwrap_or_else(|e| e.into_inner());
+        logs.iter().filter_map(std::sync::Weak::upgrade).collect()
+    };
+    if logs.is_empty() {
+        return;
+    }
+    let stamp = InputStamp {
+        path: path.to_path_buf(),
+        size: bytes.len() as u64,
+        mtime_ns: mtime_ns(meta),
+        hash: content_hash(bytes),
+    };
+    for log in logs {
+        log.note(&stamp);
+    }
+}
+
 /// The stamps to record for `inputs` after the import read them. An input stamped before
-/// keeps that stamp if its size and time did not move meanwhile; one that moved was saved
-/// during the build, so it gets a stamp that never matches and rebuilds next time. Inputs
-/// first seen by this import are stamped now.
-pub fn stamps_after(inputs: &[PathBuf], before: &[InputStamp]) -> Vec<InputStamp> {
+/// keeps that stamp if its size and time did not move meanwhile and the compile read
+/// those bytes; one that moved was saved during the build, so it gets a stamp that never
+/// matches and rebuilds next time. An input first seen by this import gets the stamp of
+/// the bytes the compile read (`reads`); one it did not read (its content shaped no
+/// output) is stamped now.
+pub fn stamps_after(inputs: &[PathBuf], before: &[InputStamp], reads: &ReadLog) -> Vec<InputStamp> {
     inputs
         .iter()
-        .map(|p| match before.iter().find(|b| &b.path == p) {
-            Some(b) => match std::fs::metadata(p) {
-                Ok(meta) if meta.len() == b.size && mtime_ns(&meta) == b.mtime_ns => b.clone(),
-                _ => InputStamp::unknown(p),
+        .map(
+            |p| match (before.iter().find(|b| &b.path == p), reads.read(p)) {
+                (_, Some(None)) => InputStamp::unknown(p),
+                (Some(b), Some(Some(r))) if (r.size, r.hash) != (b.size, b.hash) => {
+                    InputStamp::unknown(p)
+                }
+                (Some(b), _) => match std::fs::metadata(p) {
+                    Ok(meta) if meta.len() == b.size && mtime_ns(&meta) == b.mtime_ns => b.clone(),
+                    _ => InputStamp::unknown(p),
+                },
+                (None, Some(Some(read))) => read,
+                (None, None) => InputStamp::of(p).unwrap_or_else(|_| InputStamp::unknown(p)),
             },
-            None => InputStamp::of(p).unwrap_or_else(|_| InputStamp::unknown(p)),
-        })
+        )
         .collect()
 }
 
@@ -424,7 +506,8 @@ mod tests {
         // Saved during the build: another size.
         std::fs::write(&a, b"three").unwrap();
         std::fs::write(&b, b"new dependency").unwrap();
-        let after = stamps_after(&[a.clone(), b.clone()], &before);
+        let reads = ReadLog::default();
+        let after = stamps_after(&[a.clone(), b.clone()], &before, &reads);
         assert_eq!(after[0], InputStamp::unknown(&a));
         assert!(after[0].still_matches().is_none(), "it rebuilds next time");
         assert_eq!(
@@ -434,7 +517,72 @@ mod tests {
         );
         // Unchanged: the stamp taken before is kept.
         let before = stamp_inputs_before(&a, None);
-        assert_eq!(stamps_after(std::slice::from_ref(&a), &before), before);
+        assert_eq!(
+            stamps_after(std::slice::from_ref(&a), &before, &reads),
+            before
+        );
+    }
+
+    /// The readers report every input under the path the compiled asset lists it by:
+    /// otherwise a first-seen input would silently be stamped after the build again.
+    #[test]
+    fn every_input_of_a_build_is_stamped_from_its_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        std::fs::create_dir_all(&input).unwrap();
+        let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets-sample/box");
+        for f in ["box.gltf", "box.bin", "checker.png"] {
+            std::fs::copy(sample.join(f), input.join(f)).unwrap();
+        }
+        let reads = ReadLog::start();
+        let report = crate::build::Builder::from_options(crate::build::BuildOptions::new(
+            &input,
+            dir.path().join("out"),
+        ))
+        .run()
+        .unwrap();
+        let inputs = report.inputs();
+        assert_eq!(inputs.len(), 3, "{inputs:?}");
+        for path in inputs {
+            assert!(
+                matches!(reads.read(&path), Some(Some(_))),
+                "{}",
+                path.display()
+            );
+        }
+    }
+
+    /// The race of a first build: a model's image is read by its compile, then saved
+    /// again before the build records its stamps. Timing a real build to hit that window
+    /// is not deterministic, so the reader's call and the save are made here in that
+    /// order: the stamp is that of the bytes read, and the asset rebuilds next time.
+    #[test]
+    fn an_input_first_seen_is_stamped_with_the_bytes_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("wood.png");
+        std::fs::write(&image, b"old pixels").unwrap();
+        let reads = ReadLog::start();
+        let meta = std::fs::metadata(&image).unwrap();
+        let bytes = std::fs::read(&image).unwrap();
+        note_read(&image, &meta, &bytes);
+        // Saved by the artist while the rest of the build runs: same size, new content.
+        std::fs::write(&image, b"new pixels").unwrap();
+        let after = stamps_after(std::slice::from_ref(&image), &[], &reads);
+        assert_eq!(after[0].hash, content_hash(b"old pixels"));
+        assert!(after[0].still_matches().is_none(), "it rebuilds next time");
+        // Unchanged since the read: fresh next time.
+        std::fs::write(&image, b"old pixels").unwrap();
+        assert!(after[0].still_matches().is_some());
+        // Read twice with different bytes: never fresh.
+        let b = dir.path().join("b.bin");
+        std::fs::write(&b, b"one").unwrap();
+        note_read(&b, &std::fs::metadata(&b).unwrap(), b"one");
+        note_read(&b, &std::fs::metadata(&b).unwrap(), b"two");
+        let after = stamps_after(std::slice::from_ref(&b), &[], &reads);
+        assert_eq!(after[0], InputStamp::unknown(&b));
+        // A read before the log started is not in it.
+        let later = ReadLog::start();
+        assert_eq!(later.read(&image), None);
     }
 
     #[test]

@@ -6,13 +6,68 @@
 //!
 //! Each damaged file is reported once, by the validator pass (`verify_tree`): the
 //! cross-file checks skip a companion that does not parse instead of repeating its error.
+//!
+//! The cross-file rules ([`cross_file_problems`]) see a tree through [`TreeView`]: the
+//! files on disk here, one fetched asset's files in memory for the remote cache, so an
+//! asset built elsewhere is held to exactly the rules `check` applies.
 
 use super::manifest::MANIFEST_NAME;
 use super::verify::verify_tree;
-use crate::formats::hman::{self, EntryKind, FileStamp};
+use crate::formats::hman::{self, EntryKind, FileStamp, ManifestEntry};
 use crate::formats::{hanim, hmat, hmesh};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// The runtime files the manifest must list, by extension.
+pub const RUNTIME_EXTENSIONS: [&str; 4] = ["hmesh", "hmat", "hanim", "ktx2"];
+
+/// A tree's files as the cross-file rules see them, by `/`-separated relative path.
+pub trait TreeView {
+    /// The file's bytes; the error says why it cannot be read.
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String>;
+    fn is_file(&self, rel: &str) -> bool;
+    /// How messages name the file.
+    fn display(&self, rel: &str) -> String;
+}
+
+/// An output folder on disk.
+pub struct DiskTree<'a>(pub &'a Path);
+
+impl TreeView for DiskTree<'_> {
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
+        std::fs::read(self.0.join(rel))
+            .map(Cow::Owned)
+            .map_err(|e| e.to_string())
+    }
+    fn is_file(&self, rel: &str) -> bool {
+        self.0.join(rel).is_file()
+    }
+    fn display(&self, rel: &str) -> String {
+        self.0.join(rel).display().to_string()
+    }
+}
+
+/// One asset's files in memory (a fetched asset before anything is written).
+pub struct MemoryTree<'a> {
+    pub files: &'a [(String, Vec<u8>)],
+}
+
+impl TreeView for MemoryTree<'_> {
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
+        self.files
+            .iter()
+            .find(|(r, _)| r == rel)
+            .map(|(_, b)| Cow::Borrowed(b.as_slice()))
+            .ok_or_else(|| "not among the asset's files".to_string())
+    }
+    fn is_file(&self, rel: &str) -> bool {
+        self.files.iter().any(|(r, _)| r == rel)
+    }
+    fn display(&self, rel: &str) -> String {
+        rel.to_string()
+    }
+}
 
 /// One line per problem, each naming the file.
 pub fn check_tree(root: &Path) -> Vec<String> {
@@ -29,27 +84,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
             return problems;
         }
     };
-    let by_hash: BTreeMap<u64, &hman::ManifestEntry> =
-        manifest.entries().iter().map(|e| (e.hash, e)).collect();
-    let listed_paths: std::collections::BTreeSet<&str> =
-        manifest.entries().iter().map(|e| e.path.as_str()).collect();
-    for e in manifest.entries() {
-        let file = root.join(&e.path);
-        if !file.is_file() {
-            problems.push(format!(
-                "{}: entry {:016x} points at {}, which does not exist",
-                manifest_path.display(),
-                e.hash,
-                e.path
-            ));
-        } else if let Some(recorded) = e.file {
-            // A file the validator pass already reported (e.g. truncated) is reported once.
-            let prefix = format!("{}:", file.display());
-            if !problems.iter().any(|p| p.starts_with(&prefix)) {
-                problems.extend(check_stamp(&file, recorded));
-            }
-        }
-    }
+    let mut runtime = Vec::new();
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
@@ -59,20 +94,104 @@ pub fn check_tree(root: &Path) -> Vec<String> {
         let Ok(rel) = path.strip_prefix(root) else {
             continue;
         };
-        let rel = rel.to_string_lossy().replace('\\', "/");
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !matches!(ext, "hmesh" | "hmat" | "hanim" | "ktx2") {
-            continue;
+        if RUNTIME_EXTENSIONS.contains(&ext) {
+            runtime.push(rel.to_string_lossy().replace('\\', "/"));
         }
+    }
+    let verified = problems.clone();
+    let found = cross_file_problems(
+        &DiskTree(root),
+        manifest.entries(),
+        &runtime,
+        &mut |e: &ManifestEntry| {
+            let recorded = e.file?;
+            let file = root.join(&e.path);
+            // A file the validator pass already reported (e.g. truncated) is reported once.
+            let prefix = format!("{}:", file.display());
+            if verified.iter().any(|p| p.starts_with(&prefix)) {
+                return None;
+            }
+            check_stamp(&file, recorded)
+        },
+    );
+    problems.extend(found);
+    problems
+}
+
+/// The rules between the files of a tree (or of one asset): every manifest entry names a
+/// file of the tree, every runtime file (`runtime`, in the order given) is listed, each
+/// `.hmat` agrees with its `.hmesh` and resolves its texture refs through `entries`, each
+/// `.hanim` fits its skeleton. `on_listed` adds problems of each entry whose file exists
+/// (`check` compares sizes and digests there).
+pub fn cross_file_problems(
+    tree: &dyn TreeView,
+    entries: &[ManifestEntry],
+    runtime: &[String],
+    on_listed: &mut dyn FnMut(&ManifestEntry) -> Option<String>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let by_hash: BTreeMap<u64, &ManifestEntry> = entries.iter().map(|e| (e.hash, e)).collect();
+    let listed_paths: BTreeSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+    for e in entries {
+        if !tree.is_file(&e.path) {
+            problems.push(format!(
+                "{}: entry {:016x} points at {}, which does not exist",
+                tree.display(MANIFEST_NAME),
+                e.hash,
+                e.path
+            ));
+        } else {
+            problems.extend(on_listed(e));
+        }
+    }
+    for rel in runtime {
+        let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
         if !listed_paths.contains(rel.as_str()) {
-            problems.push(format!("{}: not listed in {MANIFEST_NAME}", path.display()));
+            problems.push(format!(
+                "{}: not listed in {MANIFEST_NAME}",
+                tree.display(rel)
+            ));
         }
         match ext {
-            "hmat" => problems.extend(check_material_table(root, path, &rel, &by_hash)),
-            "hanim" => problems.extend(check_clips(path)),
+            "hmat" => problems.extend(check_material_table(tree, rel, &by_hash)),
+            "hanim" => problems.extend(check_clips(tree, rel)),
             _ => {}
         }
     }
+    problems
+}
+
+/// The rules one asset fetched from a remote cache must pass before any of its files is
+/// written: its manifest entries obey the `.hman` contract on their own (known kind, a
+/// plain path, the id that path or content gives, no two entries on one id or path), and
+/// its files pass [`cross_file_problems`] among themselves. One line per problem.
+pub fn asset_problems(files: &[(String, Vec<u8>)], entries: &[ManifestEntry]) -> Vec<String> {
+    let mut problems = Vec::new();
+    // Version 1 needs no file stamps (a record carries none) and has the same rules.
+    match hman::Manifest::from_entries(entries.to_vec()).and_then(|m| hman::write_version(&m, 1)) {
+        Ok(bytes) => problems.extend(
+            hman::validate(&bytes)
+                .into_iter()
+                .map(|p| format!("{MANIFEST_NAME}: {p}")),
+        ),
+        Err(e) => problems.push(format!("{MANIFEST_NAME}: {e}")),
+    }
+    let runtime: Vec<String> = files
+        .iter()
+        .map(|(rel, _)| rel)
+        .filter(|rel| {
+            rel.rsplit_once('.')
+                .is_some_and(|(_, e)| RUNTIME_EXTENSIONS.contains(&e))
+        })
+        .cloned()
+        .collect();
+    problems.extend(cross_file_problems(
+        &MemoryTree { files },
+        entries,
+        &runtime,
+        &mut |_| None,
+    ));
     problems
 }
 
@@ -110,39 +229,39 @@ fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
 
 /// The companion mesh's bytes; an unreadable one is reported here, one that does not
 /// parse is left to the validator pass (`Ok(None)` from the callers' parse).
-fn companion_mesh(path: &Path) -> Result<Vec<u8>, String> {
-    let mesh_path = path.with_extension("hmesh");
-    std::fs::read(&mesh_path).map_err(|e| {
+fn companion_mesh<'t>(tree: &'t dyn TreeView, rel: &str) -> Result<Cow<'t, [u8]>, String> {
+    let stem = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
+    let mesh_rel = format!("{stem}.hmesh");
+    tree.read(&mesh_rel).map_err(|e| {
         format!(
             "{}: its mesh {} cannot be read: {e}",
-            path.display(),
-            mesh_path.display()
+            tree.display(rel),
+            tree.display(&mesh_rel)
         )
     })
 }
 
 fn check_material_table(
-    root: &Path,
-    path: &Path,
-    _rel: &str,
-    by_hash: &BTreeMap<u64, &hman::ManifestEntry>,
+    tree: &dyn TreeView,
+    rel: &str,
+    by_hash: &BTreeMap<u64, &ManifestEntry>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    let Ok(table) = std::fs::read(path)
-        .map_err(|e| e.to_string())
+    let shown = tree.display(rel);
+    let Ok(table) = tree
+        .read(rel)
         .and_then(|b| hmat::read(&b).map_err(|e| e.to_string()))
     else {
         return problems; // verify_tree already reported it
     };
     // A mesh that does not parse was reported by verify_tree, with its name.
-    match companion_mesh(path).map(|b| {
+    match companion_mesh(tree, rel).map(|b| {
         hmesh::HMeshView::parse(&b)
             .map(|v| v.desc.material_count)
             .ok()
     }) {
         Ok(Some(count)) if count as usize != table.materials.len() => problems.push(format!(
-            "{}: {} rows but its mesh has {count} material slots",
-            path.display(),
+            "{shown}: {} rows but its mesh has {count} material slots",
             table.materials.len()
         )),
         Ok(_) => {}
@@ -158,23 +277,23 @@ fn check_material_table(
         ];
         for (slot, id) in refs.into_iter().filter(|(_, id)| *id != 0) {
             match by_hash.get(&id) {
-                Some(e) if e.kind == EntryKind::Texture && root.join(&e.path).is_file() => {}
-                Some(e) => problems.push(format!("{}: row {row} {slot} {id:016x} resolves to {} which is not an existing texture", path.display(), e.path)),
-                None => problems.push(format!("{}: row {row} {slot} {id:016x} is not in the manifest", path.display())),
+                Some(e) if e.kind == EntryKind::Texture && tree.is_file(&e.path) => {}
+                Some(e) => problems.push(format!("{shown}: row {row} {slot} {id:016x} resolves to {} which is not an existing texture", e.path)),
+                None => problems.push(format!("{shown}: row {row} {slot} {id:016x} is not in the manifest")),
             }
         }
     }
     problems
 }
 
-fn check_clips(path: &Path) -> Vec<String> {
+fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<String> {
     // A mesh that does not parse (Ok(None)) was reported by verify_tree, with its name.
-    let joints = companion_mesh(path).map(|b| {
+    let joints = companion_mesh(tree, rel).map(|b| {
         hmesh::HMeshView::parse(&b)
             .ok()
             .map(|v| v.skin.as_ref().map(|s| s.joints.len() as u32))
     });
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = tree.read(rel) else {
         return Vec::new(); // verify_tree already reported it
     };
     // The validator pass checked the clips alone; only the joint range is new here, so
@@ -184,9 +303,9 @@ fn check_clips(path: &Path) -> Vec<String> {
         Ok(Some(Some(count))) => hanim::validate(&bytes, Some(count))
             .into_iter()
             .filter(|p| !alone.contains(p))
-            .map(|p| format!("{}: {p}", path.display()))
+            .map(|p| format!("{}: {p}", tree.display(rel)))
             .collect(),
-        Ok(Some(None)) => vec![format!("{}: its mesh has no skeleton", path.display())],
+        Ok(Some(None)) => vec![format!("{}: its mesh has no skeleton", tree.display(rel))],
         Ok(None) => Vec::new(),
         Err(e) => vec![e],
     }

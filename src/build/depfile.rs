@@ -6,6 +6,10 @@
 //! the target matches the rule's output as the Makefile or build.ninja spells it. They are
 //! escaped the way both Make and ninja read them.
 //!
+//! Every prerequisite also gets an empty rule of its own, as `gcc -MP` writes them: when a
+//! source is deleted, Make then treats it as a target with no recipe that is out of date
+//! (so the manifest is rebuilt) instead of failing with "No rule to make target".
+//!
 //! A Make or ninja rule compares the manifest's time with its inputs', so after writing
 //! the depfile the manifest is touched even when its bytes did not change: otherwise an
 //! edit that leaves the manifest identical would make the tool rerun the rule forever
@@ -41,15 +45,31 @@ pub fn depfile_text(
         out.push_str(&escape(d));
     }
     out.push('\n');
+    for d in &deps {
+        out.push('\n');
+        out.push_str(&escape(d));
+        out.push_str(":\n");
+    }
     out
 }
 
 /// Sets the manifest's modification time to now (see the module comment).
 pub fn touch(path: &Path) -> std::io::Result<()> {
+    set_modified(path, std::time::SystemTime::now())
+}
+
+/// After a failed build: sets the manifest's modification time to the Unix epoch, older
+/// than any input, so that Make and ninja run the build again next time instead of
+/// calling the failed tree up to date (as a compiler deletes its output on failure).
+pub fn mark_out_of_date(path: &Path) -> std::io::Result<()> {
+    set_modified(path, std::time::UNIX_EPOCH)
+}
+
+fn set_modified(path: &Path, time: std::time::SystemTime) -> std::io::Result<()> {
     std::fs::File::options()
         .write(true)
         .open(path)?
-        .set_modified(std::time::SystemTime::now())
+        .set_modified(time)
 }
 
 /// The input folder and every folder below it (a folder's time changes when a file is

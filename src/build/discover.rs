@@ -33,6 +33,8 @@ impl Source {
             KindId::Texture | KindId::Cubemap | KindId::Lut => {
                 format!("{}.ktx2", self.runtime_ref())
             }
+            // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.
+            KindId::Shader => format!("{}/", self.runtime_ref()),
             KindId::Audio => format!("{}.wav", self.runtime_ref()),
         }
     }

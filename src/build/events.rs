@@ -14,6 +14,8 @@ pub enum AssetStatus {
     /// Served by the remote cache: outputs built elsewhere, fetched and checked.
     Fetched,
     Failed,
+    /// Not attempted: `--fail-fast` stopped the build after another asset failed.
+    Skipped,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -32,6 +34,11 @@ pub struct Diagnostic {
     /// Where in the glTF (`meshes[0].primitives[0].indices`), when the message names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gltf_path: Option<String>,
+    /// Line and column (1-based) in a text source (build.toml, a LUT), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     /// The message without the file and glTF path.
     pub message: String,
     /// A stable name for the kind of problem, when one is known.
@@ -62,6 +69,8 @@ impl Diagnostic {
             file: file.to_string(),
             code: code_of(&message),
             gltf_path,
+            line: None,
+            column: None,
             message,
         }
     }
@@ -166,12 +175,17 @@ pub enum Event {
         /// Bytes written to the remote cache.
         uploaded_bytes: u64,
         failed: usize,
+        /// Assets not attempted after a failure (`--fail-fast`).
+        skipped: usize,
         textures_encoded: usize,
         removed: usize,
         time_ms: u64,
         /// What `--verify` found wrong in the written files.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         verify_problems: Vec<String>,
+        /// With `--verify`: how many written files were re-read and validated.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        verified_files: Option<usize>,
         /// Why the build could not run at all (missing input, unwritable output, ...).
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,

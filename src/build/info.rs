@@ -1,6 +1,6 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
-use crate::formats::{hanim, hmat, hmesh, ktx2, wav, FormatKind};
+use crate::formats::{hanim, hmat, hmesh, ktx2, spirv, wav, FormatKind};
 use serde::Serialize;
 use std::path::Path;
 
@@ -42,6 +42,14 @@ pub struct FileInfo {
     /// Texture: estimated GPU memory, all mips.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_bytes: Option<u64>,
+    /// SPIR-V: its entry points as `<execution model> <name>`, and its version and
+    /// length in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entry_points: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spirv_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spirv_words: Option<u64>,
     /// Sound: rate, channels, sample format, duration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audio: Option<String>,
@@ -175,6 +183,16 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.faces = Some(k.face_count);
             info.depth = (k.depth > 0).then_some(k.depth);
             info.gpu_bytes = gpu_bytes(&k);
+        }
+        FormatKind::Spirv => {
+            let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+            info.entry_points = m
+                .entry_points
+                .iter()
+                .map(|e| format!("{} {}", e.model_name(), e.name))
+                .collect();
+            info.spirv_version = Some(format!("{}.{}", m.version.0, m.version.1));
+            info.spirv_words = Some(m.words as u64);
         }
         FormatKind::Wav => {
             info.audio = Some(wav::read(bytes).map_err(|e| e.to_string())?.summary());

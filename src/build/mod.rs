@@ -66,6 +66,9 @@ pub struct BuildOptions {
     pub verify: bool,
     /// Stop starting new assets after the first failure.
     pub fail_fast: bool,
+    /// An asset that fails keeps the outputs of its last good build (`--watch`: the game
+    /// keeps the asset, and a shared texture is not encoded again on the next good save).
+    pub keep_failed_outputs: bool,
     /// Skip sources whose inputs and settings are unchanged since the last build.
     pub use_cache: bool,
     /// After a successful build, bundle the output folder into `<output>.spk`.
@@ -85,6 +88,9 @@ pub struct BuildOptions {
     /// URL of the shared remote cache (`--remote-cache`, `[cache] remote`).
     pub remote_cache: Option<String>,
     pub remote_mode: remote::RemoteMode,
+    /// The largest output file fetched from the remote cache (`[cache] max_blob_bytes`);
+    /// an asset with a larger one is built here.
+    pub remote_max_blob_bytes: u64,
     /// Build only this shard's sources (`--shard I/N`); the manifest is left to a final
     /// plain build.
     pub shard: Option<shard::Shard>,
@@ -98,6 +104,7 @@ impl BuildOptions {
             jobs: None,
             verify: false,
             fail_fast: false,
+            keep_failed_outputs: false,
             use_cache: true,
             pack_spk: false,
             pack_hpack: false,
@@ -108,6 +115,7 @@ impl BuildOptions {
             rules: Vec::new(),
             remote_cache: None,
             remote_mode: remote::RemoteMode::default(),
+            remote_max_blob_bytes: remote::DEFAULT_MAX_BLOB_BYTES,
             shard: None,
         }
     }
@@ -127,9 +135,8 @@ impl BuildOptions {
                 ignore.add(glob);
             }
         }
-        let built = |b: globset::GlobSetBuilder| {
-            b.build().map_err(|e| BuildError::Config(e.to_string()))
-        };
+        let built =
+            |b: globset::GlobSetBuilder| b.build().map_err(|e| BuildError::Config(e.to_string()));
         Ok(DiscoverRules {
             embed: built(embed)?,
             ignore: built(ignore)?,
@@ -171,6 +178,8 @@ pub struct BuildReport {
     pub removed: usize,
     /// Problems `--verify` found in written files.
     pub verify_problems: Vec<String>,
+    /// Files `--verify` re-read and validated (None without `--verify`).
+    pub verified_files: Option<usize>,
     /// Files below the input that no kind compiles, counted by extension.
     pub ignored: Vec<(String, usize)>,
     /// The archive written with `pack_spk` or `pack_hpack`.
@@ -237,6 +246,8 @@ pub enum BuildError {
     Config(String),
     #[error("build report: {0}")]
     Report(#[from] crate::report::ReportError),
+    #[error(transparent)]
+    OutputFolder(#[from] output::OutputFolderError),
 }
 
 /// Runs builds; see the module example.
@@ -290,6 +301,8 @@ impl Builder {
             return Err(BuildError::MissingInput(opts.input.clone()));
         }
         let root = input_root(&opts.input);
+        // Before anything below the output is swept or written.
+        output::check_output_folder(&opts.output, &root)?;
         let mut discovered =
             discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
                 path: opts.input.clone(),
@@ -327,6 +340,12 @@ impl Builder {
         let pool = pool.build().map_err(|e| BuildError::Pool(e.to_string()))?;
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
+        // While watching, the record of a failing asset's last good build, kept as it is.
+        let kept_record = |source: &Source| {
+            (opts.keep_failed_outputs && trust_cache)
+                .then(|| old_cache.assets.get(&source.rel_path))
+                .flatten()
+        };
 
         let settings: Vec<AssetSettings> = sources
             .iter()
@@ -357,10 +376,9 @@ impl Builder {
                 finish::report_finished(reporter, source, &fresh_report(source, record), 0);
             }
         }
-        let remote = opts
-            .remote_cache
-            .as_ref()
-            .and_then(|url| remote::RemoteCache::open(url, opts.remote_mode, reporter));
+        let remote = opts.remote_cache.as_ref().and_then(|url| {
+            remote::RemoteCache::open(url, opts.remote_mode, opts.remote_max_blob_bytes, reporter)
+        });
         let keys = remote_steps::source_keys(
             &pool,
             remote.as_ref(),
@@ -369,7 +387,7 @@ impl Builder {
             &fresh,
             &collisions,
         );
-        let fetched = remote_steps::fetch_all(
+        let (mut fetched, fetch_ms) = remote_steps::fetch_all(
             // --no-cache rebuilds everything: nothing is fetched (what is built is
             // still uploaded).
             opts.use_cache,
@@ -386,40 +404,81 @@ impl Builder {
             .zip(&fetched)
             .map(|(f, g)| f.is_some() || g.is_some())
             .collect();
-        let stamps_before = pool.install(|| stamp_inputs_before(&sources, &done, &old_cache));
+        let mut stamps_before = pool.install(|| stamp_inputs_before(&sources, &done, &old_cache));
         // Content-addressed: a texture file the cache vouches for is that texture already.
         let vouched = |rel: &str| trust_cache && old_cache.vouched(rel, &opts.output).is_some();
         let textures = texture_store::TextureStore::new(&opts.output, &vouched);
         let seeded = remote_steps::seed_textures(&textures, &fetched);
 
-        let compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
+        // Every input is stamped by the bytes its compile read (see cache::ReadLog).
+        let reads = cache::ReadLog::start();
+        let compile_one = |i: usize| -> (Result<CompiledAsset, String>, f64) {
+            let source = &sources[i];
+            let t = Instant::now();
+            if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return (Err(skipped_error(source)), 0.0);
+            }
+            let result = match collisions.get(&source.rel_path) {
+                Some(other) => Err(format!(
+                    "{}: its outputs would overwrite those of {other} (same path without extension)",
+                    source.abs_path.display()
+                )),
+                None => guard::compile_guarded(source, &root, &settings[i]),
+            };
+            let result = finish::with_textures(result, &textures, source, reporter);
+            let result = result.map_err(|e| match kept_record(source) {
+                Some(_) => format!("{e} (its last good outputs are kept while watching)"),
+                None => e,
+            });
+            if result.is_err() {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            finish::report_compiled(reporter, source, &result, t.elapsed());
+            (result, t.elapsed().as_secs_f64() * 1000.0)
+        };
+        let mut compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
             (0..sources.len())
                 .into_par_iter()
-                .map(|i| {
-                    if done[i] {
-                        return None;
-                    }
-                    let source = &sources[i];
-                    let t = Instant::now();
-                    if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return Some((Err(format!("{}: skipped after an earlier failure (--fail-fast)", source.abs_path.display())), 0.0));
-                    }
-                    let result = match collisions.get(&source.rel_path) {
-                        Some(other) => Err(format!(
-                            "{}: its outputs would overwrite those of {other} (same path without extension)",
-                            source.abs_path.display()
-                        )),
-                        None => guard::compile_guarded(source, &root, &settings[i]),
-                    };
-                    let result = finish::with_textures(result, &textures, source, reporter);
-                    if result.is_err() {
-                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    finish::report_compiled(reporter, source, &result, t.elapsed());
-                    Some((result, t.elapsed().as_secs_f64() * 1000.0))
-                })
+                .map(|i| (!done[i]).then(|| compile_one(i)))
                 .collect()
         });
+        // A fetched asset that passed its own checks may still clash with the rest of the
+        // build (an output path or manifest id of another asset, a folder where it would
+        // write a file): it is built here instead, and so on until nothing clashes (each
+        // round builds at least one more asset here).
+        if let Some(remote) = &remote {
+            loop {
+                let refused =
+                    remote_steps::clashes(&sources, &fresh, &compiled, &fetched, &opts.output);
+                if refused.is_empty() {
+                    break;
+                }
+                for (i, why) in &refused {
+                    remote.refuse(&sources[*i], why, reporter);
+                    fetched[*i] = None;
+                    stamps_before[*i] = cache::stamp_inputs_before(
+                        &sources[*i].abs_path,
+                        old_cache.assets.get(&sources[*i].rel_path),
+                    );
+                    // One more asset to build: its fetch already counted as done.
+                    reporter.event(&Event::Progress {
+                        added: 1,
+                        done: 0,
+                        name: sources[*i].rel_path.clone(),
+                    });
+                }
+                let rebuilt: Vec<_> = pool.install(|| {
+                    refused
+                        .par_iter()
+                        .map(|(i, _)| (*i, compile_one(*i)))
+                        .collect()
+                });
+                for (i, result) in rebuilt {
+                    compiled[i] = Some(result);
+                }
+            }
+        }
+        remote_steps::report_fetched(reporter, &sources, &fetched, &fetch_ms);
 
         let texture_results = textures.into_results();
         save_intent(
@@ -483,11 +542,27 @@ impl Builder {
                             &opts.output,
                             &mut new_cache,
                         );
-                        let record = record_of(asset, hashes[i], &stamps_before[i]);
+                        let record = record_of(asset, hashes[i], &stamps_before[i], &reads);
                         new_cache.assets.insert(source.rel_path.clone(), record);
                         built_report(source, asset)
                     }
-                    Err(error) => finished_failed(source, error.clone()),
+                    Err(error) if is_skipped_error(error) => AssetReport {
+                        status: AssetStatus::Skipped,
+                        ..finished_failed(source, error.clone())
+                    },
+                    Err(error) => match kept_record(source) {
+                        Some(record) => {
+                            carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
+                            new_cache
+                                .assets
+                                .insert(source.rel_path.clone(), record.clone());
+                            AssetReport {
+                                outputs: record.outputs.clone(),
+                                ..finished_failed(source, error.clone())
+                            }
+                        }
+                        None => finished_failed(source, error.clone()),
+                    },
                 },
                 (None, None) => continue,
             };
@@ -545,7 +620,9 @@ impl Builder {
             report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
         }
         if opts.verify {
-            report.verify_problems = verify::verify_tree(&opts.output);
+            let (problems, validated) = verify::verify_tree_counted(&opts.output);
+            report.verify_problems = problems;
+            report.verified_files = Some(validated);
         }
         let archive_format = match (opts.pack_spk, opts.pack_hpack) {
             (true, _) => Some("spk"),
@@ -598,16 +675,20 @@ fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant)
         fetched_bytes: report.fetched_bytes,
         uploaded_bytes: report.uploaded_bytes,
         failed: report.failed(),
+        skipped: report.count(AssetStatus::Skipped),
         textures_encoded: report.textures_encoded,
         removed: report.removed,
         time_ms: whole_ms(started.elapsed()),
         verify_problems: report.verify_problems.clone(),
+        verified_files: report.verified_files,
         error: None,
     });
 }
 
 /// Every file the models among `sources` read, absolute and normalised: from the cache
-/// record of a model whose inputs are unchanged, else from its glTF JSON.
+/// record of a model whose inputs are unchanged, else from its glTF JSON together with
+/// the inputs of its last good build (so that while a model is broken, or being saved,
+/// its images do not turn into textures of their own).
 fn model_inputs(
     sources: &[Source],
     opts: &BuildOptions,
@@ -622,9 +703,20 @@ fn model_inputs(
             let recorded = trust_cache
                 .then(|| cache.fresh_record(&s.rel_path, hash, &opts.output))
                 .flatten();
-            let files = match recorded {
+            let files: Vec<PathBuf> = match recorded {
                 Some(record) => record.inputs.into_iter().map(|i| i.path).collect(),
-                None => crate::kinds::model::referenced_files(&s.abs_path),
+                None => {
+                    let last_good = cache
+                        .assets
+                        .get(&s.rel_path)
+                        .filter(|_| trust_cache)
+                        .into_iter()
+                        .flat_map(|r| r.inputs.iter().map(|i| i.path.clone()));
+                    crate::kinds::model::referenced_files(&s.abs_path)
+                        .into_iter()
+                        .chain(last_good)
+                        .collect()
+                }
             };
             files.into_iter().map(|f| discover::normalized_absolute(&f))
         })
@@ -778,6 +870,17 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
     }
 }
 
+/// The error of an asset `--fail-fast` did not attempt (reported as skipped, not failed).
+fn skipped_error(source: &Source) -> String {
+    format!("{}: {FAIL_FAST_SKIP}", source.abs_path.display())
+}
+
+const FAIL_FAST_SKIP: &str = "not built: skipped after an earlier failure (--fail-fast)";
+
+fn is_skipped_error(error: &str) -> bool {
+    error.ends_with(FAIL_FAST_SKIP)
+}
+
 fn finished_failed(source: &Source, error: String) -> AssetReport {
     AssetReport {
         source: source.rel_path.clone(),
@@ -794,7 +897,12 @@ fn finished_failed(source: &Source, error: String) -> AssetReport {
 
 /// The cache record of a freshly built asset; `before` are the stamps taken before it was
 /// imported.
-fn record_of(asset: &CompiledAsset, settings_hash: u64, before: &[InputStamp]) -> AssetRecord {
+fn record_of(
+    asset: &CompiledAsset,
+    settings_hash: u64,
+    before: &[InputStamp],
+    reads: &cache::ReadLog,
+) -> AssetRecord {
     let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
         .iter()
@@ -806,7 +914,7 @@ fn record_of(asset: &CompiledAsset, settings_hash: u64, before: &[InputStamp]) -
         settings_hash,
         // An input that vanished or changed during the build gets a stamp that never
         // matches again: the asset simply rebuilds next time.
-        inputs: cache::stamps_after(&asset.inputs, before),
+        inputs: cache::stamps_after(&asset.inputs, before, reads),
         outputs,
         manifest,
         warnings: asset.warnings.clone(),

@@ -128,7 +128,15 @@ impl Builder {
                     .starts_with(&input_abs)
             }));
         }
-        paths.extend(self.config_file.clone());
+        // Without a build.toml, the one a user may add later in the crate's folder (cargo
+        // runs build scripts there): naming it now makes cargo rerun the script once it
+        // exists. (Cargo reruns a script whose named file is missing; the build is then a
+        // no-op of a few milliseconds.)
+        paths.push(self.config_file.clone().unwrap_or_else(|| {
+            std::env::current_dir()
+                .unwrap_or_else(|_| PathBuf::from("."))
+                .join(crate::config::CONFIG_NAME)
+        }));
         paths.push(opts.output.join(cache::CACHE_NAME));
         paths
             .iter()
@@ -224,5 +232,23 @@ mod tests {
             *w,
             ["remote cache redis://127.0.0.1:1/0: cannot connect to it"]
         );
+    }
+}
+
+#[cfg(test)]
+mod rerun_tests {
+    use super::*;
+
+    #[test]
+    fn a_crate_without_build_toml_still_names_where_one_would_go() {
+        let builder = Builder::from_options(BuildOptions::new("assets", "out"));
+        assert!(builder.config_file().is_none());
+        let cwd = std::env::current_dir().unwrap();
+        let lines = builder.rerun_if_changed(None);
+        let wanted = format!(
+            "cargo:rerun-if-changed={}",
+            cwd.join("build.toml").display()
+        );
+        assert!(lines.contains(&wanted), "{lines:#?}");
     }
 }

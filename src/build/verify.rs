@@ -1,7 +1,7 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
 use crate::formats::{
-    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind, Problem,
+    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind, Problem,
 };
 use std::path::Path;
 
@@ -27,6 +27,7 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::Bmd1 => bmd1::validate(bytes),
         FormatKind::Spk => spk::validate(bytes),
         FormatKind::HPack => hpack::validate(bytes),
+        FormatKind::Spirv => spirv::validate(bytes),
         FormatKind::Wav => wav::validate(bytes),
     }
 }
@@ -35,7 +36,13 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
 /// Files the manifest lists as embedded are skipped: they are copies of sources (a `.wav`
 /// or `.ktx2` named by an `embed` glob), which the build never claimed to be ours.
 pub fn verify_tree(root: &Path) -> Vec<String> {
+    verify_tree_counted(root).0
+}
+
+/// [`verify_tree`], also counting the files it validated.
+pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
+    let mut validated = 0;
     let embedded = embedded_files(root);
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -46,6 +53,7 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             continue;
         }
         if let Some(found) = validate_file(entry.path()) {
+            validated += 1;
             problems.extend(
                 found
                     .into_iter()
@@ -53,7 +61,7 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
             );
         }
     }
-    problems
+    (problems, validated)
 }
 
 /// The files `root`'s manifest lists as embedded (none when it has no readable manifest).

@@ -78,7 +78,7 @@ pub enum Command {
 pub struct PackArgs {
     #[command(subcommand)]
     pub command: Option<PackCommand>,
-    /// Folder to pack (every file below it, paths lower-cased).
+    /// Folder to pack (every file below it, paths kept as they are, case included).
     pub dir: Option<PathBuf>,
     /// Archive to write [default: DIR.spk, or DIR.hpack with `--format hpack`].
     #[arg(short, long)]

@@ -57,6 +57,7 @@ fn build_once(
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());
     }
+    let manifest = options.output.join(assetc::build::manifest::MANIFEST_NAME);
     if let Some(depfile) = &args.emit_deps {
         let text = report.depfile(
             &options.output,
@@ -65,9 +66,14 @@ fn build_once(
         );
         assetc::build::output::write_atomic(depfile, text.as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
-        let manifest = options.output.join(assetc::build::manifest::MANIFEST_NAME);
         assetc::build::depfile::touch(&manifest)
             .with_context(|| format!("touching {}", manifest.display()))?;
+    }
+    if !report.success() && manifest.is_file() {
+        // Make and ninja compare times: a failed build must not leave the manifest newer
+        // than its inputs, or the next run would call the failed tree up to date.
+        assetc::build::depfile::mark_out_of_date(&manifest)
+            .with_context(|| format!("marking {} out of date", manifest.display()))?;
     }
     Ok(if report.success() {
         ExitCode::SUCCESS

@@ -6,18 +6,37 @@ use assetc::build::info::{FileInfo, SourceSizes, Totals};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.output)?;
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
     let problems = assetc::build::check::check_tree(&args.output);
+    let json = args.json || global.message_format == MessageFormat::Json;
     for p in &problems {
-        if global.message_format == MessageFormat::Json {
-            println!("{}", serde_json::json!({"reason": "problem", "message": p}));
+        if json {
+            // Every problem starts with the file it is about.
+            let (file, message) = p.split_once(": ").unwrap_or(("", p));
+            println!(
+                "{}",
+                serde_json::json!({"reason": "problem", "file": file, "message": message})
+            );
         } else {
             println!("{p}");
         }
     }
-    if !global.quiet && global.message_format == MessageFormat::Human {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "reason": "check-finished",
+                "root": args.output.display().to_string(),
+                "success": problems.is_empty(),
+                "problems": problems.len(),
+                "manifest_version": assetc::build::check::manifest_version(&args.output),
+            })
+        );
+    }
+    if !global.quiet && !json {
         if assetc::build::check::manifest_version(&args.output) == Some(1) {
             eprintln!(
                 "note: assets.hman is version 1 (manifest_version = 1): it holds no sizes or \
@@ -34,6 +53,7 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
 }
 
 pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.output)?;
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
@@ -142,6 +162,19 @@ fn info_doc(
             opt(f.clips),
         ]);
     }
+    let shaders = doc.table(
+        "shaders",
+        &["file", "size", "SPIR-V", "words", "entry points"],
+    );
+    for f in files.iter().filter(|f| ext(f) == "spv") {
+        shaders.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.spirv_version.clone().unwrap_or_default(),
+            opt(f.spirv_words),
+            f.entry_points.join(", "),
+        ]);
+    }
     let sounds = doc.table("sounds", &["file", "size", "audio"]);
     for f in files.iter().filter(|f| ext(f) == "wav") {
         sounds.row(vec![
@@ -151,10 +184,12 @@ fn info_doc(
         ]);
     }
     let other = doc.table("other files", &["file", "size"]);
-    for f in files
-        .iter()
-        .filter(|f| !matches!(ext(f).as_str(), "hmesh" | "hmat" | "ktx2" | "hanim" | "wav"))
-    {
+    for f in files.iter().filter(|f| {
+        !matches!(
+            ext(f).as_str(),
+            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "wav"
+        )
+    }) {
         other.row(vec![f.path.clone(), size(f.bytes)]);
     }
     let by_source = doc.table("sources", &["source", "source size", "output size"]);

@@ -1,48 +1,42 @@
 //! Errors that end a command before or outside a build, and configuration warnings, as
-//! lines for people or, with `--message-format json`, as JSON objects on stdout.
+//! lines for people or, with `--message-format json`, as JSON objects on stdout in the one
+//! shape every diagnostic has: `{"reason": "diagnostic", "diagnostic": {...}}` with the
+//! fields of [`assetc::build::events::Diagnostic`] (docs/diagnostics.md).
 
 use super::args::{GlobalArgs, MessageFormat};
 use super::UsageError;
+use assetc::build::events::{Diagnostic, Severity};
 use assetc::config::ConfigError;
-use serde::Serialize;
-
-#[derive(Serialize)]
-struct Diagnostic<'a> {
-    reason: &'static str,
-    severity: &'static str,
-    /// `config` (build.toml), `usage` (flags, missing input) or `error` (anything else).
-    code: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    column: Option<usize>,
-    message: &'a str,
-}
 
 fn emit(
     format: MessageFormat,
-    severity: &'static str,
+    severity: Severity,
     code: &'static str,
     config: Option<&ConfigError>,
     message: &str,
 ) {
+    let word = match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
     match format {
-        MessageFormat::Human => eprintln!("{severity}: {message}"),
+        MessageFormat::Human => eprintln!("{word}: {message}"),
         MessageFormat::Json => {
             let d = Diagnostic {
-                reason: "diagnostic",
                 severity,
-                code,
-                file: config.map(|c| c.file.display().to_string()),
+                file: config
+                    .map(|c| c.file.display().to_string())
+                    .unwrap_or_default(),
+                gltf_path: None,
                 line: config.and_then(|c| c.line),
                 column: config.and_then(|c| c.column),
-                message: config.map_or(message, |c| c.message.as_str()),
+                message: config.map_or(message, |c| c.message.as_str()).to_string(),
+                code: Some(code),
             };
-            if let Ok(json) = serde_json::to_string(&d) {
-                println!("{json}");
-            }
+            println!(
+                "{}",
+                serde_json::json!({"reason": "diagnostic", "diagnostic": d})
+            );
         }
     }
 }
@@ -52,7 +46,7 @@ pub fn config_warning(global: &GlobalArgs, warning: &ConfigError) {
     if !global.quiet {
         emit(
             global.message_format,
-            "warning",
+            Severity::Warning,
             "config",
             Some(warning),
             &warning.to_string(),
@@ -70,8 +64,8 @@ pub fn command_error(format: MessageFormat, error: &anyhow::Error) {
                 .chain()
                 .find_map(|e| e.downcast_ref::<ConfigError>());
             let code = if config.is_some() { "config" } else { "usage" };
-            emit(format, "error", code, config, &message);
+            emit(format, Severity::Error, code, config, &message);
         }
-        None => emit(format, "error", "error", None, &message),
+        None => emit(format, Severity::Error, "error", None, &message),
     }
 }

@@ -14,15 +14,21 @@ pub fn run(args: InitArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     std::fs::write(&config, starter_config())
         .with_context(|| format!("writing {}", config.display()))?;
     let assets = args.dir.join("assets");
-    if !assets.exists() {
+    let kept = assets.exists();
+    if !kept {
         assetc::samples::multi_material_box(&assets)
             .with_context(|| format!("writing {}", assets.display()))?;
     }
     if !global.quiet {
+        // Say what happened to assets/: an existing folder is never written into.
+        let what = if kept {
+            format!("kept the existing {}", assets.display())
+        } else {
+            format!("wrote a sample model to {}", assets.display())
+        };
         println!(
-            "wrote {} and {}; run `assetc build` there",
-            config.display(),
-            assets.display()
+            "wrote {}; {what}; run `assetc build` there",
+            config.display()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -3,14 +3,17 @@
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spk, wav, FormatKind};
+use assetc::formats::{
+    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+};
 use std::fmt::Write;
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.file)?;
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
-            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .wav)",
+            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .wav)",
             args.file.display()
         )
     })?;
@@ -266,6 +269,21 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                 );
             }
         }
+        FormatKind::Spirv => {
+            let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+            let _ = writeln!(
+                w,
+                "SPIR-V {}.{}: {} words, id bound {}, {} entry points",
+                m.version.0,
+                m.version.1,
+                m.words,
+                m.bound,
+                m.entry_points.len()
+            );
+            for e in &m.entry_points {
+                let _ = writeln!(w, "  {} {}", e.model_name(), e.name);
+            }
+        }
     }
     Ok(out)
 }
@@ -277,6 +295,7 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
         FormatKind::HMat => hmat_doc(bytes),
         FormatKind::HMan => hman_doc(bytes),
         FormatKind::Ktx2 => ktx2_doc(bytes),
+        FormatKind::Spirv => spirv_doc(bytes),
         FormatKind::Wav => wav_doc(bytes),
         _ => return None,
     })
@@ -486,6 +505,31 @@ fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
             if e.srgb { "sRGB" } else { "-" }.to_string(),
             e.path.clone(),
         ]);
+    }
+    Ok(doc)
+}
+
+fn spirv_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!("SPIR-V module ({})", size(bytes.len() as u64)));
+    doc.fact("version", format!("{}.{}", m.version.0, m.version.1));
+    doc.fact("words", m.words);
+    doc.fact("id bound", m.bound);
+    // The generator's tool id is in the high half (28 is naga, 8 glslang).
+    doc.fact(
+        "generator",
+        format!(
+            "tool {}, version {}",
+            m.generator >> 16,
+            m.generator & 0xFFFF
+        ),
+    );
+    if m.big_endian {
+        doc.fact("byte order", "big-endian");
+    }
+    let t = doc.table("entry points", &["name", "execution model"]);
+    for e in &m.entry_points {
+        t.row(vec![e.name.clone(), e.model_name()]);
     }
     Ok(doc)
 }

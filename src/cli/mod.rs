@@ -35,6 +35,15 @@ pub struct UsageError(pub anyhow::Error);
 #[error("{0:#}")]
 pub struct Reported(pub anyhow::Error);
 
+/// A command's input that does not exist is a usage error (exit [`EXIT_USAGE`], as the
+/// README promises), said once, without the operating system's text repeated after it.
+pub fn require_input(path: &std::path::Path) -> anyhow::Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    Err(UsageError(anyhow::anyhow!("{} does not exist", path.display())).into())
+}
+
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let format = cli.global.message_format;

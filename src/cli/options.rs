@@ -111,6 +111,12 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
             options.input.display()
         );
     }
+    // A build sweeps its output folder: a root or the input's own folder is a usage
+    // error, said before anything runs.
+    assetc::build::output::check_output_folder(
+        &options.output,
+        &assetc::build::discover::input_root(&options.input),
+    )?;
     let warnings = match &config {
         // A single-file input has one source: rules for others are not a mistake.
         Some(cfg) if options.input.is_dir() => {

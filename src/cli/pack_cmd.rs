@@ -8,13 +8,23 @@ use std::process::ExitCode;
 
 pub fn run(args: PackArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        Some(PackCommand::List { archives }) => list(&archives, &global),
-        Some(PackCommand::Extract { archive, output }) => extract(&archive, &output, &global),
-        Some(PackCommand::Check { archive }) => check(&archive, &global),
+        Some(PackCommand::List { archives }) => {
+            archives.iter().try_for_each(|a| super::require_input(a))?;
+            list(&archives, &global)
+        }
+        Some(PackCommand::Extract { archive, output }) => {
+            super::require_input(&archive)?;
+            extract(&archive, &output, &global)
+        }
+        Some(PackCommand::Check { archive }) => {
+            super::require_input(&archive)?;
+            check(&archive, &global)
+        }
         None => {
             let dir = args
                 .dir
                 .context("missing DIR to pack (see `assetc pack --help`)")?;
+            super::require_input(&dir)?;
             let format = match args.format {
                 Some(PackFormat::Spk) => ArchiveFormat::Spk,
                 Some(PackFormat::Hpack) => ArchiveFormat::HPack,

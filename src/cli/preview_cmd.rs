@@ -30,6 +30,7 @@ pub struct PreviewArgs {
 }
 
 pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
+    super::require_input(&args.file)?;
     let options = PreviewOptions {
         size: args.size,
         view: MeshView {

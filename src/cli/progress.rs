@@ -78,10 +78,12 @@ impl CliReporter {
                 fetched_bytes: 0,
                 uploaded_bytes: 0,
                 failed: 0,
+                skipped: 0,
                 textures_encoded: 0,
                 removed: 0,
                 time_ms: 0,
                 verify_problems: Vec::new(),
+                verified_files: None,
                 error: Some(message.to_string()),
             });
         }
@@ -140,7 +142,7 @@ impl CliReporter {
                 let show = match status {
                     AssetStatus::Built | AssetStatus::Fetched => !self.quiet,
                     AssetStatus::Fresh => self.verbose,
-                    AssetStatus::Failed => false,
+                    AssetStatus::Failed | AssetStatus::Skipped => false,
                 };
                 if show {
                     let verb = match status {
@@ -155,6 +157,10 @@ impl CliReporter {
                         ),
                         false,
                     );
+                }
+                if *status == AssetStatus::Skipped {
+                    // Counted in the summary; it has no error of its own to list.
+                    return;
                 }
                 for d in diagnostics {
                     match d.severity {
@@ -185,10 +191,12 @@ impl CliReporter {
                 fetched_bytes,
                 uploaded_bytes,
                 failed,
+                skipped,
                 textures_encoded,
                 removed,
                 time_ms,
                 verify_problems,
+                verified_files,
                 ..
             } => {
                 if let Some(bar) = lock(&self.bar).take() {
@@ -215,13 +223,23 @@ impl CliReporter {
                 } else {
                     String::new()
                 };
+                let not_built = if *skipped > 0 {
+                    format!("{skipped} not built (--fail-fast), ")
+                } else {
+                    String::new()
+                };
                 let counts = format!(
-                    "{built} built, {remote}{fresh} fresh, {failed} failed, {textures_encoded} textures encoded, {removed} removed in {:.2} s",
+                    "{built} built, {remote}{fresh} fresh, {failed} failed, {not_built}{textures_encoded} textures encoded, {removed} removed in {:.2} s",
                     *time_ms as f64 / 1000.0
                 );
                 if *success {
                     if !self.quiet {
                         println!("finished: {counts}");
+                        if let Some(n) = verified_files {
+                            println!(
+                                "verified: {n} written files re-read and valid (every .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack of the output)"
+                            );
+                        }
                     }
                 } else {
                     let mut why = Vec::new();
@@ -266,6 +284,8 @@ impl Reporter for CliReporter {
                     severity: Severity::Warning,
                     file: String::new(),
                     gltf_path: None,
+                    line: None,
+                    column: None,
                     message: message.clone(),
                     code: Some("ignored-files"),
                 };
@@ -276,6 +296,8 @@ impl Reporter for CliReporter {
                     severity: Severity::Warning,
                     file: remote.clone(),
                     gltf_path: None,
+                    line: None,
+                    column: None,
                     message: message.clone(),
                     code: Some("remote-cache"),
                 };

@@ -54,6 +54,7 @@ pub fn run_watch(
         ignore,
     };
     let input_dir = absolute(&options.input);
+    options.keep_failed_outputs = true;
     watch(&set, |changes| {
         let names: Vec<String> = changes
             .paths
@@ -68,7 +69,10 @@ pub fn run_watch(
         reporter.changed(&names);
         if changes.config_changed {
             match super::options::options_from(args) {
-                Ok(resolved) => options = resolved.options,
+                Ok(resolved) => {
+                    options = resolved.options;
+                    options.keep_failed_outputs = true;
+                }
                 Err(e) => {
                     let e = anyhow::Error::new(e);
                     reporter.build_error(&format!("{e:#}"));

@@ -3,11 +3,11 @@
 use super::tables::{settings_layer, Partial};
 use crate::build::asset::Target;
 use crate::build::remote::RemoteMode;
+use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;
-use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::targets::qtmesh::QtTargetSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -87,6 +87,9 @@ pub struct CacheTable {
     pub remote: Option<Spanned<String>>,
     /// `read`, `write` or `readwrite`.
     pub mode: Option<RemoteMode>,
+    /// The largest output file fetched from the remote cache, in bytes (default 1 GiB):
+    /// a record naming a larger one is a miss, and that asset is built here.
+    pub max_blob_bytes: Option<u64>,
 }
 
 /// `[presets.NAME]`, chosen with `--preset NAME`.

@@ -105,6 +105,9 @@ impl Config {
         if let Some(mode) = self.cache.mode {
             options.remote_mode = mode;
         }
+        if let Some(max) = self.cache.max_blob_bytes {
+            options.remote_max_blob_bytes = max;
+        }
         self.apply_tables(&mut options.settings).map_err(invalid)?;
         if let Some(p) = preset {
             p.apply_tables(&mut options.settings).map_err(invalid)?;

@@ -18,6 +18,7 @@ pub mod hpack;
 pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
+pub mod spirv;
 pub mod spk;
 pub mod wav;
 
@@ -33,6 +34,7 @@ pub enum FormatKind {
     Bmd1,
     Spk,
     HPack,
+    Spirv,
     /// PCM `.wav` (the audio kind's output; `.wav` sources are never validated as such).
     Wav,
 }
@@ -50,6 +52,7 @@ impl FormatKind {
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
+            "spv" => Self::Spirv,
             "wav" => Self::Wav,
             _ => return None,
         })

@@ -171,7 +171,8 @@ pub fn import_gltf(
         file: file.clone(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(io_err)?.len();
+    let meta = std::fs::metadata(path).map_err(io_err)?;
+    let size = meta.len();
     if size > opts.limits.max_file_bytes {
         return Err(ImportError::Limit {
             file,
@@ -183,6 +184,22 @@ pub fn import_gltf(
         });
     }
     let data = std::fs::read(path).map_err(io_err)?;
+    // The inputs' stamps are the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(path, &meta, &data);
+    let named_glb = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if named_glb && !data.starts_with(b"glTF") {
+        // Reading it as JSON would only say "invalid JSON" about a binary file.
+        let head: Vec<String> = data.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        return Err(ImportError::Container {
+            file,
+            reason: format!(
+                "the GLB header is wrong: the file starts with bytes [{}], not the magic \"glTF\" (67 6c 54 46)",
+                head.join(" ")
+            ),
+        });
+    }
     let (json_bytes, blob) = if data.starts_with(b"glTF") {
         let glb = buffers::parse_glb(&data).map_err(|reason| ImportError::Container {
             file: file.clone(),

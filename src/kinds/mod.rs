@@ -12,6 +12,7 @@ pub mod embed;
 pub mod lut;
 pub mod model;
 pub mod settings;
+pub mod shader;
 pub mod texture;
 
 use crate::build::asset::{AssetError, AssetSettings, CompiledAsset};
@@ -27,6 +28,7 @@ pub enum KindId {
     Cubemap,
     Lut,
     Embed,
+    Shader,
     Audio,
 }
 
@@ -69,6 +71,7 @@ pub static KINDS: &[&AssetKind] = &[
     &lut::KIND,
     &model::KIND,
     &texture::KIND,
+    &shader::KIND,
     &audio::KIND,
 ];
 
@@ -126,6 +129,9 @@ mod tests {
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
+        assert_eq!(kind_of_file("post/Bloom.WGSL"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("lit.frag"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("common.glsl"), Some(KindId::Shader));
         assert_eq!(kind_of_file("sfx/Hit.WAV"), Some(KindId::Audio));
         assert_eq!(kind_of_file("bell.oga"), Some(KindId::Audio));
         // A bare extension is not a name.
@@ -143,6 +149,7 @@ mod tests {
             KindId::Cubemap,
             KindId::Lut,
             KindId::Embed,
+            KindId::Shader,
             KindId::Audio,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");

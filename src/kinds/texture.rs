@@ -49,7 +49,12 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
             message: e.to_string(),
         }
     })?;
-    Ok(texture_asset(source, encoded, mode, vec![source.abs_path.clone()]))
+    Ok(texture_asset(
+        source,
+        encoded,
+        mode,
+        vec![source.abs_path.clone()],
+    ))
 }
 
 /// The compiled asset of one `.ktx2` named by the source's ref: `<ref>.ktx2`, manifest
@@ -97,7 +102,10 @@ pub fn mode_for(rel_path: &str, settings: &AssetSettings) -> TextureMode {
         return TextureMode::Linear;
     }
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    match stem.rsplit_once('.').map(|(_, tag)| tag.to_ascii_lowercase()) {
+    match stem
+        .rsplit_once('.')
+        .map(|(_, tag)| tag.to_ascii_lowercase())
+    {
         Some(tag) if tag == "n" => TextureMode::Normal,
         Some(tag) if matches!(tag.as_str(), "ao" | "h" | "r") => TextureMode::Single,
         _ => TextureMode::Color,
@@ -110,14 +118,18 @@ pub(super) fn read_limited(path: &std::path::Path, limit: u64) -> Result<Vec<u8>
         path: path.display().to_string(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    let meta = std::fs::metadata(path).map_err(read_error)?;
+    let size = meta.len();
     if size > limit {
         return Err(AssetError::Invalid {
             path: path.display().to_string(),
             message: format!("{size} bytes exceeds the file size limit of {limit} bytes"),
         });
     }
-    std::fs::read(path).map_err(read_error)
+    let bytes = std::fs::read(path).map_err(read_error)?;
+    // The inputs' stamps are the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(path, &meta, &bytes);
+    Ok(bytes)
 }
 
 #[cfg(test)]

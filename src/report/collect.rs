@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hmesh, ktx2, wav};
+use crate::formats::{hmesh, ktx2, spirv, wav};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,16 @@ pub struct TextureThumb {
     pub image: String,
 }
 
+/// One entry point of a shader asset: the `.spv` that holds it.
+#[derive(Debug, Clone)]
+pub struct ShaderEntry {
+    pub file: String,
+    pub name: String,
+    /// The SPIR-V execution model (`vertex`, `fragment`, `glcompute`).
+    pub model: String,
+    pub words: usize,
+}
+
 /// A sound and its waveform.
 #[derive(Debug, Clone)]
 pub struct SoundThumb {
@@ -61,6 +71,7 @@ pub struct AssetPage {
     pub outputs: Vec<(String, u64)>,
     pub models: Vec<MeshThumb>,
     pub textures: Vec<TextureThumb>,
+    pub shaders: Vec<ShaderEntry>,
     pub sounds: Vec<SoundThumb>,
     /// Outputs that could not be read for the report.
     pub problems: Vec<String>,
@@ -159,6 +170,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         outputs: Vec::new(),
         models: Vec::new(),
         textures: Vec::new(),
+        shaders: Vec::new(),
         sounds: Vec::new(),
         problems: Vec::new(),
         output_root: output.to_owned(),
@@ -190,6 +202,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
                 Ok(())
             }
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
+            "spv" => shader_entries(rel, &bytes).map(|e| page.shaders.extend(e)),
             "wav" => sound_thumb(rel, &bytes).map(|s| page.sounds.push(s)),
             _ => Ok(()),
         };
@@ -248,6 +261,19 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
         bytes: bytes.len() as u64,
         image: format!("{key:016x}.png"),
     })
+}
+
+fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
+    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+    Ok(m.entry_points
+        .iter()
+        .map(|e| ShaderEntry {
+            file: rel.to_owned(),
+            name: e.name.clone(),
+            model: e.model_name(),
+            words: m.words,
+        })
+        .collect())
 }
 
 fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, String> {

@@ -121,6 +121,7 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         AssetStatus::Fresh => "unchanged",
         AssetStatus::Fetched => "fetched",
         AssetStatus::Failed => "failed",
+        AssetStatus::Skipped => "not built (--fail-fast)",
     };
     let class = if p.status == AssetStatus::Failed {
         "asset failed"
@@ -196,6 +197,22 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
             figure(h, &t.image, w, hh, &caption, failed_renders);
         }
         h.push_str("</div>\n");
+    }
+    if !p.shaders.is_empty() {
+        h.push_str(
+            "<table class=\"shaders\"><tr><th>entry point</th><th>stage</th><th>file</th><th>words</th></tr>",
+        );
+        for s in &p.shaders {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
+                esc(&s.name),
+                esc(&s.model),
+                esc(&s.file),
+                s.words
+            );
+        }
+        h.push_str("</table>\n");
     }
     if !p.sounds.is_empty() {
         h.push_str("<div class=\"thumbs\">");

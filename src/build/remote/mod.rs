@@ -37,7 +37,14 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use store::{Store, StoreError};
+use store::{Bounded, Store, StoreError};
+
+/// The largest deps or output record read (a real one is a few kilobytes): a server may
+/// answer anything, and a record is parsed whole.
+pub const MAX_RECORD_BYTES: u64 = 16 << 20;
+/// `[cache] max_blob_bytes` when build.toml does not set it: the largest output file
+/// fetched (larger ones are built here).
+pub const DEFAULT_MAX_BLOB_BYTES: u64 = 1 << 30;
 
 /// Whether a build reads from the remote cache, writes to it, or both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -88,7 +95,11 @@ pub struct SourceKey {
 /// reports why).
 pub fn source_key(settings: &AssetSettings, source: &Source) -> Option<SourceKey> {
     let stamp = InputStamp::of(&source.abs_path).ok()?;
-    let text = format!("{:?} {}", source.kind, super::cache::settings_text(settings));
+    let text = format!(
+        "{:?} {}",
+        source.kind,
+        super::cache::settings_text(settings)
+    );
     Some(SourceKey {
         key: key::source_key(&text, &source.rel_path, &stamp),
         stamp,
@@ -112,6 +123,8 @@ pub struct RemoteCache {
     /// The URL as printed (no secrets).
     shown: String,
     mode: RemoteMode,
+    /// The largest blob fetched (`[cache] max_blob_bytes`).
+    max_blob_bytes: u64,
     off: AtomicBool,
     fetched_bytes: AtomicU64,
     uploaded_bytes: AtomicU64,
@@ -140,13 +153,19 @@ impl From<StoreError> for Miss {
 impl RemoteCache {
     /// Connects (lazily: most services only talk on the first call). A failure is
     /// reported as a warning and the build runs without the remote.
-    pub fn open(url: &str, mode: RemoteMode, reporter: &dyn Reporter) -> Option<RemoteCache> {
+    pub fn open(
+        url: &str,
+        mode: RemoteMode,
+        max_blob_bytes: u64,
+        reporter: &dyn Reporter,
+    ) -> Option<RemoteCache> {
         let shown = store::redacted(url);
         match Store::open(url) {
             Ok(store) => Some(RemoteCache {
                 store,
                 shown,
                 mode,
+                max_blob_bytes,
                 off: AtomicBool::new(false),
                 fetched_bytes: AtomicU64::new(0),
                 uploaded_bytes: AtomicU64::new(0),
@@ -187,6 +206,19 @@ impl RemoteCache {
 
     /// The asset of `source` from the remote cache, when every part of it is there and
     /// sound.
+    /// Says that a fetched asset is not used after all (its record conflicts with another
+    /// asset of this build, or with what is on disk): one warning, and it is built here.
+    pub fn refuse(&self, source: &Source, why: &str, reporter: &dyn Reporter) {
+        reporter.event(&Event::RemoteWarning {
+            remote: self.shown.clone(),
+            message: format!(
+                "{}: {}; building it here",
+                source.rel_path,
+                record::escaped(why)
+            ),
+        });
+    }
+
     pub fn fetch(
         &self,
         key: &SourceKey,
@@ -218,24 +250,60 @@ impl RemoteCache {
         let deps: DepsRecord = self.get_json(&deps_path(key.key))?;
         let mut inputs = vec![key.stamp.clone()];
         let mut keyed = Vec::new();
+        // The importer never reads outside the input root (it refuses symlinks leading
+        // out): nor does a lookup, whatever a record lists.
+        let real_root = std::fs::canonicalize(root).map_err(|_| Miss::Absent)?;
         for rel in &deps.inputs {
-            if !is_plain_relative(rel) {
-                return Err(Miss::Damaged(format!("its record names `{rel}`")));
+            if !is_plain_relative(rel) || rel.contains('\\') || rel.chars().any(char::is_control) {
+                return Err(Miss::Damaged(format!(
+                    "its record names `{}`",
+                    record::escaped(rel)
+                )));
             }
             // An input missing here: this machine's sources differ; build and see.
+            let real = std::fs::canonicalize(root.join(rel)).map_err(|_| Miss::Absent)?;
+            if !real.starts_with(&real_root) {
+                return Err(Miss::Damaged(format!(
+                    "its record lists the input `{rel}`, which leads outside the input root"
+                )));
+            }
+            // Only files and folders (a cubemap's faces) are inputs: a FIFO or a device
+            // would block or never end when hashed.
+            match std::fs::metadata(&real) {
+                Ok(m) if m.is_file() || m.is_dir() => {}
+                _ => {
+                    return Err(Miss::Damaged(format!(
+                        "its record lists the input `{rel}`, which is not a file"
+                    )))
+                }
+            }
             let stamp = InputStamp::of(&root.join(rel)).map_err(|_| Miss::Absent)?;
             keyed.push((rel.as_str(), stamp.clone()));
             inputs.push(stamp);
         }
         let content = content_key(key.key, keyed.iter().map(|(r, s)| (*r, s)));
         let mut record: OutputRecord = self.get_json(&record_path(content))?;
-        if !record.is_sound() {
-            return Err(Miss::Damaged("its record is malformed".into()));
+        if let Some(problem) = record.problem(self.max_blob_bytes) {
+            return Err(Miss::Damaged(format!("its record is malformed: {problem}")));
         }
         let mut files = Vec::with_capacity(record.files.len());
         for file in &record.files {
             let bytes = self.fetch_blob(file)?;
             files.push((file.path.clone(), bytes));
+        }
+        // The asset as a whole, by the rules `assetc check` applies to a tree, before any
+        // of its files is written.
+        let entries: Vec<_> = record
+            .manifest
+            .iter()
+            .filter_map(super::cache::CachedEntry::to_entry)
+            .collect();
+        let problems = super::check::asset_problems(&files, &entries);
+        if let Some(first) = problems.first() {
+            return Err(Miss::Damaged(format!(
+                "its files do not make a valid asset: {}",
+                record::escaped(first)
+            )));
         }
         let display = source.abs_path.display().to_string();
         record.warnings = record::local_warnings(&record.warnings, &display);
@@ -247,28 +315,54 @@ impl RemoteCache {
         })
     }
 
+    /// A record, at most [`MAX_RECORD_BYTES`] of it.
     fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, Miss> {
-        let bytes = self.store.get(path)?.ok_or(Miss::Absent)?;
+        let bytes = match self.store.get_bounded(path, MAX_RECORD_BYTES)? {
+            None => return Err(Miss::Absent),
+            Some(Bounded::Whole(bytes)) => bytes,
+            Some(Bounded::TooLarge) => {
+                return Err(Miss::Damaged(format!(
+                    "{path} is larger than {MAX_RECORD_BYTES} bytes"
+                )))
+            }
+            Some(Bounded::TooSlow) => {
+                return Err(Miss::Damaged(format!("{path} arrives too slowly")))
+            }
+        };
         self.fetched_bytes
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
         serde_json::from_slice(&bytes).map_err(|e| Miss::Damaged(format!("{path}: {e}")))
     }
 
-    /// A blob, checked: its size, its digest, and its format's validator.
+    /// A blob, checked: its size, its digest, and its format's validator. At most the
+    /// size the record declares is read (itself at most `max_blob_bytes`).
     fn fetch_blob(&self, file: &StoredFile) -> Result<Vec<u8>, Miss> {
         let digest = file.digest().ok_or(Miss::Absent)?;
         if let Some(bytes) = lock(&self.blobs).get(&digest) {
             return Ok(bytes.clone());
         }
         let path = blob_path(digest);
-        let bytes = self.store.get(&path)?.ok_or(Miss::Absent)?;
+        let mismatch = || {
+            Miss::Damaged(format!(
+                "blob {path} of {} does not hold what was stored (digest mismatch)",
+                file.path
+            ))
+        };
+        let bytes = match self.store.get_bounded(&path, file.size)? {
+            None => return Err(Miss::Absent),
+            Some(Bounded::Whole(bytes)) => bytes,
+            Some(Bounded::TooLarge) => return Err(mismatch()),
+            Some(Bounded::TooSlow) => {
+                return Err(Miss::Damaged(format!(
+                    "blob {path} of {} arrives too slowly",
+                    file.path
+                )))
+            }
+        };
         self.fetched_bytes
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
         if bytes.len() as u64 != file.size || Digest::of(&bytes) != digest {
-            return Err(Miss::Damaged(format!(
-                "blob {path} of {} does not hold what was stored (digest mismatch)",
-                file.path
-            )));
+            return Err(mismatch());
         }
         super::guard::check_output(&file.path, &bytes).map_err(Miss::Damaged)?;
         if file.path.starts_with("tex/") {

@@ -53,13 +53,68 @@ impl StoredFile {
 }
 
 impl OutputRecord {
-    /// Whether every path stays inside the output folder and every digest parses: a
-    /// damaged or hostile record is a miss, never a write elsewhere.
-    pub fn is_sound(&self) -> bool {
-        self.files
-            .iter()
-            .all(|f| is_plain_relative(&f.path) && f.digest().is_some())
+    /// What makes the record unusable, before any blob is fetched: every path, of a file
+    /// or of a manifest entry, must be a plain relative `/`-separated path inside the
+    /// output folder (no `..`, no absolute path, no backslash, no control character), no
+    /// file may be listed twice or be larger than `max_blob_bytes`, every digest must
+    /// parse, and every manifest entry must have a known kind and name a file the record
+    /// carries (the manifest is written from the entries: one naming `/dev/zero` or a
+    /// file of another asset would make the build read it). A damaged or hostile record
+    /// is a miss, never a read or a write elsewhere.
+    pub fn problem(&self, max_blob_bytes: u64) -> Option<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &self.files {
+            if !is_output_path(&f.path) {
+                return Some(format!("it names the file `{}`", escaped(&f.path)));
+            }
+            if !seen.insert(f.path.as_str()) {
+                return Some(format!("it lists `{}` twice", f.path));
+            }
+            if f.digest().is_none() {
+                return Some(format!("the digest of `{}` is malformed", f.path));
+            }
+            if f.size > max_blob_bytes {
+                return Some(format!(
+                    "`{}` is {} bytes, more than max_blob_bytes ({max_blob_bytes})",
+                    f.path, f.size
+                ));
+            }
+        }
+        for e in &self.manifest {
+            if !is_output_path(&e.path) {
+                return Some(format!("its manifest names `{}`", escaped(&e.path)));
+            }
+            if e.to_entry().is_none() {
+                return Some(format!(
+                    "its manifest gives `{}` the unknown kind {}",
+                    e.path, e.kind
+                ));
+            }
+            if !seen.contains(e.path.as_str()) {
+                return Some(format!(
+                    "its manifest lists `{}`, a file the record does not carry",
+                    e.path
+                ));
+            }
+        }
+        None
     }
+}
+
+/// A path a record may name: plain relative, `/`-separated, printable.
+fn is_output_path(path: &str) -> bool {
+    is_plain_relative(path) && !path.contains('\\') && !path.chars().any(char::is_control)
+}
+
+/// Text from a record as it may be printed: control characters (terminal escape
+/// sequences, carriage returns) escaped as `\u{1b}`.
+pub fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Warnings as stored: the source's absolute path at their start replaced by a mark.
@@ -67,9 +122,12 @@ pub fn portable_warnings(warnings: &[String], source_display: &str) -> Vec<Strin
     with_prefix_replaced(warnings, source_display, SOURCE_MARK)
 }
 
-/// Stored warnings with this machine's path of the source put back.
+/// Stored warnings with this machine's path of the source put back, and their control
+/// characters escaped: a record is written by another machine, and its text must not
+/// reach this terminal as escape sequences.
 pub fn local_warnings(warnings: &[String], source_display: &str) -> Vec<String> {
-    with_prefix_replaced(warnings, SOURCE_MARK, source_display)
+    let warnings: Vec<String> = warnings.iter().map(|w| escaped(w)).collect();
+    with_prefix_replaced(&warnings, SOURCE_MARK, source_display)
 }
 
 fn with_prefix_replaced(warnings: &[String], from: &str, to: &str) -> Vec<String> {
@@ -110,13 +168,65 @@ mod tests {
             warnings: Vec::new(),
             stats: Default::default(),
         };
-        assert!(record.is_sound());
+        assert_eq!(record.problem(1 << 30), None);
+        assert!(record
+            .problem(2)
+            .unwrap()
+            .contains("more than max_blob_bytes"));
         record.files[0].path = "../evil".into();
-        assert!(!record.is_sound());
+        assert!(record.problem(1 << 30).is_some());
+        record.files[0].path = "models\\a.hmesh".into();
+        assert!(record.problem(1 << 30).is_some());
         record.files[0] = StoredFile {
             digest: "zz".into(),
-            ..good
+            ..good.clone()
         };
-        assert!(!record.is_sound());
+        assert!(record.problem(1 << 30).is_some());
+        record.files = vec![good.clone(), good.clone()];
+        assert!(record.problem(1 << 30).unwrap().contains("twice"));
+    }
+
+    #[test]
+    fn manifest_paths_are_held_to_the_rules_of_files() {
+        let entry = |path: &str| CachedEntry {
+            hash: 1,
+            kind: 0,
+            srgb: false,
+            path: path.into(),
+        };
+        let mut record = OutputRecord {
+            files: vec![StoredFile::of("tex/a.ktx2", b"abc")],
+            manifest: vec![entry("tex/a.ktx2")],
+            warnings: Vec::new(),
+            stats: Default::default(),
+        };
+        assert_eq!(record.problem(1 << 30), None);
+        for bad in [
+            "/dev/zero",
+            "../../x",
+            "/abs/path",
+            "a\\b.ktx2",
+            "tex/b.ktx2",
+            "a\u{1b}[2J",
+        ] {
+            record.manifest[0] = entry(bad);
+            assert!(record.problem(1 << 30).is_some(), "{bad}");
+        }
+        record.manifest[0] = CachedEntry {
+            kind: 200,
+            ..entry("tex/a.ktx2")
+        };
+        assert!(record.problem(1 << 30).unwrap().contains("unknown kind"));
+    }
+
+    #[test]
+    fn control_characters_of_stored_warnings_are_escaped() {
+        let stored = vec!["{source}: \u{1b}]0;owned\u{7}\u{1b}[2Jdone\r".to_string()];
+        let local = local_warnings(&stored, "/b/in/x.gltf");
+        assert_eq!(
+            local,
+            ["/b/in/x.gltf: \\u{1b}]0;owned\\u{7}\\u{1b}[2Jdone\\u{d}"]
+        );
+        assert!(!local[0].chars().any(char::is_control));
     }
 }

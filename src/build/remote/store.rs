@@ -11,6 +11,22 @@ const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the first connection may take before the server counts as down.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// What a bounded read found.
+#[derive(Debug)]
+pub enum Bounded {
+    /// The whole value, no longer than the limit.
+    Whole(Vec<u8>),
+    /// More than the limit: reading stopped there.
+    TooLarge,
+    /// The value did not arrive within its time (a trickling body).
+    TooSlow,
+}
+
+/// A body must arrive within [`CALL_TIMEOUT`] plus its size at this rate: each chunk is
+/// bounded by [`IO_TIMEOUT`] already, but a server sending one byte every few seconds would
+/// otherwise hold a worker for ever.
+pub const MIN_BYTES_PER_SECOND: u64 = 1 << 20;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
@@ -21,6 +37,8 @@ pub enum StoreError {
     Runtime(#[from] std::io::Error),
     #[error(transparent)]
     Storage(#[from] opendal::Error),
+    #[error("reading from the remote cache: {0}")]
+    Io(std::io::Error),
 }
 
 /// The URL schemes this build of assetc can use (its `remote-*` features).
@@ -130,13 +148,39 @@ mod imp {
             })
         }
 
-        /// The bytes under `path`; `None` when nothing is stored there.
-        pub fn get(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
-            match self.op.read(path) {
-                Ok(buffer) => Ok(Some(buffer.to_vec())),
-                Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(e.into()),
+        /// The bytes under `path`, read as a stream and never more than `limit` of them
+        /// (a server may announce or send any length: reading stops one byte past the
+        /// limit and the connection is dropped), within [`CALL_TIMEOUT`] plus `limit` at
+        /// [`MIN_BYTES_PER_SECOND`]; `None` when nothing is stored there.
+        pub fn get_bounded(&self, path: &str, limit: u64) -> Result<Option<Bounded>, StoreError> {
+            let started = std::time::Instant::now();
+            let deadline = CALL_TIMEOUT + Duration::from_secs(limit / MIN_BYTES_PER_SECOND);
+            let chunks = match self.op.reader(path).and_then(|r| r.into_bytes_iterator(..)) {
+                Ok(chunks) => chunks,
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            // Never past the limit: an announced length is not trusted with memory. The
+            // limit (a size a record declares) is reserved up front, up to 256 MiB, so a
+            // large blob is not copied while it grows; pages become resident only as
+            // bytes arrive.
+            let reserve = usize::try_from(limit.min(256 << 20)).unwrap_or(0);
+            let mut bytes = Vec::with_capacity(reserve);
+            for chunk in chunks {
+                let chunk = match chunk {
+                    Ok(c) => c,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                    Err(e) => return Err(StoreError::Io(e)),
+                };
+                if (bytes.len() + chunk.len()) as u64 > limit {
+                    return Ok(Some(Bounded::TooLarge));
+                }
+                bytes.extend_from_slice(&chunk);
+                if started.elapsed() > deadline {
+                    return Ok(Some(Bounded::TooSlow));
+                }
             }
+            Ok(Some(Bounded::Whole(bytes)))
         }
 
         pub fn put(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {

@@ -208,11 +208,14 @@ fn load_uri(ctx: &Ctx, path: &str, uri: &str) -> Res<Vec<u8>> {
             format!("{} bytes exceeds the file size limit", meta.len()),
         );
     }
-    std::fs::read(&file).map_err(|e| super::Bad {
+    let bytes = std::fs::read(&file).map_err(|e| super::Bad {
         path: format!("{path} ({uri})"),
         reason: format!("cannot read {}: {e}", file.display()),
         limit: false,
-    })
+    })?;
+    // The inputs' stamps are the bytes read here (build/cache.rs).
+    crate::build::cache::note_read(&file, &meta, &bytes);
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -57,6 +57,8 @@ pub fn load_image_bytes(scene: &Scene, image: usize) -> Result<Arc<Vec<u8>>, Tex
             let bytes = std::fs::read(path).map_err(|e| {
                 TextureError::new(&label, format!("cannot read {}: {e}", path.display()))
             })?;
+            // The inputs' stamps are the bytes read here (build/cache.rs).
+            crate::build::cache::note_read(path, &meta, &bytes);
             if bytes.is_empty() {
                 return Err(TextureError::new(
                     &label,
