@@ -13,7 +13,7 @@
 mod common;
 
 use assetc::formats::{
-    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -220,6 +220,10 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
                 }
             }
             let _ = hpack::validate(bytes);
+        }
+        FormatKind::HFont => {
+            let _ = hfont::read(bytes);
+            let _ = hfont::validate(bytes);
         }
         FormatKind::Spirv => {
             let _ = spirv::read(bytes);

@@ -1,7 +1,8 @@
 //! `assetc check`: every file of a compiled tree validates, and the files agree with each
 //! other: the manifest lists every runtime file and every entry exists, texture refs
 //! resolve through the manifest to a texture of that id, each `.hmat` has one row per
-//! material slot of its `.hmesh`, each `.hanim` animates joints its skeleton has, and
+//! material slot of its `.hmesh`, each `.hanim` animates joints its skeleton has, each
+//! `.hfont`'s atlasTex resolves to a texture of the header's atlas size, and
 //! (manifest v2) every listed file has the size and XXH3-64 digest the manifest records.
 //!
 //! Each damaged file is reported once, by the validator pass (`verify_tree`): the
@@ -14,13 +15,13 @@
 use super::manifest::MANIFEST_NAME;
 use super::verify::verify_tree;
 use crate::formats::hman::{self, EntryKind, FileStamp, ManifestEntry};
-use crate::formats::{hanim, hmat, hmesh};
+use crate::formats::{hanim, hfont, hmat, hmesh, ktx2};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The runtime files the manifest must list, by extension.
-pub const RUNTIME_EXTENSIONS: [&str; 4] = ["hmesh", "hmat", "hanim", "ktx2"];
+pub const RUNTIME_EXTENSIONS: [&str; 5] = ["hmesh", "hmat", "hanim", "ktx2", "hfont"];
 
 /// A tree's files as the cross-file rules see them, by `/`-separated relative path.
 pub trait TreeView {
@@ -156,6 +157,7 @@ pub fn cross_file_problems(
         match ext {
             "hmat" => problems.extend(check_material_table(tree, rel, &by_hash)),
             "hanim" => problems.extend(check_clips(tree, rel)),
+            "hfont" => problems.extend(check_font_atlas(tree, rel, &by_hash)),
             _ => {}
         }
     }
@@ -284,6 +286,45 @@ fn check_material_table(
         }
     }
     problems
+}
+
+/// The `.hfont`'s atlasTex names, through the manifest, a texture of its atlas size.
+fn check_font_atlas(
+    tree: &dyn TreeView,
+    rel: &str,
+    by_hash: &BTreeMap<u64, &ManifestEntry>,
+) -> Option<String> {
+    // A font that does not read was reported by the validator pass.
+    let font = hfont::read(&tree.read(rel).ok()?).ok()?;
+    let (id, h) = (font.header.atlas_tex, &font.header);
+    let shown = tree.display(rel);
+    let entry = match by_hash.get(&id) {
+        Some(e) if e.kind == EntryKind::Texture => e,
+        Some(e) => {
+            return Some(format!(
+                "{shown}: atlasTex {id:016x} resolves to {}, which is not a texture",
+                e.path
+            ))
+        }
+        None => {
+            return Some(format!(
+                "{shown}: atlasTex {id:016x} is not in the manifest"
+            ))
+        }
+    };
+    // A missing or damaged atlas is reported by the manifest and validator passes.
+    let atlas = ktx2::read_with(
+        &tree.read(&entry.path).ok()?,
+        &ktx2::ReadOptions::layout_only(),
+    )
+    .ok()?;
+    let size = (u32::from(h.atlas_width), u32::from(h.atlas_height));
+    (size != (atlas.width, atlas.height)).then(|| {
+        format!(
+            "{shown}: its atlas {} is {}x{}, not the {}x{} the header says",
+            entry.path, atlas.width, atlas.height, size.0, size.1
+        )
+    })
 }
 
 fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<String> {

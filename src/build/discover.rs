@@ -30,7 +30,8 @@ impl Source {
         match self.kind {
             KindId::Model => self.runtime_ref(),
             KindId::Embed => self.rel_path.clone(),
-            KindId::Texture | KindId::Cubemap | KindId::Lut => {
+            // A font claims its atlas's name (its `.hfont` goes with it).
+            KindId::Texture | KindId::Cubemap | KindId::Lut | KindId::Font => {
                 format!("{}.ktx2", self.runtime_ref())
             }
             // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.

@@ -1,6 +1,6 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
-use crate::formats::{hanim, hmat, hmesh, ktx2, spirv, wav, FormatKind};
+use crate::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav, FormatKind};
 use serde::Serialize;
 use std::path::Path;
 
@@ -39,6 +39,10 @@ pub struct FileInfo {
     /// Texture: pixelDepth of a 3D texture (a colour LUT's size); absent for 2D and cubes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// Font: glyphs, kerning pairs, SDF or MSDF and the atlas size
+    /// (`191 glyphs, 1304 kerning pairs, SDF 512x512`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub font: Option<String>,
     /// Texture: estimated GPU memory, all mips.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_bytes: Option<u64>,
@@ -183,6 +187,17 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.faces = Some(k.face_count);
             info.depth = (k.depth > 0).then_some(k.depth);
             info.gpu_bytes = gpu_bytes(&k);
+        }
+        FormatKind::HFont => {
+            let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+            info.font = Some(format!(
+                "{} glyphs, {} kerning pairs, {} {}x{}",
+                f.glyphs.len(),
+                f.kerning.len(),
+                if f.is_msdf() { "MSDF" } else { "SDF" },
+                f.header.atlas_width,
+                f.header.atlas_height
+            ));
         }
         FormatKind::Spirv => {
             let m = spirv::read(bytes).map_err(|e| e.to_string())?;

@@ -1,7 +1,8 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
 use crate::formats::{
-    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind, Problem,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+    Problem,
 };
 use std::path::Path;
 
@@ -27,6 +28,7 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::Bmd1 => bmd1::validate(bytes),
         FormatKind::Spk => spk::validate(bytes),
         FormatKind::HPack => hpack::validate(bytes),
+        FormatKind::HFont => hfont::validate(bytes),
         FormatKind::Spirv => spirv::validate(bytes),
         FormatKind::Wav => wav::validate(bytes),
     }

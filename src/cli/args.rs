@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 /// assetc compiles a game's asset tree into GPU-ready runtime files: glTF 2.0 models
 /// (.hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips), standalone
-/// textures, cubemaps and colour LUTs (.ktx2), embedded files, and one assets.hman
-/// manifest.
+/// textures, cubemaps and colour LUTs (.ktx2), fonts (.hfont and a distance-field .ktx2),
+/// embedded files, and one assets.hman manifest.
 ///
 /// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage or
 /// configuration error (bad flags, bad build.toml, unknown preset, missing input).
@@ -66,10 +66,12 @@ pub enum Command {
     /// Bundle a folder into a SparkPak `.spk` archive or an `.hpack` bundle (the original
     /// assetc's), or list, extract or check archives of either format.
     Pack(PackArgs),
-    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack) readably.
+    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont)
+    /// readably.
     Inspect(InspectArgs),
     /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
-    /// from a 3/4 view, or write one level of a .ktx2 as a PNG.
+    /// from a 3/4 view, write one level of a .ktx2 as a PNG, or draw a line of text with an
+    /// .hfont and its atlas.
     Preview(super::preview_cmd::PreviewArgs),
 }
 

@@ -162,6 +162,14 @@ fn info_doc(
             opt(f.clips),
         ]);
     }
+    let fonts = doc.table("fonts", &["file", "size", "font"]);
+    for f in files.iter().filter(|f| ext(f) == "hfont") {
+        fonts.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.font.clone().unwrap_or_default(),
+        ]);
+    }
     let shaders = doc.table(
         "shaders",
         &["file", "size", "SPIR-V", "words", "entry points"],
@@ -187,7 +195,7 @@ fn info_doc(
     for f in files.iter().filter(|f| {
         !matches!(
             ext(f).as_str(),
-            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "wav"
+            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "hfont" | "wav"
         )
     }) {
         other.row(vec![f.path.clone(), size(f.bytes)]);

@@ -4,7 +4,7 @@ use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
 use assetc::formats::{
-    bmd1, hanim, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
 };
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     super::require_input(&args.file)?;
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
-            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .wav)",
+            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav)",
             args.file.display()
         )
     })?;
@@ -251,6 +251,26 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                 let _ = writeln!(w, "{e:?}");
             }
         }
+        FormatKind::HFont => {
+            let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+            let h = &f.header;
+            let _ = writeln!(
+                w,
+                ".hfont v{}: {} glyphs, {} kerning pairs, {} atlas {}x{} ({:016x}), ascent {} descent {} line gap {}, range {} edge {}",
+                hfont::VERSION,
+                f.glyphs.len(),
+                f.kerning.len(),
+                if f.is_msdf() { "MSDF" } else { "SDF" },
+                h.atlas_width,
+                h.atlas_height,
+                h.atlas_tex,
+                h.ascent,
+                h.descent,
+                h.line_gap,
+                h.distance_range,
+                h.edge_value
+            );
+        }
         FormatKind::Wav => {
             let info = wav::read(bytes).map_err(|e| e.to_string())?;
             let _ = writeln!(w, "WAV {}", info.summary());
@@ -295,6 +315,7 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
         FormatKind::HMat => hmat_doc(bytes),
         FormatKind::HMan => hman_doc(bytes),
         FormatKind::Ktx2 => ktx2_doc(bytes),
+        FormatKind::HFont => hfont_doc(bytes),
         FormatKind::Spirv => spirv_doc(bytes),
         FormatKind::Wav => wav_doc(bytes),
         _ => return None,
@@ -598,6 +619,88 @@ fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
     Ok(doc)
 }
 
+/// Glyphs listed by `inspect`: the first few are enough to see the layout; `--json` has
+/// the counts and header.
+const HFONT_GLYPH_ROWS: usize = 8;
+
+fn hfont_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+    let h = &f.header;
+    let mut doc = Doc::new(format!(
+        ".hfont v{} ({})",
+        hfont::VERSION,
+        size(bytes.len() as u64)
+    ));
+    doc.fact("glyphs", f.glyphs.len());
+    doc.fact("kerning pairs", f.kerning.len());
+    doc.fact(
+        "atlas",
+        format!(
+            "{} x {} {}, id {}",
+            h.atlas_width,
+            h.atlas_height,
+            if f.is_msdf() {
+                "MSDF (RGB, median)"
+            } else {
+                "SDF (one channel)"
+            },
+            hex(h.atlas_tex)
+        ),
+    );
+    doc.fact(
+        "distance",
+        format!(
+            "range {} texels, edge value {:.3}",
+            h.distance_range, h.edge_value
+        ),
+    );
+    doc.fact(
+        "line (em)",
+        format!(
+            "ascent {:.4}, descent {:.4}, line gap {:.4}",
+            h.ascent, h.descent, h.line_gap
+        ),
+    );
+    let t = doc.table(
+        "glyphs",
+        &[
+            "codepoint",
+            "char",
+            "advance",
+            "plane (l b r t)",
+            "uv (l t r b)",
+        ],
+    );
+    for g in f.glyphs.iter().take(HFONT_GLYPH_ROWS) {
+        let ch = char::from_u32(g.codepoint)
+            .filter(|c| !c.is_control())
+            .map_or_else(|| ".notdef".to_string(), |c| format!("{c:?}"));
+        t.row(vec![
+            format!("U+{:04X}", g.codepoint),
+            ch,
+            format!("{:.4}", g.advance),
+            format!(
+                "{:.3} {:.3} {:.3} {:.3}",
+                g.plane_left, g.plane_bottom, g.plane_right, g.plane_top
+            ),
+            format!(
+                "{:.4} {:.4} {:.4} {:.4}",
+                g.uv_left, g.uv_top, g.uv_right, g.uv_bottom
+            ),
+        ]);
+    }
+    if f.glyphs.len() > HFONT_GLYPH_ROWS {
+        t.row(vec![
+            format!("... {} more", f.glyphs.len() - HFONT_GLYPH_ROWS),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    Ok(doc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,6 +757,57 @@ mod tests {
         )
         .unwrap();
         assert!(text.contains("rgba8 sRGB, 6 faces, depth 0"), "{text}");
+    }
+
+    #[test]
+    fn hfont_doc_shows_the_header_and_the_first_glyphs() {
+        let mut font = hfont::HFont {
+            header: hfont::HFontHeader {
+                atlas_tex: 0xabc,
+                ascent: 0.9,
+                descent: -0.25,
+                line_gap: 0.1,
+                distance_range: 4.0,
+                edge_value: 0.5,
+                atlas_width: 512,
+                atlas_height: 512,
+                flags: hfont::FLAG_MSDF,
+            },
+            glyphs: vec![hfont::Glyph::default()],
+            kerning: vec![],
+        };
+        for cp in 0x41..0x4B {
+            font.glyphs.push(hfont::Glyph {
+                codepoint: cp,
+                advance: 0.6,
+                ..Default::default()
+            });
+        }
+        let bytes = hfont::write(&font).unwrap();
+        let doc = hfont_doc(&bytes).unwrap();
+        assert_eq!(fact(&doc, "glyphs"), "11");
+        assert_eq!(fact(&doc, "kerning pairs"), "0");
+        assert_eq!(
+            fact(&doc, "atlas"),
+            "512 x 512 MSDF (RGB, median), id 0000000000000abc"
+        );
+        assert_eq!(fact(&doc, "distance"), "range 4 texels, edge value 0.500");
+        let rows = &doc.tables[0].rows;
+        assert_eq!(rows.len(), HFONT_GLYPH_ROWS + 1);
+        assert_eq!(
+            (rows[0][0].as_str(), rows[0][1].as_str()),
+            ("U+0000", ".notdef")
+        );
+        assert_eq!(
+            (rows[1][0].as_str(), rows[1][1].as_str()),
+            ("U+0041", "'A'")
+        );
+        assert_eq!(rows[HFONT_GLYPH_ROWS][0], "... 3 more");
+        let text = describe(FormatKind::HFont, &bytes).unwrap();
+        assert!(
+            text.starts_with(".hfont v1: 11 glyphs, 0 kerning pairs, MSDF atlas 512x512"),
+            "{text}"
+        );
     }
 
     #[test]

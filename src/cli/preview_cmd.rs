@@ -9,15 +9,19 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct PreviewArgs {
-    /// A compiled .hmesh, Qt .mesh, .bmd or .ktx2.
+    /// A compiled .hmesh, Qt .mesh, .bmd, .ktx2 or .hfont (its atlas .ktx2 beside it).
     pub file: PathBuf,
     /// PNG to write [default: FILE with `.png` appended].
     #[arg(short, long, value_name = "OUT.png")]
     pub output: Option<PathBuf>,
-    /// Edge of the square image in pixels (meshes; a texture keeps its level's size).
-    #[arg(long, value_name = "N", default_value_t = preview::DEFAULT_SIZE,
+    /// Edge of the square image in pixels for a mesh [default: 512] (a texture keeps its
+    /// level's size); for a font, the text's size in pixels per em [default: 48].
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=preview::MAX_SIZE as i64))]
-    pub size: u32,
+    pub size: Option<u32>,
+    /// The line of text a font preview draws.
+    #[arg(long, value_name = "TEXT", default_value = preview::font::DEFAULT_TEXT)]
+    pub text: String,
     /// Draw LOD level K (0 = full detail).
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub lod: usize,
@@ -32,7 +36,7 @@ pub struct PreviewArgs {
 pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     super::require_input(&args.file)?;
     let options = PreviewOptions {
-        size: args.size,
+        size: args.size.unwrap_or(preview::DEFAULT_SIZE),
         view: MeshView {
             lod: args.lod,
             meshlets: args.meshlets,
@@ -44,7 +48,16 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         name.push(".png");
         PathBuf::from(name)
     });
-    let p = preview::preview_file(&args.file, &options)?;
+    let is_font = args
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("hfont"));
+    let p = if is_font {
+        let px = args.size.unwrap_or(preview::font::DEFAULT_PX);
+        preview::font::preview_font(&args.file, &args.text, px)?
+    } else {
+        preview::preview_file(&args.file, &options)?
+    };
     assetc::build::output::write_atomic(&out, &preview::png_bytes(&p.image))
         .with_context(|| format!("writing {}", out.display()))?;
     if !global.quiet {

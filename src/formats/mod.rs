@@ -11,6 +11,7 @@ pub mod bmd1;
 pub mod bytes;
 pub mod hanim;
 pub mod hash;
+pub mod hfont;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
@@ -34,6 +35,7 @@ pub enum FormatKind {
     Bmd1,
     Spk,
     HPack,
+    HFont,
     Spirv,
     /// PCM `.wav` (the audio kind's output; `.wav` sources are never validated as such).
     Wav,
@@ -52,6 +54,7 @@ impl FormatKind {
             "bmd" => Self::Bmd1,
             "spk" => Self::Spk,
             "hpack" => Self::HPack,
+            "hfont" => Self::HFont,
             "spv" => Self::Spirv,
             "wav" => Self::Wav,
             _ => return None,

@@ -9,6 +9,7 @@
 pub mod audio;
 pub mod cubemap;
 pub mod embed;
+pub mod font;
 pub mod lut;
 pub mod model;
 pub mod settings;
@@ -28,6 +29,7 @@ pub enum KindId {
     Cubemap,
     Lut,
     Embed,
+    Font,
     Shader,
     Audio,
 }
@@ -69,6 +71,7 @@ pub static KINDS: &[&AssetKind] = &[
     &embed::KIND,
     &cubemap::KIND,
     &lut::KIND,
+    &font::KIND,
     &model::KIND,
     &texture::KIND,
     &shader::KIND,
@@ -126,6 +129,8 @@ mod tests {
         assert_eq!(kind_of_file("ui/Button.PNG"), Some(KindId::Texture));
         assert_eq!(kind_of_file("sky.exr"), Some(KindId::Texture));
         assert_eq!(kind_of_file("grade.lut.cube"), Some(KindId::Lut));
+        assert_eq!(kind_of_file("ui/Inter.TTF"), Some(KindId::Font));
+        assert_eq!(kind_of_file("NimbusSans.otf"), Some(KindId::Font));
         // A `.cube` that is not named as a LUT is no kind of ours.
         assert_eq!(kind_of_file("mesh.cube"), None);
         assert_eq!(kind_of_file("notes.txt"), None);
@@ -149,6 +154,7 @@ mod tests {
             KindId::Cubemap,
             KindId::Lut,
             KindId::Embed,
+            KindId::Font,
             KindId::Shader,
             KindId::Audio,
         ] {

@@ -55,6 +55,9 @@ impl FontSettings {
         if !(self.spread.is_finite() && self.spread >= 1.0 && self.spread <= 64.0) {
             return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
         }
+        for entry in &self.charset {
+            super::font::charset::parse_entry(entry)?;
+        }
         Ok(())
     }
 }

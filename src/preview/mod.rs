@@ -1,10 +1,12 @@
 //! Pictures of compiled files (`assetc preview`, `build --report`): an `.hmesh` with its
 //! `.hmat` and textures, a Qt `.mesh` or a `.bmd` rendered on the CPU from a 3/4 view, or
-//! one level of a `.ktx2` (cubemaps unfolded, 3D textures as slices, HDR tone mapped).
+//! one level of a `.ktx2` (cubemaps unfolded, 3D textures as slices, HDR tone mapped), or
+//! a line of text from an `.hfont` and its atlas.
 //! Everything is read from the compiled files themselves, so the picture shows what the
 //! engine gets, not what the source said.
 
 pub mod camera;
+pub mod font;
 pub mod load;
 pub mod raster;
 pub mod scene;
@@ -50,7 +52,7 @@ pub enum PreviewError {
     },
     #[error("{path}: {message}")]
     Read { path: PathBuf, message: String },
-    #[error("{}: cannot preview this kind of file (expected .hmesh, .mesh, .bmd or .ktx2)", .0.display())]
+    #[error("{}: cannot preview this kind of file (expected .hmesh, .mesh, .bmd, .ktx2 or .hfont)", .0.display())]
     Unsupported(PathBuf),
     #[error("{0}")]
     Option(String),
@@ -91,8 +93,11 @@ pub fn preview_file(path: &Path, options: &PreviewOptions) -> Result<Preview, Pr
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    if !matches!(ext.as_str(), "hmesh" | "mesh" | "bmd" | "ktx2") {
+    if !matches!(ext.as_str(), "hmesh" | "mesh" | "bmd" | "ktx2" | "hfont") {
         return Err(PreviewError::Unsupported(path.to_owned()));
+    }
+    if ext == "hfont" {
+        return font::preview_font(path, font::DEFAULT_TEXT, font::DEFAULT_PX);
     }
     if options.size == 0 || options.size > MAX_SIZE {
         return Err(PreviewError::Option(format!(

@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hmesh, ktx2, spirv, wav};
+use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,23 @@ pub struct TextureThumb {
     pub bytes: u64,
     pub image: String,
 }
+
+/// A font's thumbnail: a line of text drawn from its `.hfont` and atlas.
+#[derive(Debug, Clone)]
+pub struct FontThumb {
+    pub file: String,
+    pub glyphs: usize,
+    pub kerning_pairs: usize,
+    pub msdf: bool,
+    /// Size of the text picture, in pixels.
+    pub width: u32,
+    pub height: u32,
+    pub image: String,
+}
+
+/// What a font's thumbnail says, at what size.
+pub const FONT_SAMPLE: &str = preview::font::DEFAULT_TEXT;
+pub const FONT_SAMPLE_PX: u32 = 24;
 
 /// One entry point of a shader asset: the `.spv` that holds it.
 #[derive(Debug, Clone)]
@@ -71,6 +88,7 @@ pub struct AssetPage {
     pub outputs: Vec<(String, u64)>,
     pub models: Vec<MeshThumb>,
     pub textures: Vec<TextureThumb>,
+    pub fonts: Vec<FontThumb>,
     pub shaders: Vec<ShaderEntry>,
     pub sounds: Vec<SoundThumb>,
     /// Outputs that could not be read for the report.
@@ -96,7 +114,7 @@ impl AssetPage {
                 },
                 mip: 0,
             },
-            what: Thumb::Model,
+            what: Thumb::Mesh,
         });
         let textures = self.textures.iter().map(|t| RenderJob {
             file_name: t.image.clone(),
@@ -104,13 +122,19 @@ impl AssetPage {
             options: PreviewOptions::default(),
             what: Thumb::Texture,
         });
+        let fonts = self.fonts.iter().map(|f| RenderJob {
+            file_name: f.image.clone(),
+            path: self.output_root.join(&f.file),
+            options: PreviewOptions::default(),
+            what: Thumb::Text,
+        });
         let sounds = self.sounds.iter().map(|s| RenderJob {
             file_name: s.image.clone(),
             path: self.output_root.join(&s.file),
             options: PreviewOptions::default(),
             what: Thumb::Waveform,
         });
-        models.chain(textures).chain(sounds).collect()
+        models.chain(textures).chain(fonts).chain(sounds).collect()
     }
 }
 
@@ -123,21 +147,29 @@ pub(super) struct RenderJob {
     what: Thumb,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Thumb {
-    Model,
+    Mesh,
     Texture,
+    /// A line of text from an `.hfont`.
+    Text,
+    /// A sound's waveform.
     Waveform,
 }
 
 impl RenderJob {
     /// PNG bytes of the thumbnail.
     pub fn render(&self) -> Result<Vec<u8>, String> {
-        if let Thumb::Waveform = self.what {
+        if self.what == Thumb::Text {
+            return preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
+                .map(|p| preview::png_bytes(&p.image))
+                .map_err(|e| e.to_string());
+        }
+        if self.what == Thumb::Waveform {
             let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
             return super::waveform::draw(&bytes).map(|img| preview::png_bytes(&img));
         }
-        if let Thumb::Texture = self.what {
+        if self.what == Thumb::Texture {
             let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
             let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
             let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
@@ -170,6 +202,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         outputs: Vec::new(),
         models: Vec::new(),
         textures: Vec::new(),
+        fonts: Vec::new(),
         shaders: Vec::new(),
         sounds: Vec::new(),
         problems: Vec::new(),
@@ -202,6 +235,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
                 Ok(())
             }
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
+            "hfont" => font_thumb(output, rel, &bytes).map(|t| page.fonts.push(t)),
             "spv" => shader_entries(rel, &bytes).map(|e| page.shaders.extend(e)),
             "wav" => sound_thumb(rel, &bytes).map(|s| page.sounds.push(s)),
             _ => Ok(()),
@@ -259,6 +293,23 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
         levels: ktx.levels.len(),
         format: preview::texture::format_name(&ktx),
         bytes: bytes.len() as u64,
+        image: format!("{key:016x}.png"),
+    })
+}
+
+/// The text sample of a font. The key covers the `.hfont` and its atlas beside it.
+fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, String> {
+    let font = hfont::read(bytes).map_err(|e| e.to_string())?;
+    let layout = preview::font::layout(&font, FONT_SAMPLE, FONT_SAMPLE_PX)?;
+    let atlas = std::fs::read(output.join(rel).with_extension("ktx2")).unwrap_or_default();
+    let key = content_key(&[bytes, &atlas], FONT_SAMPLE_PX as usize);
+    Ok(FontThumb {
+        file: rel.to_owned(),
+        glyphs: font.glyphs.len(),
+        kerning_pairs: font.kerning.len(),
+        msdf: font.is_msdf(),
+        width: layout.width,
+        height: layout.height,
         image: format!("{key:016x}.png"),
     })
 }

@@ -198,6 +198,20 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         }
         h.push_str("</div>\n");
     }
+    if !p.fonts.is_empty() {
+        h.push_str("<div class=\"thumbs\">");
+        for f in &p.fonts {
+            let caption = format!(
+                "{}<br>{} glyphs &middot; {} kerning pairs &middot; {}",
+                esc(&f.file),
+                f.glyphs,
+                f.kerning_pairs,
+                if f.msdf { "MSDF" } else { "SDF" }
+            );
+            figure(h, &f.image, f.width, f.height, &caption, failed_renders);
+        }
+        h.push_str("</div>\n");
+    }
     if !p.shaders.is_empty() {
         h.push_str(
             "<table class=\"shaders\"><tr><th>entry point</th><th>stage</th><th>file</th><th>words</th></tr>",

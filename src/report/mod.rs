@@ -12,7 +12,7 @@ mod html;
 mod warnings;
 mod waveform;
 
-pub use collect::{AssetPage, MeshThumb, ShaderEntry, SoundThumb, TextureThumb};
+pub use collect::{AssetPage, FontThumb, MeshThumb, ShaderEntry, SoundThumb, TextureThumb};
 pub use warnings::warning_kind;
 
 use crate::build::output::write_atomic;
