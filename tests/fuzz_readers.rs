@@ -13,7 +13,7 @@
 mod common;
 
 use assetc::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -228,6 +228,12 @@ fn exercise(kind: FormatKind, bytes: &[u8]) {
         FormatKind::Spirv => {
             let _ = spirv::read(bytes);
             let _ = spirv::validate(bytes);
+        }
+        FormatKind::Wav => {
+            if let Ok(info) = wav::read(bytes) {
+                let _ = wav::samples_f32(&info, bytes);
+            }
+            let _ = wav::validate(bytes);
         }
     }
 }

@@ -36,6 +36,7 @@ impl Source {
             }
             // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.
             KindId::Shader => format!("{}/", self.runtime_ref()),
+            KindId::Audio => format!("{}.wav", self.runtime_ref()),
         }
     }
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.

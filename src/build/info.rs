@@ -1,6 +1,6 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
-use crate::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, FormatKind};
+use crate::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav, FormatKind};
 use serde::Serialize;
 use std::path::Path;
 
@@ -54,6 +54,9 @@ pub struct FileInfo {
     pub spirv_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spirv_words: Option<u64>,
+    /// Sound: rate, channels, sample format, duration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audio: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -69,6 +72,7 @@ pub struct Totals {
     pub materials: u64,
     pub textures: u64,
     pub clips: u64,
+    pub sounds: u64,
     /// Estimated GPU memory of every texture.
     pub texture_gpu_bytes: u64,
     /// LOD levels (per submesh) with no triangles.
@@ -116,6 +120,7 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
         };
         totals.textures += u64::from(kind == FormatKind::Ktx2);
         totals.clips += info.clips.unwrap_or(0);
+        totals.sounds += u64::from(info.audio.is_some());
         totals.texture_gpu_bytes += info.gpu_bytes.unwrap_or(0);
         totals.empty_lod_levels += info.empty_lod_levels;
         files.push(info);
@@ -203,6 +208,9 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
                 .collect();
             info.spirv_version = Some(format!("{}.{}", m.version.0, m.version.1));
             info.spirv_words = Some(m.words as u64);
+        }
+        FormatKind::Wav => {
+            info.audio = Some(wav::read(bytes).map_err(|e| e.to_string())?.summary());
         }
         _ => {}
     }

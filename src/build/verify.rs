@@ -1,7 +1,8 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
 use crate::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, FormatKind, Problem,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+    Problem,
 };
 use std::path::Path;
 
@@ -29,10 +30,13 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
         FormatKind::HPack => hpack::validate(bytes),
         FormatKind::HFont => hfont::validate(bytes),
         FormatKind::Spirv => spirv::validate(bytes),
+        FormatKind::Wav => wav::validate(bytes),
     }
 }
 
 /// Validates every file of ours below `root`; one line per problem, naming the file.
+/// Files the manifest lists as embedded are skipped: they are copies of sources (a `.wav`
+/// or `.ktx2` named by an `embed` glob), which the build never claimed to be ours.
 pub fn verify_tree(root: &Path) -> Vec<String> {
     verify_tree_counted(root).0
 }
@@ -41,12 +45,13 @@ pub fn verify_tree(root: &Path) -> Vec<String> {
 pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
     let mut validated = 0;
+    let embedded = embedded_files(root);
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
         .flatten()
     {
-        if !entry.file_type().is_file() {
+        if !entry.file_type().is_file() || embedded.contains(entry.path()) {
             continue;
         }
         if let Some(found) = validate_file(entry.path()) {
@@ -59,4 +64,20 @@ pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
         }
     }
     (problems, validated)
+}
+
+/// The files `root`'s manifest lists as embedded (none when it has no readable manifest).
+fn embedded_files(root: &Path) -> std::collections::BTreeSet<std::path::PathBuf> {
+    let Some(manifest) = std::fs::read(root.join(super::manifest::MANIFEST_NAME))
+        .ok()
+        .and_then(|b| hman::read(&b).ok())
+    else {
+        return Default::default();
+    };
+    manifest
+        .entries()
+        .iter()
+        .filter(|e| e.kind == hman::EntryKind::RawFile)
+        .map(|e| root.join(&e.path))
+        .collect()
 }

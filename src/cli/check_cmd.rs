@@ -114,6 +114,7 @@ fn info_doc(
         ),
     );
     doc.fact("clips", totals.clips);
+    doc.fact("sounds", totals.sounds);
 
     let meshes = doc.table(
         "meshes",
@@ -182,11 +183,19 @@ fn info_doc(
             f.entry_points.join(", "),
         ]);
     }
+    let sounds = doc.table("sounds", &["file", "size", "audio"]);
+    for f in files.iter().filter(|f| ext(f) == "wav") {
+        sounds.row(vec![
+            f.path.clone(),
+            size(f.bytes),
+            f.audio.clone().unwrap_or_default(),
+        ]);
+    }
     let other = doc.table("other files", &["file", "size"]);
     for f in files.iter().filter(|f| {
         !matches!(
             ext(f).as_str(),
-            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "hfont"
+            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "hfont" | "wav"
         )
     }) {
         other.row(vec![f.path.clone(), size(f.bytes)]);

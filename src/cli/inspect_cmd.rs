@@ -4,7 +4,7 @@ use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
 use assetc::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
 };
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     super::require_input(&args.file)?;
     let kind = FormatKind::from_path(&args.file).with_context(|| {
         format!(
-            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont)",
+            "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav)",
             args.file.display()
         )
     })?;
@@ -271,6 +271,10 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                 h.edge_value
             );
         }
+        FormatKind::Wav => {
+            let info = wav::read(bytes).map_err(|e| e.to_string())?;
+            let _ = writeln!(w, "WAV {}", info.summary());
+        }
         FormatKind::HPack => {
             let p = hpack::read(bytes).map_err(|e| e.to_string())?;
             let _ = writeln!(w, ".hpack: {} entries", p.len());
@@ -313,8 +317,31 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
         FormatKind::Ktx2 => ktx2_doc(bytes),
         FormatKind::HFont => hfont_doc(bytes),
         FormatKind::Spirv => spirv_doc(bytes),
+        FormatKind::Wav => wav_doc(bytes),
         _ => return None,
     })
+}
+
+fn wav_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+    let s = info.spec;
+    let mut doc = Doc::new(format!("WAV ({})", size(bytes.len() as u64)));
+    doc.fact("sample rate", format!("{} Hz", s.sample_rate));
+    let layout = match (s.channels, info.extensible) {
+        (1, _) => "mono".to_string(),
+        (2, _) => "stereo".to_string(),
+        (n, true) => format!("{n} (speaker mask {:#x})", s.channel_mask),
+        (n, false) => n.to_string(),
+    };
+    doc.fact("channels", layout);
+    doc.fact(
+        "bit depth",
+        format!("{} ({})", s.format.description(), s.format.codec_name()),
+    );
+    doc.fact("frames", info.frames);
+    doc.fact("duration", format!("{:.3} s", info.duration_seconds()));
+    doc.fact("data", size(info.data_len as u64));
+    Ok(doc)
 }
 
 fn hex(id: u64) -> String {
@@ -779,6 +806,28 @@ mod tests {
         let text = describe(FormatKind::HFont, &bytes).unwrap();
         assert!(
             text.starts_with(".hfont v1: 11 glyphs, 0 kerning pairs, MSDF atlas 512x512"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn wav_doc_shows_rate_channels_depth_and_duration() {
+        let spec = wav::WavSpec {
+            format: wav::SampleFormat::Float32,
+            channels: 6,
+            sample_rate: 48_000,
+            channel_mask: 0x3F,
+        };
+        let bytes = wav::write(&spec, wav::Samples::Float32(&[0.0; 6 * 24_000])).unwrap();
+        let doc = wav_doc(&bytes).unwrap();
+        assert_eq!(fact(&doc, "sample rate"), "48000 Hz");
+        assert_eq!(fact(&doc, "channels"), "6 (speaker mask 0x3f)");
+        assert_eq!(fact(&doc, "bit depth"), "32-bit float (pcm_f32le)");
+        assert_eq!(fact(&doc, "frames"), "24000");
+        assert_eq!(fact(&doc, "duration"), "0.500 s");
+        let text = describe(FormatKind::Wav, &bytes).unwrap();
+        assert!(
+            text.contains("48000 Hz, 6 ch, 32-bit float, 0.500 s"),
             "{text}"
         );
     }

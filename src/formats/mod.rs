@@ -21,6 +21,7 @@ pub mod octahedral;
 pub mod qtmesh;
 pub mod spirv;
 pub mod spk;
+pub mod wav;
 
 /// A file's format, recognised from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,8 @@ pub enum FormatKind {
     HPack,
     HFont,
     Spirv,
+    /// PCM `.wav` (the audio kind's output; `.wav` sources are never validated as such).
+    Wav,
 }
 
 impl FormatKind {
@@ -53,6 +56,7 @@ impl FormatKind {
             "hpack" => Self::HPack,
             "hfont" => Self::HFont,
             "spv" => Self::Spirv,
+            "wav" => Self::Wav,
             _ => return None,
         })
     }

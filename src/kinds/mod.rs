@@ -6,6 +6,7 @@
 //! kind's `compile` and handles every kind's files alike (cache, remote cache, manifest,
 //! validation, reports). Adding a kind is a module here plus one line in [`KINDS`].
 
+pub mod audio;
 pub mod cubemap;
 pub mod embed;
 pub mod font;
@@ -30,6 +31,7 @@ pub enum KindId {
     Embed,
     Font,
     Shader,
+    Audio,
 }
 
 /// How a kind recognises its sources by name (lower-cased before matching).
@@ -73,6 +75,7 @@ pub static KINDS: &[&AssetKind] = &[
     &model::KIND,
     &texture::KIND,
     &shader::KIND,
+    &audio::KIND,
 ];
 
 /// The registered kind with this id.
@@ -134,6 +137,8 @@ mod tests {
         assert_eq!(kind_of_file("post/Bloom.WGSL"), Some(KindId::Shader));
         assert_eq!(kind_of_file("lit.frag"), Some(KindId::Shader));
         assert_eq!(kind_of_file("common.glsl"), Some(KindId::Shader));
+        assert_eq!(kind_of_file("sfx/Hit.WAV"), Some(KindId::Audio));
+        assert_eq!(kind_of_file("bell.oga"), Some(KindId::Audio));
         // A bare extension is not a name.
         assert_eq!(kind_of_file(".png"), None);
         assert_eq!(kind_of_folder("Sky.ENV"), Some(KindId::Cubemap));
@@ -151,6 +156,7 @@ mod tests {
             KindId::Embed,
             KindId::Font,
             KindId::Shader,
+            KindId::Audio,
         ] {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);

@@ -71,7 +71,7 @@ pub struct ShaderSettings {
     pub defines: BTreeMap<String, String>,
 }
 
-/// `[audio]`: how `.wav .ogg .mp3 .flac` sources become PCM `.wav` (seed 004's
+/// `[audio]`: how `.wav .ogg .oga .mp3 .flac` sources become PCM `.wav` (seed 004's
 /// AudioSettings).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -80,7 +80,7 @@ pub struct AudioSettings {
     pub sample_rate: u32,
     /// 16 (signed integer PCM) or 32 (IEEE float).
     pub bit_depth: u32,
-    /// Mix down to mono, for positional (3D) sounds.
+    /// Mix down to mono (the mean of the channels), for positional (3D) sounds.
     pub force_3d: bool,
 }
 

@@ -4,7 +4,7 @@ use super::THUMB_SIZE;
 use crate::build::asset::AssetStats;
 use crate::build::events::AssetStatus;
 use crate::build::AssetReport;
-use crate::formats::{hfont, hmesh, ktx2, spirv};
+use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -63,6 +63,17 @@ pub struct ShaderEntry {
     pub words: usize,
 }
 
+/// A sound and its waveform.
+#[derive(Debug, Clone)]
+pub struct SoundThumb {
+    pub file: String,
+    /// `44100 Hz, 2 ch, 16-bit integer, 1.250 s`.
+    pub summary: String,
+    pub channels: u16,
+    pub bytes: u64,
+    pub image: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct AssetPage {
     pub source: String,
@@ -79,6 +90,7 @@ pub struct AssetPage {
     pub textures: Vec<TextureThumb>,
     pub fonts: Vec<FontThumb>,
     pub shaders: Vec<ShaderEntry>,
+    pub sounds: Vec<SoundThumb>,
     /// Outputs that could not be read for the report.
     pub problems: Vec<String>,
     output_root: PathBuf,
@@ -116,7 +128,13 @@ impl AssetPage {
             options: PreviewOptions::default(),
             what: Thumb::Text,
         });
-        models.chain(textures).chain(fonts).collect()
+        let sounds = self.sounds.iter().map(|s| RenderJob {
+            file_name: s.image.clone(),
+            path: self.output_root.join(&s.file),
+            options: PreviewOptions::default(),
+            what: Thumb::Waveform,
+        });
+        models.chain(textures).chain(fonts).chain(sounds).collect()
     }
 }
 
@@ -135,6 +153,8 @@ enum Thumb {
     Texture,
     /// A line of text from an `.hfont`.
     Text,
+    /// A sound's waveform.
+    Waveform,
 }
 
 impl RenderJob {
@@ -144,6 +164,10 @@ impl RenderJob {
             return preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
                 .map(|p| preview::png_bytes(&p.image))
                 .map_err(|e| e.to_string());
+        }
+        if self.what == Thumb::Waveform {
+            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
+            return super::waveform::draw(&bytes).map(|img| preview::png_bytes(&img));
         }
         if self.what == Thumb::Texture {
             let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
@@ -180,6 +204,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         textures: Vec::new(),
         fonts: Vec::new(),
         shaders: Vec::new(),
+        sounds: Vec::new(),
         problems: Vec::new(),
         output_root: output.to_owned(),
     };
@@ -212,6 +237,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
             "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
             "hfont" => font_thumb(output, rel, &bytes).map(|t| page.fonts.push(t)),
             "spv" => shader_entries(rel, &bytes).map(|e| page.shaders.extend(e)),
+            "wav" => sound_thumb(rel, &bytes).map(|s| page.sounds.push(s)),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -299,6 +325,18 @@ fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
             words: m.words,
         })
         .collect())
+}
+
+fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, String> {
+    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+    let key = content_key(&[bytes], usize::MAX - 1);
+    Ok(SoundThumb {
+        file: rel.to_owned(),
+        summary: info.summary(),
+        channels: info.spec.channels,
+        bytes: bytes.len() as u64,
+        image: format!("{key:016x}.png"),
+    })
 }
 
 /// A name for a thumbnail of these file contents. SipHash (`DefaultHasher::new()` has

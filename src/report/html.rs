@@ -228,6 +228,20 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         }
         h.push_str("</table>\n");
     }
+    if !p.sounds.is_empty() {
+        h.push_str("<div class=\"thumbs\">");
+        for s in &p.sounds {
+            let (w, hh) = super::waveform::size(s.channels);
+            let caption = format!(
+                "{}<br>{} &middot; {}",
+                esc(&s.file),
+                esc(&s.summary),
+                bytes(s.bytes)
+            );
+            figure(h, &s.image, w, hh, &caption, failed_renders);
+        }
+        h.push_str("</div>\n");
+    }
     if !p.warnings.is_empty() || !p.problems.is_empty() {
         h.push_str("<ul>");
         for w in &p.warnings {

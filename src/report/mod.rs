@@ -1,7 +1,7 @@
 //! `build --report`: `OUTPUT/report/index.html` with thumbnails of every compiled model
-//! (each LOD level), its textures, sizes, counts, times, warnings and errors, and a
-//! summary on top. The page is plain HTML and CSS with relative links to PNGs beside it:
-//! it needs no network and no script.
+//! (each LOD level), its textures, the waveform of each sound, sizes, counts, times,
+//! warnings and errors, and a summary on top. The page is plain HTML and CSS with relative
+//! links to PNGs beside it: it needs no network and no script.
 //!
 //! Incremental: a thumbnail's file name is a hash of the compiled files it shows (and the
 //! renderer's settings), so an unchanged asset reuses its images and only new or changed
@@ -10,8 +10,9 @@
 mod collect;
 mod html;
 mod warnings;
+mod waveform;
 
-pub use collect::{AssetPage, FontThumb, MeshThumb, ShaderEntry, TextureThumb};
+pub use collect::{AssetPage, FontThumb, MeshThumb, ShaderEntry, SoundThumb, TextureThumb};
 pub use warnings::warning_kind;
 
 use crate::build::output::write_atomic;

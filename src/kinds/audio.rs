@@ -1,0 +1,307 @@
+//! Audio: `.wav .ogg .oga .mp3 .flac` become PCM `<ref>.wav` (manifest kind 8) with the
+//! `[audio]` settings (seed 004's AudioSettings): `sample_rate`, `bit_depth` 16 (integer)
+//! or 32 (float), `force_3d` (mono).
+//!
+//! Decode every frame (symphonia) -> mix to mono when `force_3d` -> resample when the
+//! source's rate is not `sample_rate` (rubato's sinc, [`resample`]) -> WAV ([`wav`], the
+//! layout in `formats::wav`). Channel layouts are kept: mono and stereo as they are, more
+//! channels (up to 7.1) as WAVE_FORMAT_EXTENSIBLE with their speaker mask, since a
+//! down-mix to stereo is the engine's choice to make for its speakers, not the build's.
+//!
+//! Deterministic: each step is single-threaded and reads only its input; no dither.
+
+mod decode;
+mod mix;
+mod resample;
+mod wav;
+
+use super::texture::{extension, read_limited};
+use super::{AssetKind, CompileContext, KindId, Recognise};
+use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
+use crate::build::discover::Source;
+use crate::formats::hman::EntryKind;
+use crate::formats::wav::{WavError, MAX_CHANNELS};
+use crate::kinds::settings::AudioSettings;
+
+pub static KIND: AssetKind = AssetKind {
+    id: KindId::Audio,
+    name: "audio",
+    recognise: Recognise::FileSuffixes(AUDIO_EXTENSIONS),
+    sources: ".wav .ogg .oga .mp3 .flac",
+    outputs: "<ref>.wav (PCM: 16-bit integer or 32-bit float, [audio] settings)",
+    compile,
+};
+
+pub const AUDIO_EXTENSIONS: &[&str] = &[".wav", ".ogg", ".oga", ".mp3", ".flac"];
+
+/// Largest source file read: an hour of 7.1 FLAC at 96 kHz is well under it.
+const MAX_AUDIO_FILE_BYTES: u64 = 1 << 30;
+
+/// What a source may decode to: refused as soon as the decoded length passes either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Longest sound, in seconds.
+    pub max_seconds: u64,
+    /// Most bytes of PCM, both the decoded f32 planes held in memory and the output.
+    pub max_pcm_bytes: u64,
+    out_rate: u32,
+    out_bytes_per_sample: u64,
+    mono: bool,
+}
+
+impl Budget {
+    /// One hour, 2 GiB: far past any game sound, well inside a build machine's memory.
+    pub fn new(settings: &AudioSettings) -> Self {
+        Self {
+            max_seconds: 3600,
+            max_pcm_bytes: 2 << 30,
+            out_rate: settings.sample_rate,
+            out_bytes_per_sample: u64::from(settings.bit_depth / 8),
+            mono: settings.force_3d,
+        }
+    }
+
+    /// Whether `frames` of `channels` at `rate` are within the limits.
+    fn admit(&self, rate: u32, channels: usize, frames: u64) -> Result<(), AudioError> {
+        let rate = u64::from(rate.max(1));
+        if frames > self.max_seconds.saturating_mul(rate) {
+            return Err(AudioError::TooLong {
+                seconds: frames / rate,
+                limit: self.max_seconds,
+            });
+        }
+        let channels = channels.max(1) as u64;
+        let decoded = frames.saturating_mul(channels).saturating_mul(4);
+        let out_frames = frames
+            .saturating_mul(u64::from(self.out_rate))
+            .div_ceil(rate);
+        let out_channels = if self.mono { 1 } else { channels };
+        let output = out_frames
+            .saturating_mul(out_channels)
+            .saturating_mul(self.out_bytes_per_sample);
+        let bytes = decoded.max(output);
+        if bytes > self.max_pcm_bytes {
+            return Err(AudioError::TooLarge {
+                bytes,
+                limit: self.max_pcm_bytes,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AudioError {
+    /// The decoder's or demuxer's reason.
+    #[error("{0}")]
+    Decode(String),
+    #[error("more than {limit} s of audio (at least {seconds} s decoded so far)")]
+    TooLong { seconds: u64, limit: u64 },
+    #[error("more than {limit} bytes of PCM ({bytes} at least)")]
+    TooLarge { bytes: u64, limit: u64 },
+    #[error("{0} channels: a WAV holds at most {MAX_CHANNELS} (force_3d mixes any count to mono)")]
+    TooManyChannels(usize),
+    #[error("resampling from {from} Hz to {to} Hz: {message}")]
+    Resample { from: u32, to: u32, message: String },
+    #[error(transparent)]
+    Wav(#[from] WavError),
+}
+
+/// A converted sound: the `.wav` bytes and what to tell the user about it.
+#[derive(Debug, Clone)]
+pub struct Converted {
+    pub wav: Vec<u8>,
+    pub warnings: Vec<String>,
+}
+
+/// Converts one source file's bytes (`ext` its lower-case extension, a hint for the
+/// container) to the `.wav` the settings ask for.
+pub fn convert(
+    bytes: Vec<u8>,
+    ext: &str,
+    settings: &AudioSettings,
+    budget: &Budget,
+) -> Result<Converted, AudioError> {
+    let decoded = decode::decode(bytes, ext, budget)?;
+    let source_channels = decoded.planes.len();
+    let (planes, mask) = if settings.force_3d && source_channels > 1 {
+        (vec![mix::mono(&decoded.planes)], 0)
+    } else {
+        (decoded.planes, decoded.channel_mask)
+    };
+    if planes.len() > usize::from(MAX_CHANNELS) {
+        return Err(AudioError::TooManyChannels(planes.len()));
+    }
+    let planes = if decoded.sample_rate == settings.sample_rate {
+        planes
+    } else {
+        resample::resample(&planes, decoded.sample_rate, settings.sample_rate).map_err(
+            |message| AudioError::Resample {
+                from: decoded.sample_rate,
+                to: settings.sample_rate,
+                message,
+            },
+        )?
+    };
+    // Mono and stereo need no mask; more channels keep theirs only when it names each.
+    let mask = if planes.len() > 2 && mask.count_ones() as usize == planes.len() {
+        mask
+    } else {
+        0
+    };
+    let (wav, clipped) = wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
+    let mut warnings = Vec::new();
+    if clipped > 0 {
+        warnings.push(format!(
+            "{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"
+        ));
+    }
+    Ok(Converted { wav, warnings })
+}
+
+fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
+    let path = source.abs_path.display().to_string();
+    let bytes = read_limited(&source.abs_path, MAX_AUDIO_FILE_BYTES)?;
+    let settings = &context.settings.audio;
+    let converted = convert(
+        bytes,
+        &extension(&source.rel_path),
+        settings,
+        &Budget::new(settings),
+    )
+    .map_err(|e| AssetError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(CompiledAsset {
+        files: vec![OutputFile::new(
+            source.output_rel("wav"),
+            converted.wav,
+            EntryKind::Audio,
+        )],
+        textures: Vec::new(),
+        warnings: converted
+            .warnings
+            .into_iter()
+            .map(|w| format!("{path}: {w}"))
+            .collect(),
+        stats: Default::default(),
+        times: Default::default(),
+        inputs: vec![source.abs_path.clone()],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::wav::{self as wavfile, SampleFormat, Samples, WavSpec};
+
+    fn source(channels: u16, rate: u32, frames: usize) -> Vec<u8> {
+        let samples: Vec<i16> = (0..frames * usize::from(channels))
+            .map(|i| ((i * 7919) % 65536) as i16)
+            .collect();
+        let spec = WavSpec {
+            format: SampleFormat::Pcm16,
+            channels,
+            sample_rate: rate,
+            channel_mask: 0,
+        };
+        wavfile::write(&spec, Samples::Pcm16(&samples)).unwrap()
+    }
+
+    fn settings(sample_rate: u32, bit_depth: u32, force_3d: bool) -> AudioSettings {
+        AudioSettings {
+            sample_rate,
+            bit_depth,
+            force_3d,
+        }
+    }
+
+    fn run(bytes: Vec<u8>, s: &AudioSettings) -> Result<Converted, AudioError> {
+        convert(bytes, "wav", s, &Budget::new(s))
+    }
+
+    #[test]
+    fn a_sixteen_bit_source_at_the_output_rate_is_copied_bit_for_bit() {
+        let src = source(2, 44_100, 1000);
+        let out = run(src.clone(), &settings(44_100, 16, false)).unwrap();
+        let (a, b) = (
+            wavfile::read(&src).unwrap(),
+            wavfile::read(&out.wav).unwrap(),
+        );
+        assert_eq!(a.data(&src), b.data(&out.wav));
+        assert_eq!(a.spec, b.spec);
+        assert!(out.warnings.is_empty());
+    }
+
+    #[test]
+    fn each_setting_changes_what_is_written() {
+        let src = source(2, 22_050, 2205);
+        let out = run(src.clone(), &settings(48_000, 32, true)).unwrap();
+        let info = wavfile::read(&out.wav).unwrap();
+        assert_eq!(info.spec.sample_rate, 48_000);
+        assert_eq!(info.spec.format, SampleFormat::Float32);
+        assert_eq!(info.spec.channels, 1);
+        // 0.1 s at 22 050 Hz is 0.1 s at 48 000 Hz.
+        assert_eq!(info.frames, 4800);
+    }
+
+    #[test]
+    fn more_than_eight_channels_need_force_3d() {
+        let src = source(8, 8_000, 10);
+        assert!(run(src, &settings(8_000, 16, false)).is_ok());
+        // symphonia reads WAVs of any channel count; ours hold at most 8.
+        let mut nine = source(1, 8_000, 90);
+        nine[22] = 9; // channels
+        nine[32] = 18; // block align
+        nine[28..32].copy_from_slice(&(8_000u32 * 18).to_le_bytes());
+        let e = run(nine.clone(), &settings(8_000, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("9 channels"), "{e}");
+        let mono = run(nine, &settings(8_000, 16, true)).unwrap();
+        assert_eq!(wavfile::read(&mono.wav).unwrap().spec.channels, 1);
+    }
+
+    #[test]
+    fn a_header_that_declares_hours_is_refused_before_decoding() {
+        // 100 bytes of samples, but a data chunk that says 4 GB: 3.1 hours at 192 kHz (and
+        // a RIFF size of u32::MAX, "unknown", as a streaming writer leaves it).
+        let mut src = source(1, 192_000, 50);
+        src[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        src[40..44].copy_from_slice(&(u32::MAX - 1).to_le_bytes());
+        let e = run(src, &settings(44_100, 16, false)).unwrap_err();
+        assert!(matches!(e, AudioError::TooLong { limit: 3600, .. }), "{e}");
+    }
+
+    #[test]
+    fn decoding_stops_at_the_budget() {
+        let s = settings(8_000, 16, false);
+        let src = source(2, 8_000, 16_000);
+        let mut budget = Budget::new(&s);
+        budget.max_seconds = 1;
+        let e = convert(src.clone(), "wav", &s, &budget).unwrap_err();
+        assert!(e.to_string().contains("more than 1 s"), "{e}");
+        let mut budget = Budget::new(&s);
+        budget.max_pcm_bytes = 10_000;
+        let e = convert(src, "wav", &s, &budget).unwrap_err();
+        assert!(
+            matches!(e, AudioError::TooLarge { limit: 10_000, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn damaged_sources_say_why() {
+        let src = source(2, 44_100, 1000);
+        let e = run(
+            src[..src.len() - 1001].to_vec(),
+            &settings(44_100, 16, false),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        let e = run(b"not audio at all".to_vec(), &settings(44_100, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("not a readable audio file"), "{e}");
+        let empty = source(1, 44_100, 0);
+        let e = run(empty, &settings(44_100, 16, false)).unwrap_err();
+        assert!(e.to_string().contains("no audio frames"), "{e}");
+    }
+}
