@@ -592,13 +592,20 @@ fn standalone_tree(root: &Path) {
     let png = |rgba: [u8; 4], side: u32| {
         let mut bytes = Vec::new();
         image::RgbaImage::from_pixel(side, side, image::Rgba(rgba))
-            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
             .unwrap();
         bytes
     };
     std::fs::create_dir_all(root.join("sky.env")).unwrap();
     for (i, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
-        std::fs::write(root.join(format!("sky.env/{face}.png")), png([40 * i as u8, 9, 9, 255], 8)).unwrap();
+        std::fs::write(
+            root.join(format!("sky.env/{face}.png")),
+            png([40 * i as u8, 9, 9, 255], 8),
+        )
+        .unwrap();
     }
     std::fs::write(root.join("icon.png"), png([200, 100, 50, 255], 16)).unwrap();
     let mut lut = String::from("LUT_3D_SIZE 2\n");
@@ -626,12 +633,19 @@ fn standalone_kinds_go_through_the_remote_and_a_changed_face_rebuilds_only_its_c
     let a = build_remote(&input, &out_a, &url, &[]);
     assert_eq!((a.count("built"), a.count("fetched")), (3, 0));
     let b = build_remote(&input, &out_b, &url, &[]);
-    assert_eq!((b.count("built"), b.count("fetched")), (0, 3), "{:?}", b.statuses);
+    assert_eq!(
+        (b.count("built"), b.count("fetched")),
+        (0, 3),
+        "{:?}",
+        b.statuses
+    );
     assert_same_tree(&out_b, &output_tree(&out_a), "machine B");
 
     // A face is an input of the cube: editing it rebuilds the cube alone, locally, and
     // the remote has no record for the new content.
-    let mut face = image::open(input.join("sky.env/nz.png")).unwrap().to_rgba8();
+    let mut face = image::open(input.join("sky.env/nz.png"))
+        .unwrap()
+        .to_rgba8();
     face.put_pixel(0, 0, image::Rgba([1, 2, 3, 255]));
     face.save(input.join("sky.env/nz.png")).unwrap();
     let c = build_remote(&input, &out_a, &url, &[]);

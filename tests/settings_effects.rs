@@ -400,7 +400,9 @@ const CASES: &[Case] = &[
     ("texture", "quality", "1.0", |r| {
         r.settings.texture.quality = 1.0
     }),
-    ("texture", "cubemap", "true", |r| r.settings.texture.cubemap = true),
+    ("texture", "cubemap", "true", |r| {
+        r.settings.texture.cubemap = true
+    }),
     ("texture", "bc_zstd", "true", |r| {
         r.settings.texture.bc_zstd = true
     }),
@@ -435,15 +437,25 @@ const CASES: &[Case] = &[
         r.settings.font.charset_file = "chars.txt".into()
     }),
     ("font", "msdf", "true", |r| r.settings.font.msdf = true),
-    ("font", "atlas_size", "1024", |r| r.settings.font.atlas_size = 1024),
-    ("font", "glyph_size", "48", |r| r.settings.font.glyph_size = 48),
+    ("font", "atlas_size", "1024", |r| {
+        r.settings.font.atlas_size = 1024
+    }),
+    ("font", "glyph_size", "48", |r| {
+        r.settings.font.glyph_size = 48
+    }),
     ("font", "spread", "8.0", |r| r.settings.font.spread = 8.0),
     ("shader", "defines", "{ DEBUG = \"1\" }", |r| {
         r.settings.shader.defines = [("DEBUG".to_string(), "1".to_string())].into()
     }),
-    ("audio", "sample_rate", "48000", |r| r.settings.audio.sample_rate = 48000),
-    ("audio", "bit_depth", "32", |r| r.settings.audio.bit_depth = 32),
-    ("audio", "force_3d", "true", |r| r.settings.audio.force_3d = true),
+    ("audio", "sample_rate", "48000", |r| {
+        r.settings.audio.sample_rate = 48000
+    }),
+    ("audio", "bit_depth", "32", |r| {
+        r.settings.audio.bit_depth = 32
+    }),
+    ("audio", "force_3d", "true", |r| {
+        r.settings.audio.force_3d = true
+    }),
     ("qtmesh", "mesh_version", "5", |r| {
         // The example also sets `naming`, so the Qt 6.4 names do not follow.
         r.settings.qtmesh.mesh_version = 5

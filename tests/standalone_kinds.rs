@@ -28,7 +28,11 @@ fn cube_lut(n: usize, swap: bool) -> String {
     for b in 0..n {
         for g in 0..n {
             for r in 0..n {
-                let (x, y, z) = if swap { (f(b), f(g), f(r)) } else { (f(r), f(g), f(b)) };
+                let (x, y, z) = if swap {
+                    (f(b), f(g), f(r))
+                } else {
+                    (f(r), f(g), f(b))
+                };
                 t += &format!("{x:.6} {y:.6} {z:.6}\r\n");
             }
         }
@@ -57,17 +61,32 @@ fn game_tree(root: &Path, corpus: &Path, hdr: &Path) {
     let pattern = corpus.join("gltf/TonemappingTest/TestPattern.png");
     std::fs::copy(&pattern, root.join("ui_pattern.png")).unwrap();
     let normal = corpus.join("gltf/FlightHelmet/FlightHelmet_Materials_LensesMat_Normal.png");
-    write(&root.join("props/lens.n.png"), &std::fs::read(&normal).unwrap());
+    write(
+        &root.join("props/lens.n.png"),
+        &std::fs::read(&normal).unwrap(),
+    );
     let mut gray = image::GrayImage::new(8, 8);
     for (x, y, p) in gray.enumerate_pixels_mut() {
         p.0 = [(x * 30 + y) as u8];
     }
     gray.save(root.join("props/lens.ao.png")).unwrap();
-    write(&root.join("sky/night.exr"), &std::fs::read(hdr.join("night.exr")).unwrap());
-    write(&root.join("sky/city_cube.exr"), &std::fs::read(hdr.join("city.exr")).unwrap());
+    write(
+        &root.join("sky/night.exr"),
+        &std::fs::read(hdr.join("night.exr")).unwrap(),
+    );
+    write(
+        &root.join("sky/city_cube.exr"),
+        &std::fs::read(hdr.join("city.exr")).unwrap(),
+    );
     cut_faces(&hdr.join("courtyard.exr"), &root.join("sky/Courtyard.env"));
-    write(&root.join("grade/identity.lut.cube"), cube_lut(17, false).as_bytes());
-    write(&root.join("grade/swap.lut.cube"), cube_lut(5, true).as_bytes());
+    write(
+        &root.join("grade/identity.lut.cube"),
+        cube_lut(17, false).as_bytes(),
+    );
+    write(
+        &root.join("grade/swap.lut.cube"),
+        cube_lut(5, true).as_bytes(),
+    );
     write(&root.join("levels/One.json"), b"{\"level\": 1}\n");
     write(&root.join("notes.txt"), b"todo");
     write(&root.join("art/sky.psd"), b"8BPS");
@@ -119,7 +138,11 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
     std::fs::write(dir.path().join("build.toml"), CONFIG).unwrap();
     let run = build(dir.path(), &["-j", "2"]);
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let out = dir.path().join("out");
 
     // Every kind wrote its file, named in the manifest as formats.md says.
@@ -133,20 +156,53 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
     };
     for (path, reference, kind, srgb) in [
         ("ui_pattern.ktx2", "ui_pattern", EntryKind::Texture, true),
-        ("props/lens.n.ktx2", "props/lens.n", EntryKind::Texture, false),
-        ("props/lens.ao.ktx2", "props/lens.ao", EntryKind::Texture, false),
+        (
+            "props/lens.n.ktx2",
+            "props/lens.n",
+            EntryKind::Texture,
+            false,
+        ),
+        (
+            "props/lens.ao.ktx2",
+            "props/lens.ao",
+            EntryKind::Texture,
+            false,
+        ),
         ("sky/night.ktx2", "sky/night", EntryKind::Texture, false),
-        ("sky/city_cube.ktx2", "sky/city_cube", EntryKind::Texture, false),
-        ("sky/courtyard.env.ktx2", "sky/courtyard.env", EntryKind::Texture, false),
-        ("grade/identity.lut.ktx2", "grade/identity.lut", EntryKind::ColourLut, false),
-        ("grade/swap.lut.ktx2", "grade/swap.lut", EntryKind::ColourLut, false),
+        (
+            "sky/city_cube.ktx2",
+            "sky/city_cube",
+            EntryKind::Texture,
+            false,
+        ),
+        (
+            "sky/courtyard.env.ktx2",
+            "sky/courtyard.env",
+            EntryKind::Texture,
+            false,
+        ),
+        (
+            "grade/identity.lut.ktx2",
+            "grade/identity.lut",
+            EntryKind::ColourLut,
+            false,
+        ),
+        (
+            "grade/swap.lut.ktx2",
+            "grade/swap.lut",
+            EntryKind::ColourLut,
+            false,
+        ),
     ] {
         let e = entry(path);
         assert_eq!(e.hash, fnv1a64(reference), "{path}");
         assert_eq!((e.kind, e.srgb), (kind, srgb), "{path}");
     }
     let json = entry("levels/One.json");
-    assert_eq!((json.kind, json.hash), (EntryKind::RawFile, fnv1a64("levels/One.json")));
+    assert_eq!(
+        (json.kind, json.hash),
+        (EntryKind::RawFile, fnv1a64("levels/One.json"))
+    );
     assert_eq!(
         std::fs::read(out.join("levels/One.json")).unwrap(),
         std::fs::read(input.join("levels/One.json")).unwrap(),
@@ -155,7 +211,10 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
     // The model's image is its input, compiled with it, not a texture of its own.
     assert!(out.join("box/box.hmesh").is_file());
     assert!(!out.join("box/checker.ktx2").exists());
-    assert!(!m.entries().iter().any(|e| e.path.starts_with("box/checker")));
+    assert!(!m
+        .entries()
+        .iter()
+        .any(|e| e.path.starts_with("box/checker")));
 
     // One warning names what no kind compiles, by extension, in JSON too.
     let ignored: Vec<serde_json::Value> = stdout
@@ -165,21 +224,39 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
         .collect();
     assert_eq!(ignored.len(), 1, "{stdout}");
     let message = ignored[0]["diagnostic"]["message"].as_str().unwrap();
-    assert!(message.contains("ignored 3 files") && message.contains("2 .psd") && message.contains("1 .txt"), "{message}");
-    assert!(!message.contains(".bin"), "the model's buffer is not ignored: {message}");
+    assert!(
+        message.contains("ignored 3 files")
+            && message.contains("2 .psd")
+            && message.contains("1 .txt"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(".bin"),
+        "the model's buffer is not ignored: {message}"
+    );
 
     // Shapes as our reader and ktx-parse see them.
     let read = |p: &str| ktx2::read(&std::fs::read(out.join(p)).unwrap()).unwrap();
     let night = read("sky/night.ktx2");
-    assert_eq!((night.vk_format, night.face_count, night.depth), (97, 1, 0), "RGBA16F 2D");
+    assert_eq!(
+        (night.vk_format, night.face_count, night.depth),
+        (97, 1, 0),
+        "RGBA16F 2D"
+    );
     assert!(night.width <= 512 && night.height <= 512);
     let cube = read("sky/city_cube.ktx2");
-    assert_eq!((cube.face_count, cube.width, cube.height), (6, cube.width, cube.width));
+    assert_eq!(
+        (cube.face_count, cube.width, cube.height),
+        (6, cube.width, cube.width)
+    );
     assert!(cube.width <= 256 && cube.width.is_power_of_two());
     let env = read("sky/courtyard.env.ktx2");
     assert_eq!((env.vk_format, env.face_count), (97, 6));
     let lut = read("grade/identity.lut.ktx2");
-    assert_eq!((lut.vk_format, lut.width, lut.height, lut.depth), (37, 17, 17, 17));
+    assert_eq!(
+        (lut.vk_format, lut.width, lut.height, lut.depth),
+        (37, 17, 17, 17)
+    );
     assert_identity_lut(&lut.levels[0].data, 17);
     let swap = read("grade/swap.lut.ktx2");
     // Texel (r, g, b) of the swapping LUT holds (b, g, r), red fastest.
@@ -205,11 +282,22 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
     if let Some(headers) = common::ktx_parse(TEST, dir.path(), &files) {
         let h = |i: usize, key: &str| headers[i][key].as_u64().unwrap();
         assert_eq!((h(0, "faceCount"), h(0, "pixelDepth")), (1, 0));
-        assert_eq!((h(2, "vkFormat"), h(2, "typeSize"), h(2, "samples")), (97, 2, 4));
-        assert_eq!((h(3, "faceCount"), h(3, "pixelWidth")), (6, u64::from(cube.width)));
+        assert_eq!(
+            (h(2, "vkFormat"), h(2, "typeSize"), h(2, "samples")),
+            (97, 2, 4)
+        );
+        assert_eq!(
+            (h(3, "faceCount"), h(3, "pixelWidth")),
+            (6, u64::from(cube.width))
+        );
         assert_eq!((h(4, "vkFormat"), h(4, "faceCount")), (97, 6));
         assert_eq!(
-            (h(5, "vkFormat"), h(5, "pixelWidth"), h(5, "pixelDepth"), h(5, "levelCount")),
+            (
+                h(5, "vkFormat"),
+                h(5, "pixelWidth"),
+                h(5, "pixelDepth"),
+                h(5, "levelCount")
+            ),
             (37, 17, 17, 1)
         );
         for (i, header) in headers.iter().enumerate() {
@@ -219,7 +307,11 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
 
     // The tree passes the CI gate, and a second build compiles nothing.
     let check = common::assetc(&["check", out.to_str().unwrap()]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     let again = build(dir.path(), &[]);
     let text = String::from_utf8_lossy(&again.stdout);
     let finished = text
@@ -233,12 +325,20 @@ fn a_game_tree_compiles_every_kind_and_says_what_it_ignored() {
     // The same tree at one and three threads: identical bytes.
     let one = dir.path().join("one");
     let run = common::assetc(&[
-        "build", input.to_str().unwrap(), "-o", one.to_str().unwrap(), "--config",
-        dir.path().join("build.toml").to_str().unwrap(), "-j", "1",
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        one.to_str().unwrap(),
+        "--config",
+        dir.path().join("build.toml").to_str().unwrap(),
+        "-j",
+        "1",
     ]);
     assert!(run.status.success());
     let strip = |t: Vec<(String, Vec<u8>)>| {
-        t.into_iter().filter(|(p, _)| !p.starts_with(".assetc")).collect::<Vec<_>>()
+        t.into_iter()
+            .filter(|(p, _)| !p.starts_with(".assetc"))
+            .collect::<Vec<_>>()
     };
     assert_eq!(strip(common::tree(&one)), strip(common::tree(&out)));
 }
@@ -251,7 +351,11 @@ fn assert_identity_lut(data: &[u8], n: usize) {
         for g in 0..n {
             for r in 0..n {
                 let i = 4 * (r + n * (g + n * b));
-                assert_eq!(&data[i..i + 4], &[v(r), v(g), v(b), 255], "texel {r},{g},{b}");
+                assert_eq!(
+                    &data[i..i + 4],
+                    &[v(r), v(g), v(b), 255],
+                    "texel {r},{g},{b}"
+                );
             }
         }
     }
@@ -264,7 +368,10 @@ fn a_bad_cubemap_or_lut_fails_alone_naming_the_place() {
     let face = |side: u32| {
         let mut bytes = Vec::new();
         image::RgbaImage::from_pixel(side, side, image::Rgba([9, 99, 199, 255]))
-            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
             .unwrap();
         bytes
     };
@@ -287,7 +394,12 @@ fn a_bad_cubemap_or_lut_fails_alone_naming_the_place() {
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["reason"] == "asset-finished" && v["status"] == "failed")
-        .map(|v| (v["source"].as_str().unwrap().to_string(), v["error"].as_str().unwrap().to_string()))
+        .map(|v| {
+            (
+                v["source"].as_str().unwrap().to_string(),
+                v["error"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let error = |source: &str| {
         errors
@@ -308,7 +420,12 @@ fn a_bad_cubemap_or_lut_fails_alone_naming_the_place() {
     // The good texture was still compiled and registered; nothing of the bad ones exists.
     let out = dir.path().join("out");
     assert!(out.join("good.ktx2").is_file());
-    for bad in ["missing.env.ktx2", "sizes.env.ktx2", "short.lut.ktx2", "oned.lut.ktx2"] {
+    for bad in [
+        "missing.env.ktx2",
+        "sizes.env.ktx2",
+        "short.lut.ktx2",
+        "oned.lut.ktx2",
+    ] {
         assert!(!out.join(bad).exists(), "{bad}");
     }
 }
@@ -325,20 +442,34 @@ fn the_original_assetc_manifest_and_bundle_on_request() {
     )
     .unwrap();
     let run = build(dir.path(), &["--pack", "hpack"]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let out = dir.path().join("out");
     let bytes = std::fs::read(out.join("assets.hman")).unwrap();
     assert_eq!(&bytes[4..8], &1u32.to_le_bytes(), "version 1");
     let m = hman::read(&bytes).unwrap();
-    assert!(m.entries().iter().all(|e| e.file.is_none()), "v1 has no digests");
+    assert!(
+        m.entries().iter().all(|e| e.file.is_none()),
+        "v1 has no digests"
+    );
     assert!(m.entries().iter().any(|e| e.path == "data/config.json"));
     let check = common::assetc(&["check", out.to_str().unwrap()]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     let pack = dir.path().join("out.hpack");
     let bundle = std::fs::read(&pack).unwrap();
     assert_eq!(&bundle[..4], b"HPAK");
     assert!(assetc::formats::hpack::validate(&bundle).is_empty());
     let listed = common::assetc(&["pack", "list", pack.to_str().unwrap()]);
     let listing = String::from_utf8_lossy(&listed.stdout);
-    assert!(listing.contains("data/config.json") && listing.contains("box/box.hmesh"), "{listing}");
+    assert!(
+        listing.contains("data/config.json") && listing.contains("box/box.hmesh"),
+        "{listing}"
+    );
 }

@@ -160,13 +160,11 @@ pub(crate) fn add_target_output(
     compiled
         .warnings
         .extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
-    compiled
-        .files
-        .extend(
-            out.files
-                .into_iter()
-                .map(|f| OutputFile::new(f.rel_path, f.bytes, f.kind)),
-        );
+    compiled.files.extend(
+        out.files
+            .into_iter()
+            .map(|f| OutputFile::new(f.rel_path, f.bytes, f.kind)),
+    );
     compiled.textures.extend(out.textures);
     if let Some(stats) = out.stats {
         compiled.stats = stats;

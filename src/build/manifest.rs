@@ -65,5 +65,8 @@ pub fn manifest_bytes(
         });
         stamped.push(e);
     }
-    Ok(hman::write_version(&Manifest::from_entries(stamped)?, version)?)
+    Ok(hman::write_version(
+        &Manifest::from_entries(stamped)?,
+        version,
+    )?)
 }

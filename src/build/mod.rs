@@ -127,9 +127,8 @@ impl BuildOptions {
                 ignore.add(glob);
             }
         }
-        let built = |b: globset::GlobSetBuilder| {
-            b.build().map_err(|e| BuildError::Config(e.to_string()))
-        };
+        let built =
+            |b: globset::GlobSetBuilder| b.build().map_err(|e| BuildError::Config(e.to_string()));
         Ok(DiscoverRules {
             embed: built(embed)?,
             ignore: built(ignore)?,

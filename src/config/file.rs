@@ -3,11 +3,11 @@
 use super::tables::{settings_layer, Partial};
 use crate::build::asset::Target;
 use crate::build::remote::RemoteMode;
+use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;
-use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::targets::qtmesh::QtTargetSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;

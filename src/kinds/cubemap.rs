@@ -83,7 +83,12 @@ fn face_files(source: &Source) -> Result<Vec<PathBuf>, String> {
             several => {
                 let names: Vec<String> = several
                     .iter()
-                    .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+                    .map(|p| {
+                        p.file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
                     .collect();
                 return Err(format!(
                     "face {} is given {} times ({})",
@@ -118,13 +123,24 @@ mod tests {
 
     #[test]
     fn faces_are_found_in_ktx2_order_whatever_their_extension() {
-        let (_d, s) = folder(&["nz.png", "PX.jpg", "py.exr", "nx.png", "pz.tga", "ny.bmp", "notes.txt"]);
+        let (_d, s) = folder(&[
+            "nz.png",
+            "PX.jpg",
+            "py.exr",
+            "nx.png",
+            "pz.tga",
+            "ny.bmp",
+            "notes.txt",
+        ]);
         let names: Vec<String> = face_files(&s)
             .unwrap()
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, ["PX.jpg", "nx.png", "py.exr", "ny.bmp", "pz.tga", "nz.png"]);
+        assert_eq!(
+            names,
+            ["PX.jpg", "nx.png", "py.exr", "ny.bmp", "pz.tga", "nz.png"]
+        );
     }
 
     #[test]
@@ -132,7 +148,9 @@ mod tests {
         let (_d, s) = folder(&["px.png", "nx.png", "py.png", "ny.png", "pz.png"]);
         let e = face_files(&s).unwrap_err();
         assert!(e.contains("face nz is missing"), "{e}");
-        let (_d, s) = folder(&["px.png", "px.jpg", "nx.png", "py.png", "ny.png", "pz.png", "nz.png"]);
+        let (_d, s) = folder(&[
+            "px.png", "px.jpg", "nx.png", "py.png", "ny.png", "pz.png", "nz.png",
+        ]);
         let e = face_files(&s).unwrap_err();
         assert!(e.contains("face px is given 2 times"), "{e}");
     }

@@ -86,7 +86,6 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     Ok(compiled)
 }
 
-
 /// The files a model source names (its buffers and images, resolved below its folder):
 /// they are that model's inputs, not standalone assets. Read from the glTF JSON alone
 /// (a `.glb`'s JSON chunk), without importing; an unreadable source names none (its
@@ -100,8 +99,7 @@ pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
     } else {
         Some(bytes.as_slice())
     };
-    let Some(value) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(j).ok())
-    else {
+    let Some(value) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(j).ok()) else {
         return Vec::new();
     };
     let folder = source.parent().unwrap_or(Path::new("."));
@@ -143,7 +141,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             referenced_files(&gltf),
-            vec![dir.path().join("m.bin"), dir.path().join("tex/wood grain.png")]
+            vec![
+                dir.path().join("m.bin"),
+                dir.path().join("tex/wood grain.png")
+            ]
         );
         std::fs::write(&gltf, b"not json").unwrap();
         assert!(referenced_files(&gltf).is_empty());

@@ -49,7 +49,12 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
             message: e.to_string(),
         }
     })?;
-    Ok(texture_asset(source, encoded, mode, vec![source.abs_path.clone()]))
+    Ok(texture_asset(
+        source,
+        encoded,
+        mode,
+        vec![source.abs_path.clone()],
+    ))
 }
 
 /// The compiled asset of one `.ktx2` named by the source's ref: `<ref>.ktx2`, manifest
@@ -97,7 +102,10 @@ pub fn mode_for(rel_path: &str, settings: &AssetSettings) -> TextureMode {
         return TextureMode::Linear;
     }
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    match stem.rsplit_once('.').map(|(_, tag)| tag.to_ascii_lowercase()) {
+    match stem
+        .rsplit_once('.')
+        .map(|(_, tag)| tag.to_ascii_lowercase())
+    {
         Some(tag) if tag == "n" => TextureMode::Normal,
         Some(tag) if matches!(tag.as_str(), "ao" | "h" | "r") => TextureMode::Single,
         _ => TextureMode::Color,

@@ -88,7 +88,11 @@ pub struct SourceKey {
 /// reports why).
 pub fn source_key(settings: &AssetSettings, source: &Source) -> Option<SourceKey> {
     let stamp = InputStamp::of(&source.abs_path).ok()?;
-    let text = format!("{:?} {}", source.kind, super::cache::settings_text(settings));
+    let text = format!(
+        "{:?} {}",
+        source.kind,
+        super::cache::settings_text(settings)
+    );
     Some(SourceKey {
         key: key::source_key(&text, &source.rel_path, &stamp),
         stamp,

@@ -44,7 +44,7 @@ use crate::formats::qtmesh::{self, QtMeshFile};
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::MeshSettings;
 use crate::scene::{ImageSource, Scene};
-use names::{balsam_stem, component_name, file_name, Unique};
+use names::{balsam_stem, component_file_name, file_name, Unique};
 
 /// How meshes are named in `meshes/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -152,7 +152,7 @@ pub fn build_qtmesh_shared(
             QtNaming::Qt612 => "_mesh.mesh",
             QtNaming::Qt64 => ".mesh",
         };
-        let file = files.claim(&balsam_stem(&name), suffix);
+        let file = files.claim_file(&balsam_stem(&name), suffix);
         let built = mesh::build_mesh(
             scene,
             index,
@@ -192,7 +192,7 @@ pub fn build_qtmesh_shared(
         leaf.to_string()
     });
     out.files.push(TargetFile::raw(
-        format!("{root}/{}.qml", component_name(&stem)),
+        format!("{root}/{}", component_file_name(&stem)),
         text.into_bytes(),
     ));
     Ok(out)
@@ -269,7 +269,7 @@ fn copy_images(
                 (base, ext.to_string())
             }
         };
-        let file = names.claim(&base, &ext);
+        let file = names.claim_file(&base, &ext);
         out.files.push(TargetFile::raw(
             format!("{root}/maps/{file}"),
             bytes.as_ref().clone(),
