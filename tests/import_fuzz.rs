@@ -593,8 +593,21 @@ fn crc32(bytes: &[u8]) -> u32 {
 
 const TRIANGLE: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
 
+/// Longest a hand-made case may build before it is killed (a failure, not a hang).
+const TIME_LIMIT_S: u64 = 120;
+
 /// `assetc build input -o output` for `targets` under the memory limit, with its wall time.
 fn build_targets(input: &Path, output: &Path, targets: &[&str]) -> (Output, std::time::Duration) {
+    build_within(input, output, targets, TIME_LIMIT_S)
+}
+
+/// [`build_targets`], killed after `seconds`.
+fn build_within(
+    input: &Path,
+    output: &Path,
+    targets: &[&str],
+    seconds: u64,
+) -> (Output, std::time::Duration) {
     let started = std::time::Instant::now();
     let mut args: Vec<String> = vec![
         "build".into(),
@@ -607,7 +620,9 @@ fn build_targets(input: &Path, output: &Path, targets: &[&str]) -> (Output, std:
     }
     let o = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_LIMIT_KIB} && exec \"$@\""))
+        .arg(format!(
+            "ulimit -v {MEMORY_LIMIT_KIB} && exec timeout -s KILL {seconds} \"$@\""
+        ))
         .arg("sh")
         .arg(env!("CARGO_BIN_EXE_assetc"))
         .args(&args)
@@ -717,5 +732,108 @@ fn long_names_are_shortened_and_the_build_keeps_its_manifest() {
             .to_string_lossy()
             .into_owned();
         assert!(qml.contains(&format!("\"{rel}\"")), "the QML names {rel}");
+    }
+}
+
+/// A fan of `segments` triangles around one hub, `height` above a unit circle: valence
+/// `segments` at the hub.
+fn fan(segments: u32, height: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut positions = vec![[0.0, 0.0, height]];
+    positions.extend((0..segments).map(|i| {
+        let a = i as f32 / segments as f32 * std::f32::consts::TAU;
+        [a.cos(), a.sin(), 0.0]
+    }));
+    let indices = (0..segments)
+        .flat_map(|i| [0, 1 + i, 1 + (i + 1) % segments])
+        .collect();
+    (positions, indices)
+}
+
+const EVERY_TARGET: [&str; 3] = ["hmesh", "bmd1", "qtmesh"];
+
+/// Builds one generated source for every target, killed after `seconds`; returns the
+/// wall time.
+fn build_every_target(positions: &[[f32; 3]], indices: &[u32], what: &str, seconds: u64) -> f64 {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    Source {
+        stem: "s",
+        mesh_name: "m",
+        positions,
+        indices: Some(indices),
+        image: None,
+    }
+    .write(&input);
+    let output = work.path().join("out");
+    let (o, took) = build_within(&input, &output, &EVERY_TARGET, seconds);
+    assert_built_and_checked(&o, &output, what);
+    eprintln!("{what}: {:.2} s for every target", took.as_secs_f64());
+    took.as_secs_f64()
+}
+
+#[test]
+fn a_high_valence_fan_builds_in_bounded_time() {
+    // Smooth normals, meshlets, the vertex cache and the simplifier were all quadratic in
+    // the hub's valence: 37 s (debug), 17 s for the Qt and BMD1 targets. The bound is a
+    // safety net only; the measured figures are in the commit message.
+    let (positions, indices) = fan(65_536, 0.0);
+    let took = build_every_target(&positions, &indices, "flat 65,536-segment fan", 20);
+    assert!(took < 20.0, "{took:.1} s");
+    // A steep cone: its faces are too far apart for one shared hub normal, so each corner
+    // smooths its neighbours (the bounded path), and the hub splits into thousands of
+    // vertices that the Qt target's weld compares.
+    let (positions, indices) = fan(65_536, 5.0);
+    let took = build_every_target(&positions, &indices, "steep 65,536-segment cone", 40);
+    assert!(took < 40.0, "{took:.1} s");
+}
+
+/// A source whose one primitive has a POSITION accessor without a bufferView (zeros) of
+/// `count` vertices, and optionally indices made the same way.
+fn zero_accessor_source(dir: &Path, name: &str, count: u64, index_count: Option<u64>) {
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"componentType": 5126, "count": count, "type": "VEC3",
+                       "min": [0, 0, 0], "max": [0, 0, 0]}],
+    });
+    if let Some(n) = index_count {
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"componentType": 5125, "count": n, "type": "SCALAR"}));
+        doc["meshes"][0]["primitives"][0]["indices"] = 1.into();
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(name), serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+#[test]
+fn positions_that_all_weld_into_one_vertex_build_quickly() {
+    let work = tempfile::tempdir().unwrap();
+    // 262,144 zero positions (an accessor without a bufferView: a 200-byte file) weld
+    // into one vertex used by every triangle: this ran for minutes.
+    let input = work.path().join("weld");
+    zero_accessor_source(&input, "zeros.gltf", 262_144, None);
+    zero_accessor_source(&input, "zeros_indexed.gltf", 262_144, Some(262_143));
+    for targets in EVERY_TARGET.map(|t| [t]) {
+        let output = work.path().join(format!("out-{}", targets[0]));
+        let (o, took) = build_within(&input, &output, &targets, 20);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        // BMD1 refuses them (more than 255 meshes of 1024 vertices); the others build.
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{targets:?}: {:?} {stderr}",
+            o.status
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            output.join("assets.hman").is_file(),
+            "{targets:?}: the build went on"
+        );
+        eprintln!(
+            "262,144 zero positions, {targets:?}: {:.2} s",
+            took.as_secs_f64()
+        );
+        assert!(took.as_secs_f64() < 20.0, "{targets:?}: {took:?}");
     }
 }
