@@ -837,3 +837,36 @@ fn positions_that_all_weld_into_one_vertex_build_quickly() {
         assert!(took.as_secs_f64() < 20.0, "{targets:?}: {took:?}");
     }
 }
+
+#[test]
+fn accessor_counts_over_the_limits_fail_before_allocating() {
+    // Counts that would need gigabytes are refused before anything is allocated: no
+    // abort under the memory limit (2^28-1 positions aborted on a 3 GiB allocation), a
+    // message naming the limit, the other source built.
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("huge");
+    zero_accessor_source(&input, "positions.gltf", (1 << 28) - 1, None);
+    zero_accessor_source(&input, "indices.gltf", 3, Some((1 << 31) - 1));
+    Source {
+        stem: "plain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    let output = work.path().join("out-huge");
+    let (o, _) = build_targets(&input, &output, &["hmesh"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{:?}: {stderr}", o.status);
+    assert!(
+        stderr.contains("268435455 vertices exceed the limit"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("2147483647 indices exceed the limit"),
+        "{stderr}"
+    );
+    assert!(output.join("plain.hmesh").is_file());
+    assert!(output.join("assets.hman").is_file());
+}
