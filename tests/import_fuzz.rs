@@ -870,3 +870,51 @@ fn accessor_counts_over_the_limits_fail_before_allocating() {
     assert!(output.join("plain.hmesh").is_file());
     assert!(output.join("assets.hman").is_file());
 }
+
+#[test]
+fn ten_thousand_nested_nodes_build_for_every_target() {
+    // A chain of 10,000 nodes, the mesh on the deepest: the Qt target's QML writer
+    // recursed (a stack overflow at 4,000, the whole build gone) and indented by depth
+    // (3,000 levels wrote 69 MB).
+    const DEPTH: usize = 10_000;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let path = Source {
+        stem: "chain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut nodes: Vec<Value> = (0..DEPTH - 1)
+        .map(|i| serde_json::json!({"name": format!("n{i}"), "children": [i + 1], "translation": [0, 1, 0]}))
+        .collect();
+    nodes.push(serde_json::json!({"name": "leaf", "mesh": 0}));
+    doc["nodes"] = Value::Array(nodes);
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    for target in EVERY_TARGET {
+        let output = work.path().join(format!("out-{target}"));
+        let (o, took) = build_targets(&input, &output, &[target]);
+        assert_built_and_checked(&o, &output, &format!("{DEPTH} nested nodes, {target}"));
+        let files = tree(&output);
+        let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+        eprintln!(
+            "{DEPTH} nested nodes, {target}: {:.2} s, {bytes} bytes written",
+            took.as_secs_f64()
+        );
+        // Linear in the node count: at most 1 KiB a node.
+        assert!(bytes < DEPTH * 1024, "{target}: {bytes} bytes");
+        for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".qml")) {
+            let text = String::from_utf8_lossy(text);
+            let widest = text.lines().map(|l| l.len() - l.trim_start().len()).max();
+            assert!(widest <= Some(4 * 34), "{name}: indentation {widest:?}");
+            // Every node, and the file's root element.
+            assert_eq!(
+                text.matches("Node {").count() + text.matches("Model {").count(),
+                DEPTH + 1
+            );
+        }
+    }
+}
