@@ -918,3 +918,62 @@ fn ten_thousand_nested_nodes_build_for_every_target() {
         }
     }
 }
+
+#[test]
+fn an_image_over_the_size_limits_fails_under_every_target_that_reads_it() {
+    // A 69-byte PNG whose header declares 100,000 x 100,000 pixels: the default target
+    // refused it, the Qt target copied it into maps/ and exited 0 (Qt would then try to
+    // allocate 40 GB). One rule now: the asset fails under both. BMD1 names no images.
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let big = png(100_000, 100_000);
+    assert!(big.len() < 100, "{} bytes", big.len());
+    std::fs::write(input.join("big.png"), &big).unwrap();
+    Source {
+        stem: "huge_map",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: Some("big.png"),
+    }
+    .write(&input);
+    Source {
+        stem: "plain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    for (target, refused) in [("qtmesh", true), ("hmesh", true), ("bmd1", false)] {
+        let output = work.path().join(format!("out-{target}"));
+        let (o, _) = build_targets(&input, &output, &[target]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let written = files_below(&output);
+        assert!(output.join("assets.hman").is_file(), "{target}: {stderr}");
+        if refused {
+            assert_eq!(o.status.code(), Some(1), "{target}: {stderr}");
+            assert!(
+                stderr.contains("declared size 100000x100000 exceeds the limit"),
+                "{target}: {stderr}"
+            );
+            assert!(
+                !written
+                    .iter()
+                    .any(|p| p.to_string_lossy().contains("huge_map")),
+                "{target}: {written:?}"
+            );
+        } else {
+            assert!(o.status.success(), "{target}: {stderr}");
+        }
+        assert!(
+            written
+                .iter()
+                .any(|p| p.to_string_lossy().starts_with("plain.")),
+            "{target}: {written:?}"
+        );
+        let check = assetc(&["check", output.to_str().unwrap()]);
+        assert!(check.status.success(), "{target}: check failed");
+    }
+}

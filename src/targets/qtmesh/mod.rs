@@ -42,6 +42,7 @@ mod timeline;
 use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};
 use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::textures::HeaderError;
 use crate::pipeline::MeshSettings;
 use crate::scene::{ImageSource, Scene};
 use names::{balsam_stem, component_file_name, file_name, Unique};
@@ -243,6 +244,20 @@ fn copy_images(
                 continue;
             }
         };
+        // The input limits every target applies: an image declaring more than the
+        // default target would decode fails this asset here too, though it is only
+        // copied (Qt would try to load it).
+        match crate::pipeline::textures::declared_size(&bytes, img.mime_type.as_deref()) {
+            Ok(_) => {}
+            Err(HeaderError::OverLimit(reason)) => {
+                return Err(invalid(&img.gltf_path, reason));
+            }
+            // A format assetc does not read (Qt reads a few more) is copied unchecked.
+            Err(HeaderError::Unreadable(reason)) => out.warnings.push(format!(
+                "{}: copied without a size check: {reason}",
+                img.gltf_path
+            )),
+        }
         let (base, ext) = match (&img.source, &img.uri) {
             (ImageSource::File(path), _) => {
                 let name = path
