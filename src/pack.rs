@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::formats::hman::{self, FileStamp};
 use crate::formats::hpack::{self, HPackEntry, HPackError};
 use crate::formats::spk::{self, check_path, Compression, PathFault, SpkError};
 use crate::formats::Problem;
@@ -327,17 +328,90 @@ pub fn extract(archive: &Path, dest: &Path) -> Result<ExtractReport, PackError> 
     let pak = open_archive(archive, &bytes)?;
     fs::create_dir_all(dest).map_err(io_err(dest))?;
     let mut report = ExtractReport::default();
+    let stamps = manifest_stamps(&pak);
+    // Lower-cased path -> the first entry with it: a second that differs only in case
+    // would overwrite it on a case-insensitive file system [S2].
+    let mut folded: BTreeMap<String, &str> = BTreeMap::new();
     for entry in pak.entries() {
         let outcome = check_path(entry.path.as_bytes())
             .map_err(|f| f.to_string())
+            .and_then(|()| match folded.get(&entry.path.to_ascii_lowercase()) {
+                Some(first) => Err(format!(
+                    "differs only in case from {first}; on a case-insensitive file system it would overwrite it"
+                )),
+                None => Ok(()),
+            })
             .and_then(|()| pak.read_entry(entry.index).map_err(|e| e.to_string()))
+            .and_then(|data| match stamps.stamps.get(&entry.path) {
+                Some(listed) => stamp_mismatch(&data, listed).map_or(Ok(data), Err),
+                None => Ok(data),
+            })
             .and_then(|data| write_inside(dest, &entry.path, &data));
+        folded
+            .entry(entry.path.to_ascii_lowercase())
+            .or_insert(&entry.path);
         match outcome {
             Ok(()) => report.written.push(entry.path.clone()),
             Err(reason) => report.failed.push((entry.path.clone(), reason)),
         }
     }
     Ok(report)
+}
+
+/// The size and digest every `assets.hman` (version 2) in the archive lists for the files
+/// beside and below it, by archive path. SparkPak keeps no checksum of an entry, but a
+/// packed build carries its manifest, whose digests vouch for the entries it lists.
+struct ManifestStamps {
+    stamps: BTreeMap<String, FileStamp>,
+    /// Manifests that could not be used, with why.
+    unusable: Vec<(String, String)>,
+}
+
+fn manifest_stamps(pak: &spk::SpkArchive) -> ManifestStamps {
+    let name = crate::build::manifest::MANIFEST_NAME;
+    let mut out = ManifestStamps {
+        stamps: BTreeMap::new(),
+        unusable: Vec::new(),
+    };
+    for entry in pak.entries() {
+        let folder = match entry.path.strip_suffix(name) {
+            Some(prefix) if prefix.is_empty() || prefix.ends_with('/') => prefix,
+            _ => continue,
+        };
+        let manifest = pak
+            .read_entry(entry.index)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| hman::read(&bytes).map_err(|e| e.to_string()));
+        match manifest {
+            Ok(m) if m.version() < 2 => out
+                .unusable
+                .push((entry.path.clone(), "version 1 lists no digests".into())),
+            Ok(m) => {
+                for listed in m.entries() {
+                    if let Some(stamp) = listed.file {
+                        out.stamps
+                            .entry(format!("{folder}{}", listed.path))
+                            .or_insert(stamp);
+                    }
+                }
+            }
+            Err(reason) => out.unusable.push((entry.path.clone(), reason)),
+        }
+    }
+    out
+}
+
+/// Why `data` is not the file `listed` describes, if it is not.
+fn stamp_mismatch(data: &[u8], listed: &FileStamp) -> Option<String> {
+    let actual = FileStamp::of(data);
+    (actual != *listed).then(|| {
+        format!(
+            "content does not match the size and digest assets.hman lists ({} bytes, XXH3 \
+             {:016x}; the entry holds {} bytes, XXH3 {:016x}): the entry (or the manifest) \
+             was altered",
+            listed.size, listed.digest, actual.size, actual.digest
+        )
+    })
 }
 
 fn open_hpack<'a>(path: &Path, bytes: &'a [u8]) -> Result<hpack::HPack<'a>, PackError> {
@@ -409,8 +483,17 @@ fn write_inside(dest: &Path, archive_path: &str, data: &[u8]) -> Result<(), Stri
             return Err(format!("{} exists and is a folder", target.display()));
         }
     }
-    // Renaming over `target` replaces a symlink there rather than writing through it.
-    let temp = dir.join(format!(".{file_name}.spk-part-{}", std::process::id()));
+    // Renaming over `target` replaces a symlink there rather than writing through it. A
+    // long name gets a short temporary one: the name itself may use all 255 bytes.
+    let temp_stem = if file_name.len() > 200 {
+        format!(
+            "{:016x}",
+            crate::formats::hash::fnv1a64_raw(file_name.as_bytes())
+        )
+    } else {
+        (*file_name).to_string()
+    };
+    let temp = dir.join(format!(".{temp_stem}.spk-part-{}", std::process::id()));
     let written = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -534,11 +617,78 @@ pub fn list_any(archives: &[PathBuf]) -> Result<Listing, PackError> {
 /// Every rule `archive` breaks (empty when valid), including unreadable entries. An
 /// `.hpack` (by magic, else by extension) gets its validator, anything else SparkPak's.
 pub fn check(archive: &Path) -> Vec<Problem> {
-    match fs::read(archive) {
-        Ok(bytes) => match ArchiveFormat::detect(archive, &bytes) {
-            ArchiveFormat::Spk => spk::validate(&bytes),
-            ArchiveFormat::HPack => hpack::validate(&bytes),
-        },
-        Err(e) => vec![Problem::new(format!("{}: {e}", archive.display()))],
+    check_archive(archive).problems
+}
+
+/// What `pack check` found, and how much of the content it could vouch for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArchiveCheck {
+    pub problems: Vec<Problem>,
+    /// Entries in the archive (0 when it does not open).
+    pub entries: usize,
+    /// Deflated entries: their zlib stream's Adler-32 and exact size catch a changed byte.
+    pub deflated: usize,
+    /// Stored entries whose size and XXH3 digest an `assets.hman` in the archive lists.
+    pub stored_by_manifest: usize,
+    /// Stored entries nothing vouches for (SparkPak keeps no checksum): a changed byte in
+    /// them cannot be detected. Empty entries are not counted.
+    pub stored_unverified: usize,
+    /// Manifests that could not serve, with why.
+    pub unusable_manifests: Vec<(String, String)>,
+    /// An `.hpack`: the format keeps no checksums at all.
+    pub hpack: bool,
+}
+
+/// [`check`] with the account of what could be verified: for SparkPak, every structural
+/// rule and payload (see [`spk::validate`]), and each entry an `assets.hman` (version 2)
+/// of the archive lists against its size and digest.
+pub fn check_archive(archive: &Path) -> ArchiveCheck {
+    let bytes = match fs::read(archive) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return ArchiveCheck {
+                problems: vec![Problem::new(format!("{}: {e}", archive.display()))],
+                ..ArchiveCheck::default()
+            }
+        }
+    };
+    if ArchiveFormat::detect(archive, &bytes) == ArchiveFormat::HPack {
+        let entries = hpack::read(&bytes).map_or(0, |p| p.entries().len());
+        return ArchiveCheck {
+            problems: hpack::validate(&bytes),
+            entries,
+            hpack: true,
+            ..ArchiveCheck::default()
+        };
     }
+    let mut report = ArchiveCheck {
+        problems: spk::validate(&bytes),
+        ..ArchiveCheck::default()
+    };
+    let Ok(pak) = spk::open(&bytes) else {
+        return report;
+    };
+    let stamps = manifest_stamps(&pak);
+    report.entries = pak.len();
+    for entry in pak.entries() {
+        let listed = stamps.stamps.get(&entry.path);
+        match (entry.compression, listed) {
+            (Compression::Deflate, _) => report.deflated += 1,
+            (Compression::Stored, Some(_)) => report.stored_by_manifest += 1,
+            (Compression::Stored, None) if entry.original_size > 0 => report.stored_unverified += 1,
+            (Compression::Stored, None) => {}
+        }
+        let Some(listed) = listed else { continue };
+        // An unreadable entry is already among the problems.
+        if let Ok(data) = pak.read_entry(entry.index) {
+            if let Some(reason) = stamp_mismatch(&data, listed) {
+                report.problems.push(Problem::at(
+                    entry.data_offset,
+                    format!("entry {:?}: {reason}", entry.path),
+                ));
+            }
+        }
+    }
+    report.unusable_manifests = stamps.unusable;
+    report
 }

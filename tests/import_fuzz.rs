@@ -459,3 +459,521 @@ fn mutated_corpus_sources_never_crash_the_build_or_write_invalid_output() {
          the pipeline"
     );
 }
+
+// Hostile sources made by hand (the fuzzing review's classes): legal files that once took
+// the whole build down or ran for minutes. Each must build, or fail alone with a message,
+// within a generous bound; the figures measured are in the commit messages.
+
+/// A glTF with one mesh (named `mesh_name`) of one triangle-list primitive; buffers go in
+/// `<stem>.bin` beside it. `image` gives the primitive UVs and a base-colour texture read
+/// from that file.
+struct Source<'a> {
+    stem: &'a str,
+    mesh_name: &'a str,
+    positions: &'a [[f32; 3]],
+    indices: Option<&'a [u32]>,
+    image: Option<&'a str>,
+}
+
+impl Source<'_> {
+    fn write(&self, dir: &Path) -> PathBuf {
+        let mut bin: Vec<u8> = self
+            .positions
+            .iter()
+            .flatten()
+            .flat_map(|c| c.to_le_bytes())
+            .collect();
+        let (min, max) = bounds(self.positions);
+        let mut views = vec![serde_json::json!({"buffer": 0, "byteLength": bin.len()})];
+        let mut accessors = vec![serde_json::json!({
+            "bufferView": 0, "componentType": 5126, "count": self.positions.len(),
+            "type": "VEC3", "min": min, "max": max,
+        })];
+        let mut primitive = serde_json::json!({"attributes": {"POSITION": 0}});
+        if let Some(indices) = self.indices {
+            views.push(serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": indices.len() * 4}));
+            bin.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
+            accessors.push(serde_json::json!({"bufferView": 1, "componentType": 5125, "count": indices.len(), "type": "SCALAR"}));
+            primitive["indices"] = 1.into();
+        }
+        let mut doc = serde_json::json!({
+            "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0}],
+            "meshes": [{"name": self.mesh_name, "primitives": [primitive]}],
+            "accessors": accessors, "bufferViews": views,
+        });
+        if let Some(image) = self.image {
+            let uv_view = doc["bufferViews"].as_array().unwrap().len();
+            let uvs: Vec<u8> = (0..self.positions.len())
+                .flat_map(|i| [(i % 2) as f32, (i % 3 == 0) as u8 as f32])
+                .flat_map(f32::to_le_bytes)
+                .collect();
+            doc["bufferViews"].as_array_mut().unwrap().push(
+                serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": uvs.len()}),
+            );
+            bin.extend(uvs);
+            let accessors = doc["accessors"].as_array_mut().unwrap();
+            accessors.push(serde_json::json!({"bufferView": uv_view, "componentType": 5126, "count": self.positions.len(), "type": "VEC2"}));
+            doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] =
+                (accessors.len() - 1).into();
+            doc["meshes"][0]["primitives"][0]["material"] = 0.into();
+            doc["materials"] =
+                serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+            doc["textures"] = serde_json::json!([{"source": 0}]);
+            doc["images"] = serde_json::json!([{"uri": image}]);
+        }
+        let bin_name = format!("{}.bin", &self.stem[..self.stem.len().min(200)]);
+        doc["buffers"] = serde_json::json!([{"uri": bin_name, "byteLength": bin.len()}]);
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(&bin_name), bin).unwrap();
+        let path = dir.join(format!("{}.gltf", self.stem));
+        std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+        path
+    }
+}
+
+fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let mut min = [f32::MAX; 3];
+    let mut max = [f32::MIN; 3];
+    for p in positions {
+        for k in 0..3 {
+            min[k] = min[k].min(p[k]);
+            max[k] = max[k].max(p[k]);
+        }
+    }
+    (min, max)
+}
+
+/// A valid 1x1 RGB PNG, or one whose header declares `width` x `height` (its pixel data
+/// is one empty row: only the header matters to the size checks).
+fn png(width: u32, height: u32) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend((data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend(kind);
+        out.extend(data);
+        let crc = crc32(&out[start..]);
+        out.extend(crc.to_be_bytes());
+    }
+    let mut ihdr = Vec::new();
+    ihdr.extend(width.to_be_bytes());
+    ihdr.extend(height.to_be_bytes());
+    ihdr.extend([8, 2, 0, 0, 0]);
+    // zlib stream of the row [filter 0, r, g, b], stored (uncompressed).
+    let row = [0u8, 200, 100, 50];
+    let mut idat = vec![0x78, 0x01, 0x01, 4, 0, !4, 0xff];
+    idat.extend(row);
+    let (mut a, mut b) = (1u32, 0u32);
+    for &x in &row {
+        a = (a + u32::from(x)) % 65521;
+        b = (b + a) % 65521;
+    }
+    idat.extend(((b << 16) | a).to_be_bytes());
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, b"IDAT", &idat);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+const TRIANGLE: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+
+/// Longest a hand-made case may build before it is killed (a failure, not a hang).
+const TIME_LIMIT_S: u64 = 120;
+
+/// `assetc build input -o output` for `targets` under the memory limit, with its wall time.
+fn build_targets(input: &Path, output: &Path, targets: &[&str]) -> (Output, std::time::Duration) {
+    build_within(input, output, targets, TIME_LIMIT_S)
+}
+
+/// [`build_targets`], killed after `seconds`.
+fn build_within(
+    input: &Path,
+    output: &Path,
+    targets: &[&str],
+    seconds: u64,
+) -> (Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut args: Vec<String> = vec![
+        "build".into(),
+        input.display().to_string(),
+        "-o".into(),
+        output.display().to_string(),
+    ];
+    for t in targets {
+        args.extend(["--target".to_string(), t.to_string()]);
+    }
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {MEMORY_LIMIT_KIB} && exec timeout -s KILL {seconds} \"$@\""
+        ))
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_assetc"))
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (o, started.elapsed())
+}
+
+/// Every file below `root` with its path relative to it.
+fn files_below(root: &Path) -> Vec<PathBuf> {
+    tree(root)
+        .into_iter()
+        .map(|(rel, _)| PathBuf::from(rel))
+        .collect()
+}
+
+/// The build exited 0 and wrote a manifest that `assetc check` accepts.
+fn assert_built_and_checked(o: &Output, output: &Path, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what}: exit {:?}\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(output.join("assets.hman").is_file(), "{what}: no manifest");
+    let check = assetc(&["check", output.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "{what}: check: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
+
+#[test]
+fn long_names_are_shortened_and_the_build_keeps_its_manifest() {
+    let work = tempfile::tempdir().unwrap();
+    // A legal 255-byte source name: its `.hmesh` would be 256 bytes.
+    let input = work.path().join("in");
+    let stem = "n".repeat(250);
+    Source {
+        stem: &stem,
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    // A second, ordinary source: one long name must not cost the others their outputs.
+    Source {
+        stem: "plain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    for targets in [&["hmesh"][..], &["bmd1"], &["qtmesh"]] {
+        let output = work.path().join(format!("out-{}", targets[0]));
+        let (o, _) = build_targets(&input, &output, targets);
+        assert_built_and_checked(&o, &output, &format!("255-byte name, {targets:?}"));
+        let names = files_below(&output);
+        let starts = |prefix: &str| {
+            names
+                .iter()
+                .any(|p| p.to_string_lossy().starts_with(prefix))
+        };
+        assert!(starts("plain."), "{names:?}");
+        assert!(starts("nnnn"), "{names:?}");
+    }
+    // Under qtmesh: a mesh named with 300 characters and a 254-byte image file name,
+    // whose copy in maps/ (through its temporary sibling) did not fit.
+    let qt_input = work.path().join("qt");
+    let image = format!("{}.png", "i".repeat(250));
+    std::fs::create_dir_all(&qt_input).unwrap();
+    std::fs::write(qt_input.join(&image), png(1, 1)).unwrap();
+    let mesh_name = "M".repeat(300);
+    Source {
+        stem: "named",
+        mesh_name: &mesh_name,
+        positions: &TRIANGLE,
+        indices: None,
+        image: Some(&image),
+    }
+    .write(&qt_input);
+    let output = work.path().join("out-qt-names");
+    let (o, _) = build_targets(&qt_input, &output, &["qtmesh"]);
+    assert_built_and_checked(&o, &output, "300-character mesh, 254-byte image");
+    let names = files_below(&output);
+    let mesh = names
+        .iter()
+        .find(|p| p.starts_with("named.qt/meshes"))
+        .expect("a mesh file");
+    let map = names
+        .iter()
+        .find(|p| p.starts_with("named.qt/maps"))
+        .expect("a map file");
+    for p in [mesh, map] {
+        let leaf = p.file_name().unwrap().len();
+        assert!(leaf <= 239, "{} has {leaf} bytes", p.display());
+    }
+    let qml = std::fs::read_to_string(output.join("named.qt/Named.qml")).unwrap();
+    for p in [mesh, map] {
+        let rel = p
+            .strip_prefix("named.qt")
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(qml.contains(&format!("\"{rel}\"")), "the QML names {rel}");
+    }
+}
+
+/// A fan of `segments` triangles around one hub, `height` above a unit circle: valence
+/// `segments` at the hub.
+fn fan(segments: u32, height: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut positions = vec![[0.0, 0.0, height]];
+    positions.extend((0..segments).map(|i| {
+        let a = i as f32 / segments as f32 * std::f32::consts::TAU;
+        [a.cos(), a.sin(), 0.0]
+    }));
+    let indices = (0..segments)
+        .flat_map(|i| [0, 1 + i, 1 + (i + 1) % segments])
+        .collect();
+    (positions, indices)
+}
+
+const EVERY_TARGET: [&str; 3] = ["hmesh", "bmd1", "qtmesh"];
+
+/// Builds one generated source for every target, killed after `seconds`; returns the
+/// wall time.
+fn build_every_target(positions: &[[f32; 3]], indices: &[u32], what: &str, seconds: u64) -> f64 {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    Source {
+        stem: "s",
+        mesh_name: "m",
+        positions,
+        indices: Some(indices),
+        image: None,
+    }
+    .write(&input);
+    let output = work.path().join("out");
+    let (o, took) = build_within(&input, &output, &EVERY_TARGET, seconds);
+    assert_built_and_checked(&o, &output, what);
+    eprintln!("{what}: {:.2} s for every target", took.as_secs_f64());
+    took.as_secs_f64()
+}
+
+#[test]
+fn a_high_valence_fan_builds_in_bounded_time() {
+    // Smooth normals, meshlets, the vertex cache and the simplifier were all quadratic in
+    // the hub's valence: 37 s (debug), 17 s for the Qt and BMD1 targets. The bound is a
+    // safety net only; the measured figures are in the commit message.
+    let (positions, indices) = fan(65_536, 0.0);
+    let took = build_every_target(&positions, &indices, "flat 65,536-segment fan", 20);
+    assert!(took < 20.0, "{took:.1} s");
+    // A steep cone: its faces are too far apart for one shared hub normal, so each corner
+    // smooths its neighbours (the bounded path), and the hub splits into thousands of
+    // vertices that the Qt target's weld compares.
+    let (positions, indices) = fan(65_536, 5.0);
+    let took = build_every_target(&positions, &indices, "steep 65,536-segment cone", 40);
+    assert!(took < 40.0, "{took:.1} s");
+}
+
+/// A source whose one primitive has a POSITION accessor without a bufferView (zeros) of
+/// `count` vertices, and optionally indices made the same way.
+fn zero_accessor_source(dir: &Path, name: &str, count: u64, index_count: Option<u64>) {
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"componentType": 5126, "count": count, "type": "VEC3",
+                       "min": [0, 0, 0], "max": [0, 0, 0]}],
+    });
+    if let Some(n) = index_count {
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"componentType": 5125, "count": n, "type": "SCALAR"}));
+        doc["meshes"][0]["primitives"][0]["indices"] = 1.into();
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(name), serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+#[test]
+fn positions_that_all_weld_into_one_vertex_build_quickly() {
+    let work = tempfile::tempdir().unwrap();
+    // 262,144 zero positions (an accessor without a bufferView: a 200-byte file) weld
+    // into one vertex used by every triangle: this ran for minutes.
+    let input = work.path().join("weld");
+    zero_accessor_source(&input, "zeros.gltf", 262_144, None);
+    zero_accessor_source(&input, "zeros_indexed.gltf", 262_144, Some(262_143));
+    for targets in EVERY_TARGET.map(|t| [t]) {
+        let output = work.path().join(format!("out-{}", targets[0]));
+        let (o, took) = build_within(&input, &output, &targets, 20);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        // BMD1 refuses them (more than 255 meshes of 1024 vertices); the others build.
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{targets:?}: {:?} {stderr}",
+            o.status
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            output.join("assets.hman").is_file(),
+            "{targets:?}: the build went on"
+        );
+        eprintln!(
+            "262,144 zero positions, {targets:?}: {:.2} s",
+            took.as_secs_f64()
+        );
+        assert!(took.as_secs_f64() < 20.0, "{targets:?}: {took:?}");
+    }
+}
+
+#[test]
+fn accessor_counts_over_the_limits_fail_before_allocating() {
+    // Counts that would need gigabytes are refused before anything is allocated: no
+    // abort under the memory limit (2^28-1 positions aborted on a 3 GiB allocation), a
+    // message naming the limit, the other source built.
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("huge");
+    zero_accessor_source(&input, "positions.gltf", (1 << 28) - 1, None);
+    zero_accessor_source(&input, "indices.gltf", 3, Some((1 << 31) - 1));
+    Source {
+        stem: "plain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    let output = work.path().join("out-huge");
+    let (o, _) = build_targets(&input, &output, &["hmesh"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{:?}: {stderr}", o.status);
+    assert!(
+        stderr.contains("268435455 vertices exceed the limit"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("2147483647 indices exceed the limit"),
+        "{stderr}"
+    );
+    assert!(output.join("plain.hmesh").is_file());
+    assert!(output.join("assets.hman").is_file());
+}
+
+#[test]
+fn ten_thousand_nested_nodes_build_for_every_target() {
+    // A chain of 10,000 nodes, the mesh on the deepest: the Qt target's QML writer
+    // recursed (a stack overflow at 4,000, the whole build gone) and indented by depth
+    // (3,000 levels wrote 69 MB).
+    const DEPTH: usize = 10_000;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let path = Source {
+        stem: "chain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut nodes: Vec<Value> = (0..DEPTH - 1)
+        .map(|i| serde_json::json!({"name": format!("n{i}"), "children": [i + 1], "translation": [0, 1, 0]}))
+        .collect();
+    nodes.push(serde_json::json!({"name": "leaf", "mesh": 0}));
+    doc["nodes"] = Value::Array(nodes);
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    for target in EVERY_TARGET {
+        let output = work.path().join(format!("out-{target}"));
+        let (o, took) = build_targets(&input, &output, &[target]);
+        assert_built_and_checked(&o, &output, &format!("{DEPTH} nested nodes, {target}"));
+        let files = tree(&output);
+        let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+        eprintln!(
+            "{DEPTH} nested nodes, {target}: {:.2} s, {bytes} bytes written",
+            took.as_secs_f64()
+        );
+        // Linear in the node count: at most 1 KiB a node.
+        assert!(bytes < DEPTH * 1024, "{target}: {bytes} bytes");
+        for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".qml")) {
+            let text = String::from_utf8_lossy(text);
+            let widest = text.lines().map(|l| l.len() - l.trim_start().len()).max();
+            assert!(widest <= Some(4 * 34), "{name}: indentation {widest:?}");
+            // Every node, and the file's root element.
+            assert_eq!(
+                text.matches("Node {").count() + text.matches("Model {").count(),
+                DEPTH + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn an_image_over_the_size_limits_fails_under_every_target_that_reads_it() {
+    // A 69-byte PNG whose header declares 100,000 x 100,000 pixels: the default target
+    // refused it, the Qt target copied it into maps/ and exited 0 (Qt would then try to
+    // allocate 40 GB). One rule now: the asset fails under both. BMD1 names no images.
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let big = png(100_000, 100_000);
+    assert!(big.len() < 100, "{} bytes", big.len());
+    std::fs::write(input.join("big.png"), &big).unwrap();
+    Source {
+        stem: "huge_map",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: Some("big.png"),
+    }
+    .write(&input);
+    Source {
+        stem: "plain",
+        mesh_name: "m",
+        positions: &TRIANGLE,
+        indices: None,
+        image: None,
+    }
+    .write(&input);
+    for (target, refused) in [("qtmesh", true), ("hmesh", true), ("bmd1", false)] {
+        let output = work.path().join(format!("out-{target}"));
+        let (o, _) = build_targets(&input, &output, &[target]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let written = files_below(&output);
+        assert!(output.join("assets.hman").is_file(), "{target}: {stderr}");
+        if refused {
+            assert_eq!(o.status.code(), Some(1), "{target}: {stderr}");
+            assert!(
+                stderr.contains("declared size 100000x100000 exceeds the limit"),
+                "{target}: {stderr}"
+            );
+            assert!(
+                !written
+                    .iter()
+                    .any(|p| p.to_string_lossy().contains("huge_map")),
+                "{target}: {written:?}"
+            );
+        } else {
+            assert!(o.status.success(), "{target}: {stderr}");
+        }
+        assert!(
+            written
+                .iter()
+                .any(|p| p.to_string_lossy().starts_with("plain.")),
+            "{target}: {written:?}"
+        );
+        let check = assetc(&["check", output.to_str().unwrap()]);
+        assert!(check.status.success(), "{target}: check failed");
+    }
+}

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assetc::formats::spk::{assemble_raw, RawTocEntry};
+use assetc::formats::spk::{assemble_raw, Compression, RawTocEntry};
 use assetc::pack::{check, extract, list, pack_dir, pack_tree, PackError};
 
 fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
@@ -310,4 +310,163 @@ fn symlinks_in_source_refused() {
         pack_dir(&src, None),
         Err(PackError::Symlink { .. })
     ));
+}
+
+/// `assetc pack <args>` through the binary: (exit code, stdout, stderr).
+fn pack_cli(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .arg("pack")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn entries_differing_only_in_case_are_reported_and_extracted_once() {
+    // `pack` refuses such a tree [S2]; an archive from elsewhere may still hold both.
+    // `check` said 0 problems and `extract` wrote both: on a case-insensitive file
+    // system the second overwrote the first.
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("dup.spk");
+    let toc = [
+        RawTocEntry::new("Dup.txt", 32, 5, 5, 0),
+        RawTocEntry::new("dup.txt", 37, 5, 5, 0),
+        RawTocEntry::new("other.txt", 42, 2, 2, 0),
+    ];
+    fs::write(&archive, assemble_raw(b"firstlowerok", &toc)).unwrap();
+    let problems: Vec<String> = check(&archive).iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("\"Dup.txt\" and \"dup.txt\" differ only in case"),
+        "{problems:?}"
+    );
+    let dest = tmp.path().join("out");
+    let report = extract(&archive, &dest).unwrap();
+    assert_eq!(report.written, ["Dup.txt", "other.txt"]);
+    assert_eq!(report.failed.len(), 1, "{:?}", report.failed);
+    assert_eq!(report.failed[0].0, "dup.txt");
+    assert!(report.failed[0]
+        .1
+        .contains("differs only in case from Dup.txt"));
+    assert_eq!(fs::read(dest.join("Dup.txt")).unwrap(), b"first");
+    let (code, _, _) = pack_cli(&["check", archive.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    // A name using all 255 bytes a file system allows extracts too (its temporary
+    // sibling once did not fit).
+    let long = format!("{}.txt", "n".repeat(251));
+    let toc = [RawTocEntry::new(&long, 32, 2, 2, 0)];
+    let long_archive = tmp.path().join("long.spk");
+    fs::write(&long_archive, assemble_raw(b"ok", &toc)).unwrap();
+    let report = extract(&long_archive, &tmp.path().join("long")).unwrap();
+    assert_eq!(report.written, [long.clone()], "{:?}", report.failed);
+    let out = tmp.path().join("cli");
+    let (code, _, stderr) = pack_cli(&[
+        "extract",
+        archive.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+}
+
+/// The archive with byte `at` (from the start of the entry `path`'s blob) flipped.
+fn flip(bytes: &[u8], path: &str, at: u64) -> Vec<u8> {
+    let pak = assetc::formats::spk::open(bytes).unwrap();
+    let entry = &pak.entries()[pak.find(path).unwrap()];
+    let mut out = bytes.to_vec();
+    out[(entry.data_offset + at) as usize] ^= 0x10;
+    out
+}
+
+#[test]
+fn a_flipped_byte_is_caught_where_the_format_allows_and_said_where_it_is_not() {
+    // SparkPak keeps no checksum of an entry. A deflated entry's zlib stream has its
+    // Adler-32; a stored one has nothing, unless the archive is a packed build whose
+    // assets.hman lists the file's size and XXH3 digest. `check` passed a flipped byte in
+    // a stored entry and `extract` wrote the corrupt file with exit 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let built = tmp.path().join("built");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets-sample");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_assetc"))
+        .args(["build", "-q"])
+        .arg(samples)
+        .arg("-o")
+        .arg(&built)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = pack_dir(&built, None).unwrap();
+    let pak = assetc::formats::spk::open(&bytes).unwrap();
+    let stored = pak
+        .entries()
+        .iter()
+        .find(|e| {
+            e.compression == Compression::Stored && e.path.ends_with(".hmat") && e.original_size > 4
+        })
+        .expect("a stored material table")
+        .path
+        .clone();
+    let deflated = pak
+        .entries()
+        .iter()
+        .find(|e| e.compression == Compression::Deflate && e.path.ends_with(".hmesh"))
+        .expect("a deflated mesh")
+        .path
+        .clone();
+    let archive = tmp.path().join("game.spk");
+    fs::write(&archive, &bytes).unwrap();
+    let (code, _, stderr) = pack_cli(&["check", archive.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("entries verified"), "{stderr}");
+    assert!(!stderr.contains("cannot be verified"), "{stderr}");
+
+    for (path, what) in [(&stored, "stored"), (&deflated, "deflated")] {
+        let corrupt = tmp.path().join(format!("{what}.spk"));
+        fs::write(&corrupt, flip(&bytes, path, 3)).unwrap();
+        let (code, stdout, _) = pack_cli(&["check", corrupt.to_str().unwrap()]);
+        assert_eq!(code, Some(1), "{what}: {stdout}");
+        assert!(stdout.contains(path.as_str()), "{what}: {stdout}");
+        let dest = tmp.path().join(format!("out-{what}"));
+        let report = extract(&corrupt, &dest).unwrap();
+        let failed: Vec<&str> = report.failed.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(failed, [path.as_str()], "{what}");
+        assert!(
+            !dest.join(path).exists(),
+            "{what}: the corrupt file was written"
+        );
+        let (code, _, _) = pack_cli(&[
+            "extract",
+            corrupt.to_str().unwrap(),
+            "-o",
+            dest.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(1), "{what}");
+    }
+    let listed = check(&tmp.path().join("stored.spk"));
+    assert!(
+        listed.iter().any(|p| p
+            .to_string()
+            .contains("does not match the size and digest assets.hman lists")),
+        "{listed:?}"
+    );
+
+    // Without a manifest nothing vouches for a stored entry: the byte goes unnoticed, and
+    // `check` says so instead of implying the archive is sound.
+    let plain = tmp.path().join("plain");
+    make_tree(&plain);
+    let bytes = pack_dir(&plain, None).unwrap();
+    let corrupt = tmp.path().join("plain.spk");
+    fs::write(&corrupt, flip(&bytes, "readme.txt", 0)).unwrap();
+    let (code, _, stderr) = pack_cli(&["check", corrupt.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("1 stored entries cannot be verified: SparkPak keeps no checksum"),
+        "{stderr}"
+    );
 }

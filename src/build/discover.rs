@@ -16,12 +16,17 @@ pub struct Source {
 impl Source {
     /// The runtime ref: relative path without extension, lower-cased (`models/chair`).
     /// A cubemap folder keeps its `.env` (formats.md); an embedded file has no ref but
-    /// its own path.
+    /// its own path. A name too long for a file name once the kind's extension is added
+    /// is shortened by [`fit_ref`].
     pub fn runtime_ref(&self) -> String {
-        match self.kind {
-            KindId::Cubemap => self.rel_path.replace('\\', "/").to_lowercase(),
-            _ => runtime_ref(&self.rel_path),
-        }
+        let (reference, extension) = match self.kind {
+            KindId::Cubemap => (self.rel_path.replace('\\', "/").to_lowercase(), ".ktx2"),
+            KindId::Texture | KindId::Lut => (runtime_ref(&self.rel_path), ".ktx2"),
+            // Models write `<ref>.hmesh` / `.hanim`, the longest of their extensions;
+            // every other kind appends no more than that.
+            _ => (runtime_ref(&self.rel_path), ".hmesh"),
+        };
+        fit_ref(&reference, extension.len())
     }
     /// The output path its outputs are named after, for collisions: `<ref>.ktx2` for
     /// textures, its own path for an embedded file, the ref for a model (whose outputs
@@ -53,6 +58,78 @@ pub fn runtime_ref(rel_path: &str) -> String {
         _ => unified.as_str(),
     };
     without_ext.to_lowercase()
+}
+
+/// The longest file or folder name a build writes (bytes of UTF-8). File systems stop at
+/// 255 (ext4, XFS, APFS; NTFS counts UTF-16 units, never more than the UTF-8 bytes), and
+/// every output is first written to a temporary sibling `.<name>.<pid>.tmp`
+/// (`output::write_atomic`), 16 bytes longer at most (a pid has at most 10 digits).
+pub const MAX_NAME_BYTES: usize = 255 - 16;
+
+/// Length of what [`shorten_name`] appends: `-` and 16 hex digits.
+const HASH_TAIL: usize = 17;
+
+/// `name` when it has at most `max` bytes; else its longest prefix (cut at a character
+/// boundary) that leaves room for `-<16 hex digits>`, the FNV-1a 64 of the whole name, so
+/// that two long names sharing a prefix stay apart and the same name always gives the
+/// same result. `max` is above [`HASH_TAIL`] in every use.
+pub fn shorten_name(name: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if name.len() <= max {
+        return name.into();
+    }
+    let mut cut = max.saturating_sub(HASH_TAIL);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash = crate::formats::hash::fnv1a64_raw(name.as_bytes());
+    format!("{}-{hash:016x}", &name[..cut]).into()
+}
+
+/// `stem + suffix` as one file name of at most [`MAX_NAME_BYTES`]: the stem is shortened
+/// by [`shorten_name`] and the suffix (an extension, `_mesh.mesh`) kept, unless the
+/// suffix alone leaves no room, when the whole name is shortened.
+pub fn fit_file_name(stem: &str, suffix: &str) -> String {
+    if stem.len() + suffix.len() <= MAX_NAME_BYTES {
+        return format!("{stem}{suffix}");
+    }
+    match MAX_NAME_BYTES.checked_sub(suffix.len()) {
+        Some(room) if room > HASH_TAIL => format!("{}{suffix}", shorten_name(stem, room)),
+        _ => shorten_name(&format!("{stem}{suffix}"), MAX_NAME_BYTES).into_owned(),
+    }
+}
+
+/// A runtime ref whose every component still fits a file name after lower-casing (which
+/// can lengthen UTF-8) and, for the last, after an extension of `extension_bytes`: a
+/// longer component is shortened by [`shorten_name`]. Refs of names that fit are
+/// returned unchanged (docs/formats.md, "Long names").
+pub fn fit_ref(reference: &str, extension_bytes: usize) -> String {
+    let last_max = MAX_NAME_BYTES - extension_bytes;
+    let count = reference.split('/').count();
+    if reference.split('/').enumerate().all(|(i, c)| {
+        c.len()
+            <= if i + 1 == count {
+                last_max
+            } else {
+                MAX_NAME_BYTES
+            }
+    }) {
+        return reference.to_string();
+    }
+    reference
+        .split('/')
+        .enumerate()
+        .map(|(i, c)| {
+            shorten_name(
+                c,
+                if i + 1 == count {
+                    last_max
+                } else {
+                    MAX_NAME_BYTES
+                },
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// What a build is told about the tree besides the kinds' own names.
@@ -297,6 +374,61 @@ mod tests {
         );
         assert_eq!(rel_paths(&found.unclaimed), [("notes.txt", KindId::Embed)]);
         assert_eq!(found.unclaimed_by_extension(), [(".txt".to_string(), 1)]);
+    }
+
+    #[test]
+    fn long_names_are_shortened_to_fit_with_their_extension() {
+        let source = |rel: &str, kind| Source {
+            rel_path: rel.into(),
+            abs_path: PathBuf::from(rel),
+            kind,
+        };
+        // A legal 255-byte model name: `<ref>.hmesh` would have 256 bytes, and its
+        // temporary sibling more.
+        let name = format!("{}.gltf", "A".repeat(250));
+        let model = source(&format!("dir/{name}"), KindId::Model);
+        let reference = model.runtime_ref();
+        let (dir, leaf) = reference.split_once('/').unwrap();
+        assert_eq!(dir, "dir");
+        assert_eq!(leaf.len() + ".hmesh".len(), MAX_NAME_BYTES);
+        assert!(
+            leaf.starts_with(&"a".repeat(MAX_NAME_BYTES - 6 - 17)),
+            "{leaf}"
+        );
+        let hash = crate::formats::hash::fnv1a64_raw("a".repeat(250).as_bytes());
+        assert!(leaf.ends_with(&format!("-{hash:016x}")), "{leaf}");
+        assert_eq!(model.runtime_ref(), reference, "deterministic");
+        // A texture of the same name needs one byte less room (`.ktx2`).
+        let texture = source(&format!("{}.png", "b".repeat(251)), KindId::Texture);
+        assert_eq!(texture.runtime_ref().len() + ".ktx2".len(), MAX_NAME_BYTES);
+        // Names that fit are untouched, however long.
+        let fits = format!("{}.gltf", "c".repeat(MAX_NAME_BYTES - 6));
+        let reference = source(&fits, KindId::Model).runtime_ref();
+        assert_eq!(reference, "c".repeat(MAX_NAME_BYTES - 6));
+        // Lower-casing can lengthen a folder name past the limit (Ⱥ: 2 bytes, ⱥ: 3).
+        let folder = "\u{23a}".repeat(120);
+        let r = source(&format!("{folder}/x.gltf"), KindId::Model).runtime_ref();
+        let first = r.split('/').next().unwrap();
+        assert!(
+            first.len() <= MAX_NAME_BYTES && first.starts_with('\u{2c65}'),
+            "{r}"
+        );
+        assert!(r.ends_with("/x"));
+    }
+
+    #[test]
+    fn file_names_keep_their_suffix_when_shortened() {
+        assert_eq!(fit_file_name("a", ".png"), "a.png");
+        let long = fit_file_name(&"m".repeat(300), "_mesh.mesh");
+        assert_eq!(long.len(), MAX_NAME_BYTES);
+        assert_eq!(long, fit_file_name(&"m".repeat(300), "_mesh.mesh"));
+        assert!(long.ends_with("_mesh.mesh"));
+        assert_ne!(
+            long,
+            fit_file_name(&format!("{}n", "m".repeat(299)), "_mesh.mesh")
+        );
+        let odd = fit_file_name("x", &".e".repeat(200));
+        assert_eq!(odd.len(), MAX_NAME_BYTES);
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub fn compile_guarded(
         )
     })?
     .map_err(|e| e.to_string())?;
+    for file in &asset.files {
+        check_name_lengths(&file.rel_path).map_err(|e| format!("{display}: {e}"))?;
+    }
     // An embedded file is copied as it is, whatever its extension says.
     let copied_as_is = source.kind == crate::kinds::KindId::Embed;
     for file in asset.files.iter().filter(|_| !copied_as_is) {
@@ -60,6 +63,22 @@ pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, String> {
     .map_err(|e| e.named(&req.job.label).to_string())?;
     check_output(&req.rel_path(), &bytes).map_err(|e| format!("{}: {e}", req.job.label))?;
     Ok(bytes)
+}
+
+/// Refuses an output path with a file or folder name too long to be written: refs and Qt
+/// names are shortened to fit (`discover::fit_ref`), but a name kept as it is (an embedded
+/// file's) may not fit, and writing it would end the whole build rather than this asset.
+fn check_name_lengths(rel_path: &str) -> Result<(), String> {
+    let most = super::discover::MAX_NAME_BYTES;
+    match rel_path.split('/').find(|name| name.len() > most) {
+        Some(name) => Err(format!(
+            "{rel_path} was not written: the name {name:?} has {} bytes, more than the \
+             {most} an output name may have (255, less room for the temporary file it is \
+             written through)",
+            name.len()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Runs the validator of the file's format (by extension) on bytes about to be written.
@@ -100,6 +119,17 @@ mod tests {
         });
         assert_eq!(check_output("models/a.hmat", &table), Ok(()));
         assert_eq!(check_output("scene.qml", b"anything"), Ok(()));
+    }
+
+    #[test]
+    fn names_too_long_to_write_fail_the_asset() {
+        let most = crate::build::discover::MAX_NAME_BYTES;
+        assert_eq!(
+            check_name_lengths(&format!("a/{}", "x".repeat(most))),
+            Ok(())
+        );
+        let err = check_name_lengths(&format!("{}/b.txt", "x".repeat(most + 1))).unwrap_err();
+        assert!(err.contains(&format!("has {} bytes", most + 1)), "{err}");
     }
 
     #[test]

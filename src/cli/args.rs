@@ -115,7 +115,9 @@ pub enum PackCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Validate an archive and every entry in it.
+    /// Validate an archive and every entry in it, and say how many entries could not be
+    /// verified (SparkPak keeps no checksum of a stored entry; a packed assets.hman's
+    /// digests stand in for one).
     Check { archive: PathBuf },
 }
 

@@ -182,16 +182,56 @@ fn extract(
 }
 
 fn check(archive: &std::path::Path, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let problems = assetc::pack::check(archive);
-    for p in &problems {
+    let report = assetc::pack::check_archive(archive);
+    let problems = &report.problems;
+    for p in problems {
         println!("{}: {p}", archive.display());
+    }
+    for (manifest, why) in &report.unusable_manifests {
+        println!(
+            "{}: note: {manifest} cannot vouch for the entries it lists: {why}",
+            archive.display()
+        );
     }
     if !global.quiet {
         eprintln!("{} problem(s) in {}", problems.len(), archive.display());
+        if let Some(note) = unverifiable_note(&report) {
+            eprintln!("note: {note}");
+        }
     }
     Ok(if problems.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(super::EXIT_FAILED)
     })
+}
+
+/// What `pack check` cannot vouch for, said plainly: the formats keep no checksum of a
+/// stored entry, so a changed byte there passes unless a packed manifest lists the file.
+fn unverifiable_note(report: &assetc::pack::ArchiveCheck) -> Option<String> {
+    if report.hpack {
+        return Some(
+            "an .hpack keeps no checksums: a changed byte in an entry cannot be detected".into(),
+        );
+    }
+    if report.entries == 0 {
+        return None;
+    }
+    // Empty entries count as verified: their size is all they hold, and sizes are checked.
+    let mut note = format!(
+        "{} of {} entries verified: {} deflated (zlib Adler-32 and exact size), {} stored \
+         and listed with size and digest by assets.hman",
+        report.entries - report.stored_unverified,
+        report.entries,
+        report.deflated,
+        report.stored_by_manifest
+    );
+    if report.stored_unverified > 0 {
+        note.push_str(&format!(
+            "; {} stored entries cannot be verified: SparkPak keeps no checksum of an \
+             entry, so a changed byte in them goes undetected",
+            report.stored_unverified
+        ));
+    }
+    Some(note)
 }

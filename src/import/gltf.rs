@@ -45,12 +45,20 @@ impl Default for ImportOptions {
 }
 
 /// Resource limits checked against size fields before anything is allocated.
+///
+/// The counts bound what the pipeline will hold, not only what the importer decodes: a
+/// primitive's stages keep a few hundred bytes per vertex at their peak (the 8M-triangle
+/// field: 4M vertices, 1.1-1.7 GiB), so 2^24 vertices is about 5 GiB. An accessor without
+/// a bufferView (zeros, a few bytes of JSON) may declare any count, so the counts are
+/// checked before its data is made.
 #[derive(Debug, Clone, Copy)]
 pub struct ImportLimits {
     /// Largest `.gltf`/`.glb` or external `.bin` file read.
     pub max_file_bytes: u64,
-    /// Largest vertex (and index) count of one primitive.
+    /// Largest vertex count of one primitive (its POSITION accessor's count).
     pub max_vertices_per_primitive: u64,
+    /// Largest index count of one primitive (three per triangle).
+    pub max_indices_per_primitive: u64,
     /// Total decoded accessor and meshopt-decoded bufferView bytes over the whole file.
     pub max_total_accessor_bytes: u64,
 }
@@ -59,8 +67,9 @@ impl Default for ImportLimits {
     fn default() -> Self {
         Self {
             max_file_bytes: 2 << 30,
-            max_vertices_per_primitive: 1 << 28,
-            max_total_accessor_bytes: 8 << 30,
+            max_vertices_per_primitive: 1 << 24,
+            max_indices_per_primitive: 3 << 24,
+            max_total_accessor_bytes: 4 << 30,
         }
     }
 }

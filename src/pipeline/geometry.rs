@@ -254,6 +254,10 @@ pub fn split_by_corner_values<T: Copy + PartialEq>(
     (indices, origin, per_vertex)
 }
 
+/// Most copies of one vertex [`split_differing`] compares a corner's value with. Ordinary
+/// vertices have a few (the corpus: at most 32 corners at a vertex).
+pub const MAX_COPIES_SEARCHED: usize = 256;
+
 /// Gives each vertex the value of its first corner (`first`, `None` for a vertex no corner
 /// uses, which gets `unused`) and moves each corner of `differing` (ascending, each with a
 /// value unlike its vertex's first) to a copy of its vertex: one copy per distinct value,
@@ -271,8 +275,15 @@ pub fn split_differing<T: Copy + PartialEq>(
     for &(corner, value) in differing {
         let v = indices[corner as usize];
         let list = copies.entry(v).or_default();
+        // A vertex's copies hold distinct values, so which one is searched first does not
+        // matter; only the latest [`MAX_COPIES_SEARCHED`] are, which keeps a vertex with
+        // thousands of distinct corner values (a fan's hub) from costing the square of
+        // that. Past it an equal value may get a copy of its own: more vertices, the same
+        // mesh (welding merges them again).
         let target = match list
             .iter()
+            .rev()
+            .take(MAX_COPIES_SEARCHED)
             .copied()
             .find(|&c| per_vertex[c as usize] == Some(value))
         {
@@ -320,6 +331,24 @@ mod tests {
         g.keep_vertices(&[3, 0]);
         assert_eq!(g.positions(), &[[0.0; 4], [0.0; 4]]);
         assert_eq!(g.stream(Semantic::TexCoord, 1).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_vertex_with_thousands_of_corner_values_splits_in_bounded_work() {
+        // 3,000 corners of vertex 0 (degenerate triangles), values cycling through `period`.
+        // The 4 corners of value 0 stay on vertex 0 itself.
+        for (period, copies) in [(100, 99), (3 * MAX_COPIES_SEARCHED, 3000 - 4)] {
+            let values: Vec<u32> = (0..3000u32).map(|c| c % period as u32).collect();
+            let (indices, origin, per_vertex) =
+                split_by_corner_values(&vec![0; 3000], 1, &values, u32::MAX);
+            for (corner, &v) in indices.iter().enumerate() {
+                assert_eq!(per_vertex[v as usize], values[corner]);
+                assert_eq!(origin[v as usize], 0);
+            }
+            // Values repeating within the searched copies share them, as they always did;
+            // past it a value may get a further copy.
+            assert_eq!(origin.len() - 1, copies, "period {period}");
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod settings;
 pub mod tangents;
 pub mod textures;
 pub mod times;
+pub mod valence;
 pub mod weld;
 
 // The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.

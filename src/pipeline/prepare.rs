@@ -7,7 +7,7 @@
 //! target keeps and baked with the target's transform. Stage order:
 //!
 //! streams (the target's selection) -> extra streams (skin) -> normals -> bake -> tangents
-//! -> weld -> (optimize -> meshlets) ‖ LODs
+//! -> weld -> valence bound -> (optimize -> meshlets) ‖ LODs
 //!
 //! A new stage goes here, behind a request field, so targets opt in one by one.
 
@@ -18,6 +18,7 @@ use super::meshlets::{build_meshlets, MeshletSet};
 use super::normals::{normal_split, NormalSplit};
 use super::optimize::vertex_order;
 use super::tangents::generate_tangents;
+use super::valence::limit_valence;
 use super::weld::{weld_vertices, weld_within};
 use super::StageTimes;
 use crate::scene::Scene;
@@ -192,6 +193,12 @@ pub fn prepare(
         times.weld = t.elapsed();
     }
     let (ratios, target_error) = request.lods;
+    if request.optimize || request.meshlets.is_some() || !ratios.is_empty() {
+        // meshoptimizer's stages are quadratic in a vertex's valence: bound it first.
+        let t = Instant::now();
+        limit_valence(&mut g);
+        times.weld += t.elapsed();
+    }
     // LODs do not need the vertex-cache order: they are simplified from the welded
     // triangles beside the optimisation and the meshlets (which need it), then renumbered.
     let ((order, optimize_time, meshlets, meshlet_time), (mut lods, lod_time)) = rayon::join(

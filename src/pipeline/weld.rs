@@ -117,6 +117,11 @@ pub(crate) fn classes_by_hash(
     class
 }
 
+/// Most kept vertices of one grid cell [`weld_within`] compares a vertex with (the
+/// earliest kept, so the first match is the one found whenever it is among them).
+/// Ordinary meshes have a few per cell (the corpus: at most 32 corners at a position).
+pub const MAX_CELL_CANDIDATES: usize = 256;
+
 /// Merges each vertex into the first earlier-used vertex whose every stream lies within
 /// `epsilon` of its own (Euclidean distance per stream), as assimp's
 /// JoinIdenticalVertices does (Qt's Balsam uses it with 1e-5): exporters' float noise
@@ -152,7 +157,12 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
             for dy in -1..=1 {
                 for dz in -1..=1 {
                     let key = [c[0] + dx, c[1] + dy, c[2] + dz];
-                    for &k in grid.get(&key).map_or(&[][..], Vec::as_slice) {
+                    let candidates = grid.get(&key).map_or(&[][..], Vec::as_slice);
+                    // Only the first few kept vertices of a cell are compared: a cell
+                    // holding thousands (a fan's hub split by its normals) would make
+                    // this quadratic. Past them a vertex may stay apart from an equal
+                    // one: more vertices, the same mesh.
+                    for &k in &candidates[..candidates.len().min(MAX_CELL_CANDIDATES)] {
                         if close(kept[k as usize] as usize, vi) {
                             found = Some(k);
                             break 'search;
@@ -268,6 +278,33 @@ mod tests {
         weld_vertices(&mut g, 0.0, true);
         assert_eq!(g.vertex_count(), 3);
         assert_eq!(g.indices, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_crowded_cell_compares_its_first_vertices_only() {
+        // 3,000 vertices at one point with distinct normals (a split fan hub), then a
+        // copy of the first and a copy of the last.
+        let count = 3000;
+        let mut g = Geometry::new(
+            "p",
+            &vec![[0.0; 3]; count + 2],
+            (0..count as u32 + 2).collect(),
+        );
+        g.indices.push(0);
+        let mut normals: Vec<[f32; 3]> = (0..count)
+            .map(|i| {
+                let a = i as f32 / count as f32 * std::f32::consts::TAU;
+                [a.cos(), a.sin(), 0.0]
+            })
+            .collect();
+        normals.extend([normals[0], normals[count - 1]]);
+        g.set_stream(Semantic::Normal, 0, widen(&normals));
+        weld_within(&mut g, 1e-5, true);
+        // The first copy finds its twin among the first candidates; the last one's twin
+        // lies past them, so it stays apart.
+        assert_eq!(g.indices[count], 0);
+        assert_eq!(g.vertex_count(), count + 1);
+        assert!(MAX_CELL_CANDIDATES < count);
     }
 
     #[test]

@@ -80,6 +80,25 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
     let Some(parsed) = parsed else {
         return problems;
     };
+    // [S2]: SparkEngine looks paths up with their case, but a case-insensitive file
+    // system (an extraction, a mod folder) holds one of two such entries. assetc's writer
+    // refuses them; an archive that has them still opens.
+    let mut folded: HashMap<String, &str> = HashMap::new();
+    for e in &parsed.entries {
+        match folded.get(&e.path.to_ascii_lowercase()) {
+            Some(&first) if first != e.path => problems.push(Problem::new(
+                SpkError::CaseClash {
+                    first: first.to_owned(),
+                    second: e.path.clone(),
+                }
+                .to_string(),
+            )),
+            Some(_) => {}
+            None => {
+                folded.insert(e.path.to_ascii_lowercase(), &e.path);
+            }
+        }
+    }
     for (entry, sound) in parsed.entries.iter().zip(&parsed.sound) {
         if !sound {
             continue;

@@ -113,6 +113,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The import's resource limits.
+    pub fn limits(&self) -> super::ImportLimits {
+        self.ctx.limits
+    }
+
     pub fn layout(&self, index: usize) -> Res<Layout> {
         let path = format!("accessors[{index}]");
         let Some(acc) = self.ctx.root.accessors.get(index) else {

@@ -359,6 +359,15 @@ impl Attr<'_> {
         {
             return bad(where_, "indices must be SCALAR unsigned integers");
         }
+        // Checked before decoding: an index accessor without a bufferView is zeros of
+        // any declared count.
+        let most = reader.limits().max_indices_per_primitive;
+        if layout.count as u64 > most {
+            return over_limit(
+                where_,
+                format!("{} indices exceed the limit of {most}", layout.count),
+            );
+        }
         let (_, idx) = reader.integers(accessor)?;
         if let Some(&i) = idx.iter().find(|&&i| i as usize >= self.vertex_count) {
             return bad(

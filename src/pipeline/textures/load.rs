@@ -130,10 +130,7 @@ pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, St
         reader.limits(limits);
         Ok(reader)
     };
-    let (w, h) = open()?
-        .into_dimensions()
-        .map_err(|e| format!("cannot read the image header: {e}"))?;
-    check_dimensions(w, h)?;
+    declared_size(bytes, mime).map_err(|e| e.to_string())?;
     let decoded = open()?
         .decode()
         .map_err(|e| format!("cannot decode: {e}"))?;
@@ -143,6 +140,55 @@ pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, St
         height: rgba.height(),
         pixels: rgba.into_raw(),
     })
+}
+
+/// Why [`declared_size`] refuses an image.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The header declares more than [`MAX_SIDE`] or [`MAX_PIXELS`].
+    #[error("{0}")]
+    OverLimit(String),
+    /// The header cannot be read (a format assetc does not decode, a damaged file, a
+    /// zero size).
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// The size an image's header declares, checked against [`MAX_SIDE`] and [`MAX_PIXELS`]
+/// without decoding a pixel: the one rule for every target, whether it encodes the image
+/// (`hmesh`) or copies it as it is (`qtmesh`'s `maps/`). KTX2 headers are read too.
+pub fn declared_size(bytes: &[u8], mime: Option<&str>) -> Result<(u32, u32), HeaderError> {
+    let (w, h) = if bytes.starts_with(&crate::formats::ktx2::IDENTIFIER) {
+        let reader = ktx2::Reader::new(bytes)
+            .map_err(|e| HeaderError::Unreadable(format!("invalid KTX2 source: {e}")))?;
+        let header = reader.header();
+        (header.pixel_width, header.pixel_height.max(1))
+    } else {
+        let mut reader = ImageReader::new(Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| HeaderError::Unreadable(format!("cannot read: {e}")))?;
+        if reader.format().is_none() {
+            match mime.and_then(format_from_mime) {
+                Some(f) => reader.set_format(f),
+                None => {
+                    return Err(HeaderError::Unreadable(format!(
+                        "unrecognised image format (MIME type {mime:?})"
+                    )))
+                }
+            }
+        }
+        // Only the header is read here, so no allocation limit is needed; without one the
+        // decoders report the size they read rather than a bare "exceeds limit".
+        reader.no_limits();
+        reader
+            .into_dimensions()
+            .map_err(|e| HeaderError::Unreadable(format!("cannot read the image header: {e}")))?
+    };
+    if w == 0 || h == 0 {
+        return Err(HeaderError::Unreadable(format!("image is {w}x{h}")));
+    }
+    check_dimensions(w, h).map_err(HeaderError::OverLimit)?;
+    Ok((w, h))
 }
 
 pub(crate) fn check_dimensions(w: u32, h: u32) -> Result<(), String> {

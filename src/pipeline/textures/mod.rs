@@ -22,8 +22,8 @@ pub use encode_bc::Bc7Preset;
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
 pub use load::{
-    decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension, read_foreign_ktx2,
-    ForeignKtx2, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
+    declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
+    read_foreign_ktx2, ForeignKtx2, HeaderError, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
 };
 pub use mips::{build_levels, RgbaLevel};
 

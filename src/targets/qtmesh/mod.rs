@@ -42,9 +42,10 @@ mod timeline;
 use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};
 use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::textures::HeaderError;
 use crate::pipeline::MeshSettings;
 use crate::scene::{ImageSource, Scene};
-use names::{balsam_stem, component_name, file_name, Unique};
+use names::{balsam_stem, component_file_name, file_name, Unique};
 
 /// How meshes are named in `meshes/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -152,7 +153,7 @@ pub fn build_qtmesh_shared(
             QtNaming::Qt612 => "_mesh.mesh",
             QtNaming::Qt64 => ".mesh",
         };
-        let file = files.claim(&balsam_stem(&name), suffix);
+        let file = files.claim_file(&balsam_stem(&name), suffix);
         let built = mesh::build_mesh(
             scene,
             index,
@@ -192,7 +193,7 @@ pub fn build_qtmesh_shared(
         leaf.to_string()
     });
     out.files.push(TargetFile::raw(
-        format!("{root}/{}.qml", component_name(&stem)),
+        format!("{root}/{}", component_file_name(&stem)),
         text.into_bytes(),
     ));
     Ok(out)
@@ -243,6 +244,20 @@ fn copy_images(
                 continue;
             }
         };
+        // The input limits every target applies: an image declaring more than the
+        // default target would decode fails this asset here too, though it is only
+        // copied (Qt would try to load it).
+        match crate::pipeline::textures::declared_size(&bytes, img.mime_type.as_deref()) {
+            Ok(_) => {}
+            Err(HeaderError::OverLimit(reason)) => {
+                return Err(invalid(&img.gltf_path, reason));
+            }
+            // A format assetc does not read (Qt reads a few more) is copied unchecked.
+            Err(HeaderError::Unreadable(reason)) => out.warnings.push(format!(
+                "{}: copied without a size check: {reason}",
+                img.gltf_path
+            )),
+        }
         let (base, ext) = match (&img.source, &img.uri) {
             (ImageSource::File(path), _) => {
                 let name = path
@@ -269,7 +284,7 @@ fn copy_images(
                 (base, ext.to_string())
             }
         };
-        let file = names.claim(&base, &ext);
+        let file = names.claim_file(&base, &ext);
         out.files.push(TargetFile::raw(
             format!("{root}/maps/{file}"),
             bytes.as_ref().clone(),

@@ -152,9 +152,7 @@ pub fn write_qml(input: &QmlInput) -> (String, Vec<String>) {
     w.skins();
     w.morph_targets(&written);
     w.out.push_str("\n    // Nodes:\n");
-    for &r in &scene.roots {
-        w.node(r, 1, &mut vec![false; scene.nodes.len()]);
-    }
+    w.hierarchy();
     let node_targets: Vec<Option<String>> = written
         .iter()
         .zip(&w.node_ids)
@@ -450,21 +448,77 @@ impl Writer<'_> {
         }
     }
 
-    fn node(&mut self, index: usize, depth: usize, visited: &mut Vec<bool>) {
+    /// Writes the node hierarchy from the roots, depth first, each node once. The walk
+    /// keeps its own stack: a source controls the depth (a chain of 4,000 nodes overflowed
+    /// the thread's stack when this recursed).
+    fn hierarchy(&mut self) {
+        let scene = self.input.scene;
+        // The first light and camera of each node, found once rather than per node.
+        let mut light_of = vec![None; scene.nodes.len()];
+        for (i, l) in scene.lights.iter().enumerate().rev() {
+            if let Some(slot) = light_of.get_mut(l.node) {
+                *slot = Some(i);
+            }
+        }
+        let mut camera_of = vec![None; scene.nodes.len()];
+        for (i, c) in scene.cameras.iter().enumerate().rev() {
+            if let Some(slot) = camera_of.get_mut(c.node) {
+                *slot = Some(i);
+            }
+        }
+        enum Step {
+            Open { index: usize, depth: usize },
+            Close { depth: usize },
+        }
+        let mut visited = vec![false; scene.nodes.len()];
+        let mut stack: Vec<Step> = scene
+            .roots
+            .iter()
+            .rev()
+            .map(|&index| Step::Open { index, depth: 1 })
+            .collect();
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Open { index, depth } => {
+                    let Some(node) = scene.nodes.get(index) else {
+                        continue;
+                    };
+                    if std::mem::replace(&mut visited[index], true) {
+                        continue;
+                    }
+                    let light = light_of[index].and_then(|i| scene.lights.get(i));
+                    let camera = camera_of[index].and_then(|i| scene.cameras.get(i));
+                    self.node(index, depth, light, camera);
+                    stack.push(Step::Close { depth });
+                    stack.extend(node.children.iter().rev().map(|&index| Step::Open {
+                        index,
+                        depth: depth + 1,
+                    }));
+                }
+                Step::Close { depth } => {
+                    let _ = writeln!(self.out, "{}}}", indent(depth));
+                }
+            }
+        }
+    }
+
+    /// Writes one node's element up to (not including) its children and closing brace.
+    fn node(
+        &mut self,
+        index: usize,
+        depth: usize,
+        light: Option<&crate::scene::Light>,
+        camera: Option<&crate::scene::Camera>,
+    ) {
         let scene = self.input.scene;
         let Some(node) = scene.nodes.get(index) else {
             return;
         };
-        if std::mem::replace(&mut visited[index], true) {
-            return;
-        }
-        let pad = "    ".repeat(depth);
+        let pad = indent(depth);
         let mesh = node
             .mesh
             .and_then(|m| self.input.meshes.get(m))
             .and_then(|m| m.as_ref());
-        let light = scene.lights.iter().find(|l| l.node == index);
-        let camera = scene.cameras.iter().find(|c| c.node == index);
         // A node that only places a light or camera becomes it, as in Balsam's scenes;
         // one that also draws a mesh gets it as a child.
         let (kind, own) = match (mesh, light, camera) {
@@ -561,9 +615,17 @@ impl Writer<'_> {
             }
         }
         self.out.push_str(&s);
-        for &c in &node.children {
-            self.node(c, depth + 1, visited);
-        }
-        let _ = writeln!(self.out, "{pad}}}");
     }
+}
+
+/// Nesting levels the QML indents: deeper elements are written at this level's
+/// indentation, so that a chain of thousands of nodes (3,000 wrote 69 MB) costs a bounded
+/// number of bytes per node. QML does not read indentation; real rigs nest far less
+/// (the corpus: 8 levels).
+pub const MAX_INDENT_LEVELS: usize = 32;
+
+/// The indentation of an element `depth` levels deep (4 spaces a level, at most
+/// [`MAX_INDENT_LEVELS`]).
+fn indent(depth: usize) -> String {
+    "    ".repeat(depth.min(MAX_INDENT_LEVELS))
 }
