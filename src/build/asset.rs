@@ -138,6 +138,19 @@ pub enum AssetError {
     Invalid { path: String, message: String },
 }
 
+impl AssetError {
+    /// The diagnostic code, from the variant (see [`crate::build::code`]).
+    pub fn code(&self) -> crate::build::code::DiagnosticCode {
+        use crate::build::code::DiagnosticCode;
+        match self {
+            Self::Import(e) => e.code(),
+            Self::Target { source, .. } => source.code(),
+            Self::Read { source, .. } => DiagnosticCode::of_io(source),
+            Self::Invalid { .. } => DiagnosticCode::InvalidSource,
+        }
+    }
+}
+
 /// Compiles one source with the compile step of its kind (see [`crate::kinds`]).
 pub fn compile_asset(
     source: &Source,

@@ -2,6 +2,7 @@
 //! ticks for the bar, then a summary. The CLI renders them as progress and lines, or as
 //! JSON (`--message-format json`, one object per line, like cargo's).
 
+use super::code::DiagnosticCode;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,7 +44,7 @@ pub struct Diagnostic {
     pub message: String,
     /// A stable name for the kind of problem, when one is known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub code: Option<&'static str>,
+    pub code: Option<DiagnosticCode>,
 }
 
 impl Diagnostic {
@@ -75,6 +76,14 @@ impl Diagnostic {
         }
     }
 
+    /// The same diagnostic with the code its producer decided (from the error's type).
+    pub fn with_code(self, code: Option<DiagnosticCode>) -> Self {
+        Self {
+            code: code.or(self.code),
+            ..self
+        }
+    }
+
     /// `file: glTF path: message`, the location once.
     pub fn rendered(&self) -> String {
         match &self.gltf_path {
@@ -101,17 +110,14 @@ fn is_gltf_path(s: &str) -> bool {
         })
 }
 
-/// Stable codes for the most common kinds of problem, for tools that filter on them.
-fn code_of(message: &str) -> Option<&'static str> {
+/// The code of a warning, where one is known. Errors get theirs from their type (see
+/// [`crate::build::code`]); warnings are still text from the stages that raise them, so
+/// the few with a code are recognised here (the LOD warning by its fixed wording).
+fn code_of(message: &str) -> Option<DiagnosticCode> {
     let m = message.to_ascii_lowercase();
     [
-        ("out of range", "index-out-of-range"),
-        ("does not exist", "missing-file"),
-        ("not found", "missing-file"),
-        ("cannot decode", "bad-image"),
-        ("decod", "bad-image"),
-        ("would overwrite", "output-collision"),
-        ("--fail-fast", "skipped"),
+        ("cannot decode", DiagnosticCode::BadImage),
+        ("could not be reduced", DiagnosticCode::LodStalled),
     ]
     .iter()
     .find(|(needle, _)| m.contains(needle))
@@ -234,7 +240,7 @@ mod tests {
             "images[0] (Test Pattern.png): cannot decode: bad CRC",
         );
         assert_eq!(d.gltf_path.as_deref(), Some("images[0] (Test Pattern.png)"));
-        assert_eq!(d.code, Some("bad-image"));
+        assert_eq!(d.code, Some(DiagnosticCode::BadImage));
         // No glTF path: the message stays whole.
         let d = Diagnostic::from_message(Severity::Error, "a.gltf", "/x/a.gltf", "bad JSON: x");
         assert_eq!(d.gltf_path, None);

@@ -2,6 +2,7 @@
 //! `AssetFinished` event with its structured diagnostics, from the worker that built it.
 
 use super::asset::CompiledAsset;
+use super::code::Failure;
 use super::discover::Source;
 use super::events::{whole_ms, AssetStatus, Diagnostic, Event, Reporter, Severity};
 use super::texture_store::TextureStore;
@@ -11,11 +12,11 @@ use std::time::Duration;
 /// Encodes the textures of a compiled asset (or waits for them); a texture that fails
 /// fails the asset. Ticks progress for the asset and for each texture encoded here.
 pub(super) fn with_textures(
-    result: Result<CompiledAsset, String>,
+    result: Result<CompiledAsset, Failure>,
     store: &TextureStore<'_>,
     source: &Source,
     reporter: &dyn Reporter,
-) -> Result<CompiledAsset, String> {
+) -> Result<CompiledAsset, Failure> {
     let asset = match result {
         Ok(asset) => asset,
         Err(e) => {
@@ -30,7 +31,10 @@ pub(super) fn with_textures(
             |label| progress(reporter, 0, label),
         )
         // The encoder's error already names the image (`images[0] (a.png): ...`).
-        .map_err(|e| format!("{}: {e}", source.abs_path.display()))?;
+        .map_err(|e| Failure {
+            message: format!("{}: {}", source.abs_path.display(), e.message),
+            ..e
+        })?;
     Ok(asset)
 }
 
@@ -46,7 +50,7 @@ pub(super) fn progress(reporter: &dyn Reporter, added: usize, name: &str) {
 pub(super) fn report_compiled(
     reporter: &dyn Reporter,
     source: &Source,
-    result: &Result<CompiledAsset, String>,
+    result: &Result<CompiledAsset, Failure>,
     elapsed: Duration,
 ) {
     let report = match result {
@@ -89,9 +93,9 @@ fn diagnostics(source: &Source, report: &AssetReport) -> Vec<Diagnostic> {
         .warnings
         .iter()
         .map(|w| Diagnostic::from_message(Severity::Warning, &source.rel_path, &abs, w));
-    let error = report
-        .error
-        .iter()
-        .map(|e| Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e));
+    let error = report.error.iter().map(|e| {
+        Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e)
+            .with_code(report.error_code)
+    });
     warnings.chain(error).collect()
 }

@@ -4,6 +4,7 @@
 //! a build never writes a file that `assetc check` would reject.
 
 use super::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
+use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use crate::formats::FormatKind;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,7 +16,7 @@ pub fn compile_guarded(
     source: &Source,
     input_root: &Path,
     settings: &AssetSettings,
-) -> Result<CompiledAsset, String> {
+) -> Result<CompiledAsset, Failure> {
     let display = source.abs_path.display();
     // AssertUnwindSafe: on a panic everything the closure touched is dropped with it; only
     // shared read-only inputs outlive it.
@@ -23,27 +24,32 @@ pub fn compile_guarded(
         compile_asset(source, input_root, settings)
     }))
     .map_err(|payload| {
-        format!(
-            "{display}: internal error while compiling (a bug in assetc, please report it \
-             with this file): {}",
-            panic_message(payload.as_ref())
+        Failure::new(
+            DiagnosticCode::InternalError,
+            format!(
+                "{display}: internal error while compiling (a bug in assetc, please report \
+                 it with this file): {}",
+                panic_message(payload.as_ref())
+            ),
         )
     })?
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     for file in &asset.files {
-        check_name_lengths(&file.rel_path).map_err(|e| format!("{display}: {e}"))?;
+        check_name_lengths(&file.rel_path)
+            .map_err(|e| Failure::new(DiagnosticCode::NameTooLong, format!("{display}: {e}")))?;
     }
     // An embedded file is copied as it is, whatever its extension says.
     let copied_as_is = source.kind == crate::kinds::KindId::Embed;
     for file in asset.files.iter().filter(|_| !copied_as_is) {
-        check_output(&file.rel_path, &file.bytes).map_err(|e| format!("{display}: {e}"))?;
+        check_output(&file.rel_path, &file.bytes)
+            .map_err(|e| Failure::new(DiagnosticCode::InvalidOutput, format!("{display}: {e}")))?;
     }
     Ok(asset)
 }
 
 /// Encodes one texture; a panic or an invalid result is that texture's error (the driver
 /// names the image and fails the assets that use it).
-pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, String> {
+pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, Failure> {
     let bytes = catch_unwind(AssertUnwindSafe(|| {
         crate::pipeline::textures::encode_texture(
             &req.job.bytes,
@@ -54,14 +60,25 @@ pub fn encode_texture_guarded(req: &TextureRequest) -> Result<Vec<u8>, String> {
         )
     }))
     .map_err(|payload| {
-        format!(
-            "{}: internal error while encoding (a bug in assetc, please report it): {}",
-            req.job.label,
-            panic_message(payload.as_ref())
+        Failure::new(
+            DiagnosticCode::InternalError,
+            format!(
+                "{}: internal error while encoding (a bug in assetc, please report it): {}",
+                req.job.label,
+                panic_message(payload.as_ref())
+            ),
         )
     })?
-    .map_err(|e| e.named(&req.job.label).to_string())?;
-    check_output(&req.rel_path(), &bytes).map_err(|e| format!("{}: {e}", req.job.label))?;
+    .map_err(|e| {
+        let e = e.named(&req.job.label);
+        Failure::new(e.code(), e.to_string())
+    })?;
+    check_output(&req.rel_path(), &bytes).map_err(|e| {
+        Failure::new(
+            DiagnosticCode::InvalidOutput,
+            format!("{}: {e}", req.job.label),
+        )
+    })?;
     Ok(bytes)
 }
 

@@ -11,6 +11,7 @@
 pub mod asset;
 pub mod cache;
 pub mod check;
+pub mod code;
 pub mod depfile;
 pub mod discover;
 pub mod events;
@@ -29,6 +30,7 @@ mod script;
 
 use asset::{AssetSettings, AssetStats, CompiledAsset};
 use cache::{AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
+use code::Failure;
 use discover::{discover, input_root, DiscoverRules, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
 use rayon::prelude::*;
@@ -164,6 +166,8 @@ pub struct AssetReport {
     pub outputs: Vec<String>,
     pub warnings: Vec<String>,
     pub error: Option<String>,
+    /// The error's code, decided from its type where it arose.
+    pub error_code: Option<code::DiagnosticCode>,
     pub stats: AssetStats,
     pub inputs: Vec<PathBuf>,
     pub times: crate::pipeline::StageTimes,
@@ -189,6 +193,10 @@ pub struct BuildReport {
     /// Bytes read from and written to the remote cache.
     pub fetched_bytes: u64,
     pub uploaded_bytes: u64,
+    /// Wall-clock time from the start of the build to the manifest written, in
+    /// milliseconds: what the user waited, unlike the sum of per-asset times, which counts
+    /// every thread's work.
+    pub wall_ms: f64,
 }
 
 impl BuildReport {
@@ -412,22 +420,32 @@ impl Builder {
 
         // Every input is stamped by the bytes its compile read (see cache::ReadLog).
         let reads = cache::ReadLog::start();
-        let compile_one = |i: usize| -> (Result<CompiledAsset, String>, f64) {
+        let compile_one = |i: usize| -> (Result<CompiledAsset, Failure>, f64) {
             let source = &sources[i];
             let t = Instant::now();
             if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return (Err(skipped_error(source)), 0.0);
             }
             let result = match collisions.get(&source.rel_path) {
-                Some(other) => Err(format!(
-                    "{}: its outputs would overwrite those of {other} (same path without extension)",
-                    source.abs_path.display()
+                Some(other) => Err(Failure::new(
+                    code::DiagnosticCode::OutputCollision,
+                    format!(
+                        "{}: its outputs would overwrite those of {other} (same path without \
+                         extension)",
+                        source.abs_path.display()
+                    ),
                 )),
                 None => guard::compile_guarded(source, &root, &settings[i]),
             };
             let result = finish::with_textures(result, &textures, source, reporter);
             let result = result.map_err(|e| match kept_record(source) {
-                Some(_) => format!("{e} (its last good outputs are kept while watching)"),
+                Some(_) => Failure {
+                    message: format!(
+                        "{} (its last good outputs are kept while watching)",
+                        e.message
+                    ),
+                    ..e
+                },
                 None => e,
             });
             if result.is_err() {
@@ -436,7 +454,7 @@ impl Builder {
             finish::report_compiled(reporter, source, &result, t.elapsed());
             (result, t.elapsed().as_secs_f64() * 1000.0)
         };
-        let mut compiled: Vec<Option<(Result<CompiledAsset, String>, f64)>> = pool.install(|| {
+        let mut compiled: Vec<Option<(Result<CompiledAsset, Failure>, f64)>> = pool.install(|| {
             (0..sources.len())
                 .into_par_iter()
                 .map(|i| (!done[i]).then(|| compile_one(i)))
@@ -616,6 +634,7 @@ impl Builder {
         })?;
 
         save_cache(&new_cache, &opts.output)?;
+        report.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
         if opts.report {
             report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
         }
@@ -745,7 +764,7 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
 /// Writes an asset's files (and the textures encoded for it); returns their stamps.
 fn write_asset(
     asset: &CompiledAsset,
-    textures: &BTreeMap<u64, Result<Option<Vec<u8>>, String>>,
+    textures: &BTreeMap<u64, texture_store::TextureResult>,
     output: &Path,
 ) -> Result<Vec<(String, FileStamp)>, BuildError> {
     let encoded = asset
@@ -788,9 +807,9 @@ fn save_intent(
     old: &Cache,
     sources: &[Source],
     fresh: &[Option<AssetRecord>],
-    compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
+    compiled: &[Option<(Result<CompiledAsset, Failure>, f64)>],
     fetched: &[Option<remote::Fetched>],
-    textures: &BTreeMap<u64, Result<Option<Vec<u8>>, String>>,
+    textures: &BTreeMap<u64, texture_store::TextureResult>,
     output: &Path,
 ) -> Result<(), BuildError> {
     let rebuilt = sources
@@ -863,6 +882,7 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
         outputs: asset.output_paths(),
         warnings: asset.warnings.clone(),
         error: None,
+        error_code: None,
         stats: asset.stats.clone(),
         inputs: asset.inputs.clone(),
         times: asset.times.clone(),
@@ -871,23 +891,27 @@ fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
 }
 
 /// The error of an asset `--fail-fast` did not attempt (reported as skipped, not failed).
-fn skipped_error(source: &Source) -> String {
-    format!("{}: {FAIL_FAST_SKIP}", source.abs_path.display())
+fn skipped_error(source: &Source) -> Failure {
+    Failure::new(
+        code::DiagnosticCode::Skipped,
+        format!("{}: {FAIL_FAST_SKIP}", source.abs_path.display()),
+    )
 }
 
 const FAIL_FAST_SKIP: &str = "not built: skipped after an earlier failure (--fail-fast)";
 
-fn is_skipped_error(error: &str) -> bool {
-    error.ends_with(FAIL_FAST_SKIP)
+fn is_skipped_error(error: &Failure) -> bool {
+    error.code == code::DiagnosticCode::Skipped
 }
 
-fn finished_failed(source: &Source, error: String) -> AssetReport {
+fn finished_failed(source: &Source, error: Failure) -> AssetReport {
     AssetReport {
         source: source.rel_path.clone(),
         status: AssetStatus::Failed,
         outputs: Vec::new(),
         warnings: Vec::new(),
-        error: Some(error),
+        error: Some(error.message),
+        error_code: Some(error.code),
         stats: AssetStats::default(),
         inputs: vec![source.abs_path.clone()],
         times: Default::default(),
@@ -929,6 +953,7 @@ fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
         outputs: record.outputs.clone(),
         warnings: record.warnings.clone(),
         error: None,
+        error_code: None,
         stats: record.stats.clone(),
         inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
         times: Default::default(),

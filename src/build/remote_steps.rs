@@ -4,6 +4,7 @@
 
 use super::asset::{AssetSettings, CompiledAsset};
 use super::cache::{AssetRecord, Cache, CachedEntry, FileStamp};
+use super::code::Failure;
 use super::discover::Source;
 use super::events::{whole_ms, AssetStatus, Reporter};
 use super::remote::{self, Fetched, RemoteCache, SourceKey};
@@ -103,7 +104,7 @@ struct Claims {
 pub(super) fn clashes(
     sources: &[Source],
     fresh: &[Option<AssetRecord>],
-    compiled: &[Option<(Result<CompiledAsset, String>, f64)>],
+    compiled: &[Option<(Result<CompiledAsset, Failure>, f64)>],
     fetched: &[Option<Fetched>],
     out_dir: &Path,
 ) -> Vec<(usize, String)> {
@@ -345,6 +346,7 @@ fn fetched_report(source: &Source, got: &Fetched) -> AssetReport {
         outputs: outputs_of(got),
         warnings: got.record.warnings.clone(),
         error: None,
+        error_code: None,
         stats: got.record.stats.clone(),
         inputs: got.inputs.iter().map(|i| i.path.clone()).collect(),
         times: Default::default(),
@@ -356,7 +358,7 @@ fn fetched_report(source: &Source, got: &Fetched) -> AssetReport {
 pub(super) struct Built<'a> {
     pub sources: &'a [Source],
     pub keys: &'a [Option<SourceKey>],
-    pub compiled: &'a [Option<(Result<CompiledAsset, String>, f64)>],
+    pub compiled: &'a [Option<(Result<CompiledAsset, Failure>, f64)>],
     pub textures: &'a BTreeMap<u64, TextureResult>,
     /// The local cache as it will be saved: the records of what was built.
     pub cache: &'a Cache,

@@ -3,13 +3,14 @@
 //! own textures are ready, instead of every asset waiting for one texture pass at the end.
 
 use super::asset::{texture_rel_path, TextureRequest};
+use super::code::Failure;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The encoded file, `None` when a file the cache vouches for already exists (textures are
 /// content-addressed, so such a file is current), or the error naming the image.
-pub type TextureResult = Result<Option<Vec<u8>>, String>;
+pub type TextureResult = Result<Option<Vec<u8>>, Failure>;
 
 pub struct TextureStore<'a> {
     output: &'a Path,
@@ -57,7 +58,7 @@ impl<'a> TextureStore<'a> {
         requests: &[TextureRequest],
         on_new: impl FnOnce(usize),
         mut on_done: impl FnMut(&str),
-    ) -> Result<Ensured, String> {
+    ) -> Result<Ensured, Failure> {
         let mut mine = std::collections::BTreeSet::new();
         let slots: Vec<(usize, Arc<OnceLock<TextureResult>>)> = {
             let mut map = self.slots.lock().unwrap_or_else(|e| e.into_inner());

@@ -5,13 +5,14 @@
 
 use super::args::{GlobalArgs, MessageFormat};
 use super::UsageError;
+use assetc::build::code::DiagnosticCode;
 use assetc::build::events::{Diagnostic, Severity};
 use assetc::config::ConfigError;
 
 fn emit(
     format: MessageFormat,
     severity: Severity,
-    code: &'static str,
+    code: DiagnosticCode,
     config: Option<&ConfigError>,
     message: &str,
 ) {
@@ -47,7 +48,7 @@ pub fn config_warning(global: &GlobalArgs, warning: &ConfigError) {
         emit(
             global.message_format,
             Severity::Warning,
-            "config",
+            DiagnosticCode::Config,
             Some(warning),
             &warning.to_string(),
         );
@@ -63,9 +64,19 @@ pub fn command_error(format: MessageFormat, error: &anyhow::Error) {
                 .0
                 .chain()
                 .find_map(|e| e.downcast_ref::<ConfigError>());
-            let code = if config.is_some() { "config" } else { "usage" };
+            let code = if config.is_some() {
+                DiagnosticCode::Config
+            } else {
+                DiagnosticCode::Usage
+            };
             emit(format, Severity::Error, code, config, &message);
         }
-        None => emit(format, Severity::Error, "error", None, &message),
+        None => emit(
+            format,
+            Severity::Error,
+            DiagnosticCode::Error,
+            None,
+            &message,
+        ),
     }
 }

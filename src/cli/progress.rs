@@ -287,7 +287,7 @@ impl Reporter for CliReporter {
                     line: None,
                     column: None,
                     message: message.clone(),
-                    code: Some("ignored-files"),
+                    code: Some(assetc::build::code::DiagnosticCode::IgnoredFiles),
                 };
                 self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
             }
@@ -299,7 +299,7 @@ impl Reporter for CliReporter {
                     line: None,
                     column: None,
                     message: message.clone(),
-                    code: Some("remote-cache"),
+                    code: Some(assetc::build::code::DiagnosticCode::RemoteCache),
                 };
                 self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
             }

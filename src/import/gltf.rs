@@ -74,6 +74,8 @@ impl Default for ImportLimits {
     }
 }
 
+use crate::build::code::DiagnosticCode;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error("{file}: cannot read: {source}")]
@@ -93,6 +95,8 @@ pub enum ImportError {
         file: String,
         gltf_path: String,
         reason: String,
+        /// What kind of problem it is (a dangling reference, a missing file, ...).
+        code: DiagnosticCode,
     },
     #[error("{file}: {gltf_path}: resource limit exceeded: {reason}")]
     Limit {
@@ -102,12 +106,26 @@ pub enum ImportError {
     },
 }
 
+impl ImportError {
+    /// The diagnostic code of this error, from its variant (never from its text).
+    pub fn code(&self) -> DiagnosticCode {
+        match self {
+            Self::Io { source, .. } => DiagnosticCode::of_io(source),
+            Self::Container { .. } | Self::Json { .. } => DiagnosticCode::InvalidSource,
+            Self::UnsupportedExtension { .. } => DiagnosticCode::UnsupportedExtension,
+            Self::Invalid { code, .. } => *code,
+            Self::Limit { .. } => DiagnosticCode::ResourceLimit,
+        }
+    }
+}
+
 /// An error inside the document, before the file name is attached.
 #[derive(Debug)]
 pub(crate) struct Bad {
     pub path: String,
     pub reason: String,
-    pub limit: bool,
+    /// [`DiagnosticCode::ResourceLimit`] makes it an [`ImportError::Limit`].
+    pub code: DiagnosticCode,
 }
 
 pub(crate) type Res<T> = Result<T, Bad>;
@@ -127,7 +145,16 @@ pub(crate) fn bad<T>(path: impl Into<String>, reason: impl Into<String>) -> Res<
     Err(Bad {
         path: path.into(),
         reason: reason.into(),
-        limit: false,
+        code: DiagnosticCode::InvalidSource,
+    })
+}
+
+/// A reference to an object the document does not have (`mesh 5 does not exist`).
+pub(crate) fn dangling<T>(path: impl Into<String>, reason: impl Into<String>) -> Res<T> {
+    Err(Bad {
+        path: path.into(),
+        reason: reason.into(),
+        code: DiagnosticCode::DanglingReference,
     })
 }
 
@@ -135,14 +162,14 @@ pub(crate) fn over_limit<T>(path: impl Into<String>, reason: impl Into<String>) 
     Err(Bad {
         path: path.into(),
         reason: reason.into(),
-        limit: true,
+        code: DiagnosticCode::ResourceLimit,
     })
 }
 
 impl Bad {
     fn with_file(self, file: &str) -> ImportError {
         let file = file.to_string();
-        if self.limit {
+        if self.code == DiagnosticCode::ResourceLimit {
             ImportError::Limit {
                 file,
                 gltf_path: self.path,
@@ -153,6 +180,7 @@ impl Bad {
                 file,
                 gltf_path: self.path,
                 reason: self.reason,
+                code: self.code,
             }
         }
     }
@@ -254,6 +282,7 @@ pub fn import_gltf(
         file,
         gltf_path: p.gltf_path,
         reason: p.reason,
+        code: p.code,
     })?;
     Ok(scene)
 }

@@ -16,6 +16,7 @@
 //! pipeline keeps source triangle counts, meshoptimizer handles them, and tangent
 //! generation falls back on them.
 
+use crate::build::code::DiagnosticCode;
 use crate::scene::{Primitive, Scene};
 use glam::{DVec3, Mat4};
 
@@ -31,6 +32,7 @@ pub struct SceneProblem {
     /// `meshes[3].primitives[0]` or `nodes[2]`.
     pub gltf_path: String,
     pub reason: String,
+    pub code: DiagnosticCode,
 }
 
 /// Checks every drawable primitive of `scene`; the first problem fails the source.
@@ -39,12 +41,14 @@ pub fn check_scene(scene: &Scene) -> Result<(), SceneProblem> {
     let mut checked = std::collections::HashSet::new();
     for inst in scene.primitive_instances() {
         let prim = scene.primitive(inst);
-        let fail = |reason: String| SceneProblem {
+        let fail = |(code, reason): (DiagnosticCode, String)| SceneProblem {
             gltf_path: prim.gltf_path.clone(),
             reason,
+            code,
         };
         if checked.insert((inst.mesh, inst.primitive)) {
-            check_primitive(prim).map_err(fail)?;
+            check_primitive(prim).map_err(|r| fail((DiagnosticCode::InvalidSource, r)))?;
+            check_indices(prim).map_err(|r| fail((DiagnosticCode::IndexOutOfRange, r)))?;
         }
         let world = scene.nodes[inst.node].world_matrix;
         if !world.is_finite() {
@@ -53,14 +57,18 @@ pub fn check_scene(scene: &Scene) -> Result<(), SceneProblem> {
                 reason: "the world transform (product of the node transforms from the root) \
                          is not finite"
                     .into(),
+                code: DiagnosticCode::InvalidSource,
             });
         }
         if let Some(reach) = world_reach(prim, world) {
             if reach > MAX_COORDINATE {
-                return Err(fail(format!(
-                    "positions reach {reach:.3e} from the origin under nodes[{}]'s world \
-                     transform; at most {MAX_COORDINATE:.0e} is accepted",
-                    inst.node
+                return Err(fail((
+                    DiagnosticCode::ResourceLimit,
+                    format!(
+                        "positions reach {reach:.3e} from the origin under nodes[{}]'s world \
+                         transform; at most {MAX_COORDINATE:.0e} is accepted",
+                        inst.node
+                    ),
                 )));
             }
         }
@@ -139,10 +147,15 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
             p.indices.len()
         ));
     }
-    if let Some(&i) = p.indices.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("index {i} is out of range for {n} vertices"));
-    }
     Ok(())
+}
+
+fn check_indices(p: &Primitive) -> Result<(), String> {
+    let n = p.positions.len();
+    match p.indices.iter().find(|&&i| i as usize >= n) {
+        Some(&i) => Err(format!("index {i} is out of range for {n} vertices")),
+        None => Ok(()),
+    }
 }
 
 /// The largest coordinate magnitude of the primitive's positions under `world`, from the

@@ -123,3 +123,32 @@ pub enum TargetError {
     #[error("{0}")]
     Encode(String),
 }
+
+impl TargetError {
+    /// The diagnostic code, from the variant.
+    pub fn code(&self) -> crate::build::code::DiagnosticCode {
+        use crate::build::code::DiagnosticCode as C;
+        use crate::pipeline::animation::AnimError;
+        use crate::pipeline::skinning::SkinError;
+        let skin = |e: &SkinError| match e {
+            SkinError::JointMissing { .. } => C::DanglingReference,
+            SkinError::TooManyJoints { .. } => C::ResourceLimit,
+            _ => C::InvalidSource,
+        };
+        match self {
+            Self::Invalid { .. } => C::InvalidSource,
+            Self::Mesh(e) => match e {
+                hmesh::MeshError::Settings(_) => C::Config,
+                hmesh::MeshError::Skin(e) => skin(e),
+                hmesh::MeshError::TooManyVertices(_) => C::ResourceLimit,
+                _ => C::InvalidSource,
+            },
+            Self::Skin(e) => skin(e),
+            Self::Animation(AnimError::BadTolerance(_)) => C::Config,
+            Self::Animation(_) => C::InvalidSource,
+            Self::Texture(e) => e.code(),
+            // A writer refused what the pipeline produced.
+            Self::Encode(_) => C::InvalidOutput,
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! substitution, into plain `f32` or `u32` arrays.
 
 use super::buffers::BufferData;
-use super::{bad, over_limit, Ctx, Res};
+use super::{bad, dangling, over_limit, Ctx, Res};
 use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 
@@ -121,7 +121,7 @@ impl<'a> Reader<'a> {
     pub fn layout(&self, index: usize) -> Res<Layout> {
         let path = format!("accessors[{index}]");
         let Some(acc) = self.ctx.root.accessors.get(index) else {
-            return bad(path, "accessor does not exist");
+            return dangling(path, "accessor does not exist");
         };
         let Checked::Valid(GenericComponentType(component)) = acc.component_type else {
             return bad(path, "invalid componentType");
@@ -175,7 +175,7 @@ impl<'a> Reader<'a> {
         let path = format!("accessors[{index}]");
         let layout = self.layout(index)?;
         let Some(acc) = self.ctx.root.accessors.get(index) else {
-            return bad(path, "accessor does not exist");
+            return dangling(path, "accessor does not exist");
         };
         let comps = layout.components();
         let total = layout.count.saturating_mul(comps);
@@ -287,7 +287,7 @@ impl<'a> Reader<'a> {
         .ok_or_else(|| super::Bad {
             path: format!("{spath}.indices"),
             reason: "indices exceed their bufferView".into(),
-            limit: false,
+            code: crate::build::code::DiagnosticCode::InvalidSource,
         })?;
         let (value_bytes, _) = self
             .data
@@ -300,7 +300,7 @@ impl<'a> Reader<'a> {
         .ok_or_else(|| super::Bad {
             path: format!("{spath}.values"),
             reason: "values exceed their bufferView".into(),
-            limit: false,
+            code: crate::build::code::DiagnosticCode::InvalidSource,
         })?;
         let comps = layout.components();
         for i in 0..count {

@@ -3,7 +3,7 @@
 //! see [`crate::rig::timeline`]).
 
 use super::accessor::Reader;
-use super::{bad, Ctx, Res};
+use super::{bad, dangling, Ctx, Res};
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
 use gltf::json::accessor::Type;
@@ -23,7 +23,7 @@ pub fn import_animations(
             let path = format!("animations[{ai}].channels[{ci}]");
             let node = ch.target.node.value();
             if node >= root.nodes.len() {
-                return bad(path, format!("target node {node} does not exist"));
+                return dangling(path, format!("target node {node} does not exist"));
             }
             let Checked::Valid(property) = ch.target.path else {
                 warnings.push(format!("{path}: unknown target path; channel skipped"));
@@ -31,7 +31,7 @@ pub fn import_animations(
             };
             let s = ch.sampler.value();
             let Some(sampler) = anim.samplers.get(s) else {
-                return bad(path, format!("sampler {s} does not exist"));
+                return dangling(path, format!("sampler {s} does not exist"));
             };
             let spath = format!("animations[{ai}].samplers[{s}]");
             let interpolation = match sampler.interpolation {

@@ -4,7 +4,7 @@
 //! The GLB container is parsed by hand because the `gltf` crate's parser underflows on a
 //! header length below 12 and rejects unknown chunk types that the spec says to skip.
 
-use super::{bad, over_limit, paths, Ctx, Res};
+use super::{bad, dangling, over_limit, paths, Ctx, Res};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -152,7 +152,7 @@ impl<'blob> BufferData<'blob> {
 
     fn slice(&self, buffer: usize, offset: u64, length: u64, path: &str) -> Res<&[u8]> {
         let Some(slot) = self.buffers.get(buffer) else {
-            return bad(path, format!("buffer {buffer} does not exist"));
+            return dangling(path, format!("buffer {buffer} does not exist"));
         };
         let Some(bytes) = slot else {
             return bad(path, format!("buffers[{buffer}] has no data"));
@@ -174,7 +174,7 @@ impl<'blob> BufferData<'blob> {
     pub fn view(&self, ctx: &Ctx, index: usize) -> Res<(&[u8], Option<usize>)> {
         let path = format!("bufferViews[{index}]");
         let Some(view) = ctx.root.buffer_views.get(index) else {
-            return bad(path, "bufferView does not exist");
+            return dangling(path, "bufferView does not exist");
         };
         let stride = view.byte_stride.map(|s| s.0);
         if let Some(decoded) = self.decoded_views.get(&index) {
@@ -200,7 +200,7 @@ fn load_uri(ctx: &Ctx, path: &str, uri: &str) -> Res<Vec<u8>> {
     let meta = std::fs::metadata(&file).map_err(|e| super::Bad {
         path: format!("{path} ({uri})"),
         reason: format!("cannot read {}: {e}", file.display()),
-        limit: false,
+        code: crate::build::code::DiagnosticCode::of_io(&e),
     })?;
     if meta.len() > ctx.limits.max_file_bytes {
         return over_limit(
@@ -211,7 +211,7 @@ fn load_uri(ctx: &Ctx, path: &str, uri: &str) -> Res<Vec<u8>> {
     let bytes = std::fs::read(&file).map_err(|e| super::Bad {
         path: format!("{path} ({uri})"),
         reason: format!("cannot read {}: {e}", file.display()),
-        limit: false,
+        code: crate::build::code::DiagnosticCode::of_io(&e),
     })?;
     // The inputs' stamps are the bytes read here (build/cache.rs).
     crate::build::cache::note_read(&file, &meta, &bytes);

@@ -2,7 +2,7 @@
 //! assetc folds in; everything else a material carries is listed as unsupported.
 
 use super::buffers::BufferData;
-use super::{bad, paths, Ctx, Res};
+use super::{bad, dangling, paths, Ctx, Res};
 use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef, TextureTransform};
 use gltf::json;
 use gltf::json::validation::Checked;
@@ -169,7 +169,7 @@ fn texture_ref(
 ) -> Res<Option<TextureRef>> {
     let t = info.index.value();
     let Some(texture) = ctx.root.textures.get(t) else {
-        return bad(path, format!("texture {t} does not exist"));
+        return dangling(path, format!("texture {t} does not exist"));
     };
     let mut has_transform = false;
     let mut transform = None;
@@ -238,7 +238,7 @@ fn texture_ref(
         return Ok(None);
     }
     if image >= ctx.root.images.len() {
-        return bad(
+        return dangling(
             format!("textures[{t}]"),
             format!("image {image} does not exist"),
         );

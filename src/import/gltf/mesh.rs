@@ -2,7 +2,7 @@
 //! targets. Non-triangle primitives are skipped with a warning.
 
 use super::accessor::{group, Layout, Reader};
-use super::{bad, over_limit, Ctx, Res};
+use super::{bad, dangling, over_limit, Ctx, Res};
 use crate::scene::{Material, Mesh, MorphTarget, Primitive};
 use gltf::json::accessor::{ComponentType, Type};
 use gltf::json::mesh::{Mode, Semantic};
@@ -52,7 +52,7 @@ fn import_primitive(
     }
     let material = p.material.map(|m| m.value());
     if let Some(m) = material.filter(|&m| m >= materials.len()) {
-        return bad(path, format!("material {m} does not exist"));
+        return dangling(path, format!("material {m} does not exist"));
     }
     note_variants(p, path, material, materials, warnings)?;
 
@@ -244,7 +244,7 @@ fn note_variants(
     for (k, mapping) in variants.mappings.iter().enumerate() {
         let m = mapping.material as usize;
         if m >= materials.len() {
-            return bad(
+            return dangling(
                 format!("{path}.extensions.KHR_materials_variants.mappings[{k}]"),
                 format!("material {m} does not exist"),
             );
@@ -338,7 +338,7 @@ impl Attr<'_> {
                 *dst = u16::try_from(src).map_err(|_| super::Bad {
                     path: format!("{}.attributes.{name} (accessors[{accessor}])", self.path),
                     reason: format!("joint index {src} does not fit 16 bits"),
-                    limit: false,
+                    code: crate::build::code::DiagnosticCode::InvalidSource,
                 })?;
             }
             out.push(j);
@@ -370,13 +370,14 @@ impl Attr<'_> {
         }
         let (_, idx) = reader.integers(accessor)?;
         if let Some(&i) = idx.iter().find(|&&i| i as usize >= self.vertex_count) {
-            return bad(
-                where_,
-                format!(
-                    "index {i} is not below the vertex count {}",
+            return Err(super::Bad {
+                path: where_,
+                reason: format!(
+                    "index {i} is out of range: not below the vertex count {}",
                     self.vertex_count
                 ),
-            );
+                code: crate::build::code::DiagnosticCode::IndexOutOfRange,
+            });
         }
         Ok(idx)
     }

@@ -1,7 +1,7 @@
 //! The node hierarchy: local transforms, parent links (cycles and shared children are
 //! errors), scene roots and world matrices.
 
-use super::{bad, Ctx, Res};
+use super::{bad, dangling, Ctx, Res};
 use crate::scene::Node;
 use glam::{Mat4, Quat, Vec3};
 
@@ -48,15 +48,15 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Node>> {
         };
         let mesh = n.mesh.map(|m| m.value());
         if let Some(m) = mesh.filter(|&m| m >= root.meshes.len()) {
-            return bad(path, format!("mesh {m} does not exist"));
+            return dangling(path, format!("mesh {m} does not exist"));
         }
         let skin = n.skin.map(|s| s.value());
         if let Some(s) = skin.filter(|&s| s >= root.skins.len()) {
-            return bad(path, format!("skin {s} does not exist"));
+            return dangling(path, format!("skin {s} does not exist"));
         }
         let children: Vec<usize> = n.children.iter().flatten().map(|c| c.value()).collect();
         if let Some(c) = children.iter().find(|&&c| c >= count) {
-            return bad(path, format!("child {c} does not exist"));
+            return dangling(path, format!("child {c} does not exist"));
         }
         nodes.push(Node {
             name: n.name.clone(),
@@ -130,7 +130,7 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<String>) ->
     let scenes: Vec<usize> = match root.scene {
         Some(s) if s.value() < root.scenes.len() => vec![s.value()],
         Some(s) => {
-            return bad(
+            return dangling(
                 "scene",
                 format!("default scene {} does not exist", s.value()),
             )
@@ -146,7 +146,7 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<String>) ->
             let n = n.value();
             let path = format!("scenes[{s}].nodes[{k}]");
             let Some(node) = nodes.get_mut(n) else {
-                return bad(path, format!("node {n} does not exist"));
+                return dangling(path, format!("node {n} does not exist"));
             };
             if let Some(p) = node.parent.take() {
                 nodes[p].children.retain(|&c| c != n);

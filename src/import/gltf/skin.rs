@@ -1,7 +1,7 @@
 //! Skins: joint node lists and inverse bind matrices.
 
 use super::accessor::Reader;
-use super::{bad, Ctx, Res};
+use super::{bad, dangling, Ctx, Res};
 use crate::scene::Skin;
 use glam::Mat4;
 use gltf::json::accessor::Type;
@@ -17,7 +17,7 @@ pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<String>) 
         }
         for (k, &j) in joints.iter().enumerate() {
             if j >= node_count {
-                return bad(
+                return dangling(
                     format!("{path}.joints[{k}]"),
                     format!("node {j} does not exist"),
                 );
@@ -31,7 +31,7 @@ pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<String>) 
         }
         let skeleton = s.skeleton.map(|n| n.value());
         if let Some(n) = skeleton.filter(|&n| n >= node_count) {
-            return bad(
+            return dangling(
                 format!("{path}.skeleton"),
                 format!("node {n} does not exist"),
             );

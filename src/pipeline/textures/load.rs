@@ -41,9 +41,12 @@ pub fn load_image_bytes(scene: &Scene, image: usize) -> Result<Arc<Vec<u8>>, Tex
             Ok(img.bytes.clone())
         }
         ImageSource::File(path) => {
-            let meta = std::fs::metadata(path).map_err(|e| {
-                TextureError::new(&label, format!("cannot read {}: {e}", path.display()))
-            })?;
+            let unreadable = |source| TextureError::Unreadable {
+                image: label.clone(),
+                path: path.clone(),
+                source,
+            };
+            let meta = std::fs::metadata(path).map_err(unreadable)?;
             if meta.len() > MAX_FILE_BYTES {
                 return Err(TextureError::new(
                     &label,
@@ -54,9 +57,7 @@ pub fn load_image_bytes(scene: &Scene, image: usize) -> Result<Arc<Vec<u8>>, Tex
                     ),
                 ));
             }
-            let bytes = std::fs::read(path).map_err(|e| {
-                TextureError::new(&label, format!("cannot read {}: {e}", path.display()))
-            })?;
+            let bytes = std::fs::read(path).map_err(unreadable)?;
             // The inputs' stamps are the bytes read here (build/cache.rs).
             crate::build::cache::note_read(path, &meta, &bytes);
             if bytes.is_empty() {

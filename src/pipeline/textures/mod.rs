@@ -214,6 +214,13 @@ pub const ZSTD_LEVEL_RDO: i32 = 19;
 pub enum TextureError {
     #[error("{image}: {reason}")]
     Image { image: String, reason: String },
+    /// The image's file cannot be read (missing, or not readable).
+    #[error("{image}: cannot read {}: {source}", path.display())]
+    Unreadable {
+        image: String,
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl TextureError {
@@ -228,6 +235,20 @@ impl TextureError {
     pub fn named(self, image: &str) -> Self {
         match self {
             Self::Image { reason, .. } => Self::new(image, reason),
+            Self::Unreadable { path, source, .. } => Self::Unreadable {
+                image: image.to_owned(),
+                path,
+                source,
+            },
+        }
+    }
+    /// The diagnostic code: a file that cannot be read, else an image that cannot be
+    /// decoded or encoded.
+    pub fn code(&self) -> crate::build::code::DiagnosticCode {
+        use crate::build::code::DiagnosticCode;
+        match self {
+            Self::Image { .. } => DiagnosticCode::BadImage,
+            Self::Unreadable { source, .. } => DiagnosticCode::of_io(source),
         }
     }
 }

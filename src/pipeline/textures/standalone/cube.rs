@@ -118,7 +118,10 @@ fn encode_ldr(
             .enumerate()
             .map(|(i, c)| {
                 encode_levels(c, mode, has_alpha, settings).map_err(|e| {
-                    let TextureError::Image { reason, .. } = e;
+                    let reason = match e {
+                        TextureError::Image { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
                     image_error(format!("face {}: {reason}", FACE_NAMES[i]))
                 })
             })
