@@ -52,6 +52,7 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         .file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("hfont"));
+    preview::check_options(&args.file, &options).map_err(|e| super::UsageError(e.into()))?;
     let p = if is_font {
         let px = args.size.unwrap_or(preview::font::DEFAULT_PX);
         preview::font::preview_font(&args.file, &args.text, px)?
@@ -61,6 +62,9 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     assetc::build::output::write_atomic(&out, &preview::png_bytes(&p.image))
         .with_context(|| format!("writing {}", out.display()))?;
     if !global.quiet {
+        for note in &p.notes {
+            eprintln!("note: {note}");
+        }
         eprintln!(
             "wrote {} ({}x{}{})",
             out.display(),

@@ -270,6 +270,7 @@ pub fn preview_font(path: &Path, text: &str, px: u32) -> Result<Preview, Preview
     Ok(Preview {
         image,
         triangles: 0,
+        notes: Vec::new(),
     })
 }
 

@@ -77,7 +77,8 @@ pub fn load_hmesh(
             uv: v.uv,
         })
         .collect();
-    let materials = hmesh_materials(path, &mesh, size)?;
+    let mut notes = Vec::new();
+    let materials = hmesh_materials(path, &mesh, size, &mut notes)?;
     let mut draws = Vec::new();
     if view.meshlets {
         for (i, m) in mesh.meshlets.iter().enumerate() {
@@ -115,18 +116,30 @@ pub fn load_hmesh(
             });
         }
     }
-    Ok(Scene { vertices, draws })
+    Ok(Scene {
+        vertices,
+        draws,
+        notes,
+    })
 }
 
 /// The material of each slot, from the `.hmat` beside the mesh; grey when it is missing
-/// (a preview of geometry alone is still useful).
+/// (a preview of geometry alone is still useful), and said in `notes`, as is each texture
+/// that cannot be found.
 fn hmesh_materials(
     path: &Path,
     mesh: &hmesh::HMesh,
     size: u32,
+    notes: &mut Vec<String>,
 ) -> Result<Vec<Material>, PreviewError> {
     let hmat_path = path.with_extension("hmat");
     let Ok(bytes) = std::fs::read(&hmat_path) else {
+        if !mesh.materials.is_empty() {
+            notes.push(format!(
+                "{} not found: drawn grey, without materials or textures",
+                hmat_path.display()
+            ));
+        }
         return Ok(vec![Material::default(); mesh.materials.len()]);
     };
     let table = hmat::read(&bytes).map_err(|e| PreviewError::read(&hmat_path, e))?;
@@ -139,6 +152,13 @@ fn hmesh_materials(
                 Some(t) => t.clone(),
                 None => {
                     let t = load_texture(path, id, size)?.map(Arc::new);
+                    if t.is_none() {
+                        notes.push(format!(
+                            "base colour texture tex/{id:016x}.ktx2 not found in any folder \
+                             above {}: its materials are drawn with their colour factor alone",
+                            path.display()
+                        ));
+                    }
                     textures.insert(id, t.clone());
                     t
                 }
@@ -180,7 +200,14 @@ fn load_texture(mesh_path: &Path, id: u64, size: u32) -> Result<Option<Texture>,
 /// Every mesh of a Qt Quick 3D `.mesh` file, untextured (materials live in the `.qml`).
 pub fn load_qtmesh(path: &Path, bytes: &[u8], lod: usize) -> Result<Scene, PreviewError> {
     let file = qtmesh::read(bytes).map_err(|e| PreviewError::read(path, e))?;
-    let mut scene = Scene::default();
+    let mut scene = Scene {
+        notes: vec![
+            "drawn untextured in grey: a Qt .mesh holds geometry only (its materials are in \
+             the .qml beside it)"
+                .into(),
+        ],
+        ..Scene::default()
+    };
     for (_, m) in &file.meshes {
         let base = scene.vertices.len() as u32;
         let vb = &m.vertex_buffer;
@@ -259,7 +286,12 @@ pub fn load_bmd(path: &Path, bytes: &[u8]) -> Result<Scene, PreviewError> {
         Some(l) => l.first_mesh as usize..l.first_mesh as usize + l.mesh_count as usize,
         None => 0..model.meshes.len(),
     };
-    let mut scene = Scene::default();
+    let mut scene = Scene {
+        notes: vec![
+            "drawn untextured in grey: a .bmd names its materials for the engine to resolve".into(),
+        ],
+        ..Scene::default()
+    };
     for mesh in model.meshes.get(meshes).unwrap_or_default() {
         if mesh.material.is_none() {
             continue;

@@ -84,6 +84,34 @@ pub struct Preview {
     pub image: image::RgbaImage,
     /// Triangles drawn (0 for a texture).
     pub triangles: usize,
+    /// What the picture leaves out and why (see [`scene::Scene::notes`]).
+    pub notes: Vec<String>,
+}
+
+/// Refuses options that do not apply to `path`'s format, rather than ignoring them:
+/// `--meshlets` on a Qt `.mesh` once drew the plain mesh and said nothing.
+pub fn check_options(path: &Path, options: &PreviewOptions) -> Result<(), PreviewError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let refuse = |option: &str, why: &str| {
+        Err(PreviewError::Option(format!(
+            "{option} does not apply to {}: {why}",
+            path.display()
+        )))
+    };
+    if options.view.meshlets && ext != "hmesh" {
+        return refuse("--meshlets", "only a .hmesh holds meshlets");
+    }
+    if options.view.lod > 0 && !matches!(ext.as_str(), "hmesh" | "mesh") {
+        return refuse("--lod", "only a .hmesh or a Qt .mesh holds LOD levels");
+    }
+    if options.mip > 0 && ext != "ktx2" {
+        return refuse("--mip", "only a .ktx2 has mip levels");
+    }
+    Ok(())
 }
 
 /// Renders any previewable file, chosen by its extension.
@@ -96,6 +124,7 @@ pub fn preview_file(path: &Path, options: &PreviewOptions) -> Result<Preview, Pr
     if !matches!(ext.as_str(), "hmesh" | "mesh" | "bmd" | "ktx2" | "hfont") {
         return Err(PreviewError::Unsupported(path.to_owned()));
     }
+    check_options(path, options)?;
     if ext == "hfont" {
         return font::preview_font(path, font::DEFAULT_TEXT, font::DEFAULT_PX);
     }
@@ -115,6 +144,7 @@ pub fn preview_file(path: &Path, options: &PreviewOptions) -> Result<Preview, Pr
     Ok(Preview {
         image: scene.render(options.size),
         triangles: scene.triangle_count(),
+        notes: scene.notes,
     })
 }
 
@@ -128,6 +158,7 @@ fn preview_ktx2(path: &Path, bytes: &[u8], mip: usize) -> Result<Preview, Previe
     Ok(Preview {
         image,
         triangles: 0,
+        notes: Vec::new(),
     })
 }
 

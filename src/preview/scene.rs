@@ -40,6 +40,9 @@ pub struct Draw {
 pub struct Scene {
     pub vertices: Vec<RasterVertex>,
     pub draws: Vec<Draw>,
+    /// What the picture leaves out and why (a missing `.hmat` or texture, materials the
+    /// file cannot hold), for the user to be told: a preview is never silently partial.
+    pub notes: Vec<String>,
 }
 
 impl Scene {

@@ -88,7 +88,7 @@ pub fn write_report(output: &Path, build: &BuildReport) -> Result<PathBuf, Repor
         .collect();
     remove_unused_images(&img_dir, &live);
 
-    let page = html::page(&pages, &failed_renders);
+    let page = html::page(&pages, &failed_renders, build.wall_ms);
     let index = dir.join("index.html");
     write_atomic(&index, page.as_bytes()).map_err(|source| ReportError::Write {
         path: index.clone(),
