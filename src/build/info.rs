@@ -87,11 +87,13 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
         .into_iter()
         .flatten()
     {
-        let Some(kind) =
-            FormatKind::from_path(entry.path()).filter(|_| entry.file_type().is_file())
-        else {
+        // Every file counts (a Qt target's `.qml` and `maps/*.png` included); hidden ones
+        // are the build's own bookkeeping (`.assetc-cache.json`, temporary files).
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !entry.file_type().is_file() || hidden {
             continue;
-        };
+        }
+        let kind = FormatKind::from_path(entry.path());
         let rel = entry
             .path()
             .strip_prefix(root)
@@ -104,21 +106,21 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
             bytes: bytes.len() as u64,
             ..Default::default()
         };
-        if let Err(e) = describe(kind, &bytes, &mut info) {
+        if let Some(Err(e)) = kind.map(|kind| describe(kind, &bytes, &mut info)) {
             info.error = Some(e);
         }
         totals.files += 1;
         totals.bytes += info.bytes;
-        totals.meshes += u64::from(kind == FormatKind::HMesh && info.error.is_none());
+        totals.meshes += u64::from(kind == Some(FormatKind::HMesh) && info.error.is_none());
         totals.vertices += info.vertices.unwrap_or(0);
         totals.triangles += info.triangles.unwrap_or(0);
         totals.meshlets += info.meshlets.unwrap_or(0);
-        totals.materials += if kind == FormatKind::HMat {
+        totals.materials += if kind == Some(FormatKind::HMat) {
             info.materials.unwrap_or(0)
         } else {
             0
         };
-        totals.textures += u64::from(kind == FormatKind::Ktx2);
+        totals.textures += u64::from(kind == Some(FormatKind::Ktx2));
         totals.clips += info.clips.unwrap_or(0);
         totals.sounds += u64::from(info.audio.is_some());
         totals.texture_gpu_bytes += info.gpu_bytes.unwrap_or(0);
@@ -163,7 +165,16 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             );
         }
         FormatKind::HAnim => {
-            info.clips = Some(hanim::read(bytes).map_err(|e| e.to_string())?.clips.len() as u64);
+            let anim = hanim::read(bytes).map_err(|e| e.to_string())?;
+            info.clips = Some(anim.clips.len() as u64);
+            // The joints its clips animate (a clip names joints by index into the
+            // skeleton of the `.hmesh` beside it).
+            let animated: std::collections::BTreeSet<u32> = anim
+                .clips
+                .iter()
+                .flat_map(|c| c.channels.iter().map(|ch| ch.joint))
+                .collect();
+            info.joints = Some(animated.len() as u64);
         }
         FormatKind::Ktx2 => {
             let k = ktx2::read(bytes).map_err(|e| e.to_string())?;

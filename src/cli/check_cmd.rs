@@ -153,7 +153,7 @@ fn info_doc(
             f.gpu_bytes.map_or_else(String::new, size),
         ]);
     }
-    let clips = doc.table("animations", &["file", "size", "joints", "clips"]);
+    let clips = doc.table("animations", &["file", "size", "joints animated", "clips"]);
     for f in files.iter().filter(|f| ext(f) == "hanim") {
         clips.row(vec![
             f.path.clone(),
