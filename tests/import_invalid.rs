@@ -7,27 +7,34 @@ use assetc::import::{import_gltf, ImportOptions};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let invalid = dir.join("invalid");
-    if invalid.is_dir() {
-        Some(invalid)
-    } else {
-        common::missing(
-            "import_invalid",
-            &format!("the invalid corpus at {}", invalid.display()),
-        );
-        None
-    }
+    common::corpus_invalid("import_invalid")
 }
 
 fn num_errors(file: &Path) -> Option<u64> {
+    report(file)?.get("issues")?.get("numErrors")?.as_u64()
+}
+
+fn report(file: &Path) -> Option<serde_json::Value> {
     let mut report = file.as_os_str().to_owned();
     report.push(".report.json");
     let text = std::fs::read_to_string(report).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    json.get("issues")?.get("numErrors")?.as_u64()
+    serde_json::from_str(&text).ok()
+}
+
+/// The codes of the validator's errors (severity 0) for `file`.
+fn error_codes(file: &Path) -> Vec<String> {
+    let Some(report) = report(file) else {
+        return Vec::new();
+    };
+    report["issues"]["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter(|m| m["severity"] == 0)
+                .filter_map(|m| m["code"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 enum Outcome {
@@ -91,6 +98,21 @@ fn run(file: PathBuf, root: PathBuf) -> Outcome {
     }
 }
 
+/// Validator errors that leave nothing sound to import: a node cycle, broken JSON, broken
+/// GLB framing. A file with one of these is refused; the others (bounds that disagree with
+/// the data, unused or ignorable parts) may import when what assetc reads is sane.
+const MUST_REFUSE: [&str; 9] = [
+    "NODE_LOOP",
+    "INVALID_JSON",
+    "GLB_INVALID_MAGIC",
+    "GLB_INVALID_VERSION",
+    "GLB_LENGTH_TOO_SMALL",
+    "GLB_UNEXPECTED_END_OF_HEADER",
+    "GLB_UNEXPECTED_END_OF_CHUNK_HEADER",
+    "GLB_UNEXPECTED_END_OF_CHUNK_DATA",
+    "GLB_CHUNK_TOO_BIG",
+];
+
 #[test]
 fn invalid_inputs_never_panic_or_hang() {
     let Some(root) = corpus() else { return };
@@ -100,6 +122,12 @@ fn invalid_inputs_never_panic_or_hang() {
     // Panics are expected to be caught; keep their default messages out of the output.
     std::panic::set_hook(Box::new(|_| {}));
     let (mut ok, mut errors, mut ok_despite_errors) = (0, 0, 0);
+    // Each rule to enforce must be met by some file, or the check below tests nothing.
+    let present: std::collections::BTreeSet<String> =
+        files.iter().flat_map(|f| error_codes(f)).collect();
+    for code in MUST_REFUSE {
+        assert!(present.contains(code), "no corpus file breaks {code}");
+    }
     let mut problems = Vec::new();
     for file in files {
         let name = file.display().to_string();
@@ -110,6 +138,12 @@ fn invalid_inputs_never_panic_or_hang() {
                 ok += 1;
                 if validator_errors.unwrap_or(0) > 0 {
                     ok_despite_errors += 1;
+                    let codes = error_codes(&file);
+                    if let Some(code) = codes.iter().find(|c| MUST_REFUSE.contains(&c.as_str())) {
+                        problems.push(format!(
+                            "{name}: imported although the validator reports {code}"
+                        ));
+                    }
                 }
                 if let Err(why) = sane {
                     problems.push(format!("{name}: imported insane data: {why}"));
