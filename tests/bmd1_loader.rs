@@ -16,22 +16,15 @@ use assetc::targets::bmd1::{build_bmd1, Bmd1Compat, Bmd1Settings};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
+mod common;
 
 /// Skips (or, under CI, fails) when `what` is missing.
 fn missing(what: &str) {
-    if in_ci() {
-        panic!("CI=true but {what} is missing");
-    }
-    println!("skipped: {what} is missing");
+    common::missing("bmd1_loader", what);
 }
 
 fn shared() -> PathBuf {
-    let corpus = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let corpus = common::corpus_dir();
     corpus.parent().map(Path::to_path_buf).unwrap_or(corpus)
 }
 
@@ -293,17 +286,6 @@ fn compare(label: &str, loader_out: &str, ours: &Bmd1) {
     }
 }
 
-fn gltf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn the_authors_loader_reads_every_corpus_bmd_in_bounds_and_as_we_do() {
     let corpus = shared().join("corpus/gltf");
@@ -313,7 +295,7 @@ fn the_authors_loader_reads_every_corpus_bmd_in_bounds_and_as_we_do() {
     let Some((dir, exe)) = harness() else {
         return;
     };
-    let files = gltf_files(&corpus);
+    let files = common::gltf_files(&corpus);
     assert!(files.len() >= 20, "only {} corpus files", files.len());
     let mut checked = 0;
     // (spec bytes, loader bytes, clips, clips lengthened) for docs/targets.md.

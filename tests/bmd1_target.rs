@@ -13,27 +13,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let gltf = dir.join("gltf");
-    if gltf.is_dir() {
-        Some(gltf)
-    } else {
-        common::missing("bmd1_target", &format!("the corpus at {}", dir.display()));
-        None
-    }
-}
-
-fn gltf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
-        .collect();
-    out.sort();
-    out
+    common::corpus_gltf("bmd1_target")
 }
 
 fn import(root: &Path, rel: &str) -> Scene {
@@ -284,7 +264,7 @@ fn every_corpus_gltf_builds_validates_and_decodes_to_the_source() {
     let Some(root) = corpus() else { return };
     let settings = Bmd1Settings::default();
     let mut failures = Vec::new();
-    for path in gltf_files(&root) {
+    for path in common::gltf_files(&root) {
         let rel = path
             .strip_prefix(&root)
             .unwrap()

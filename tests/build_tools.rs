@@ -76,9 +76,23 @@ fn watch_rebuilds_a_changed_source() {
             "-q",
         ])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The watcher says "watching ..." once it is registered, after the first build.
+    let (tx, watching) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.starts_with("watching ") {
+                let _ = tx.send(());
+            }
+        }
+    });
     let wait_for = |path: &std::path::Path| {
         let start = Instant::now();
         while !path.is_file() && start.elapsed() < Duration::from_secs(30) {
@@ -87,12 +101,12 @@ fn watch_rebuilds_a_changed_source() {
         path.is_file()
     };
     let first = wait_for(&out.path().join("a.hmesh"));
-    // Give the watcher time to start after the first build, then add a source.
-    std::thread::sleep(Duration::from_millis(500));
+    let ready = watching.recv_timeout(Duration::from_secs(30)).is_ok();
     std::fs::copy(samples().join("hierarchy.gltf"), src.path().join("b.gltf")).unwrap();
     let second = wait_for(&out.path().join("b.hmesh"));
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(first, "the initial build wrote a.hmesh");
+    assert!(ready, "the watcher said it was watching");
     assert!(second, "the watcher built the new source b.gltf");
 }

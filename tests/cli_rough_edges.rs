@@ -209,3 +209,178 @@ fn verify_says_what_it_verified() {
         "{text}"
     );
 }
+
+/// `asset-finished` events of a JSON build, sorted by source (assets finish in any order).
+fn finished_events(o: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["reason"] == "asset-finished")
+        .map(|v| (v["source"].as_str().unwrap_or_default().to_owned(), v))
+        .collect::<std::collections::BTreeMap<String, serde_json::Value>>()
+        .into_values()
+        .collect()
+}
+
+#[test]
+fn stalled_lods_warn_once_at_build_time_and_fresh_assets_repeat_them_as_diagnostics() {
+    // The samples' small meshes cannot be simplified: their LOD levels are stored empty
+    // ("reuse the previous level"). That was said only by `info`, never by the build, and
+    // a fresh asset's event had `warnings: [..]` beside `diagnostics: []`.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (s, o) = (samples(), out.to_str().unwrap().to_owned());
+    let args = [
+        "build",
+        s.to_str().unwrap(),
+        "-o",
+        &o,
+        "--no-config",
+        "--message-format",
+        "json",
+    ];
+    let first = assetc(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = assetc(&args);
+    assert!(second.status.success(), "{}", stderr(&second));
+    let stalled = |e: &serde_json::Value| -> usize {
+        e["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w.as_str().unwrap().contains("could not be reduced"))
+            .count()
+    };
+    let built = finished_events(&first);
+    let fresh = finished_events(&second);
+    assert_eq!(built.len(), 5, "{built:#?}");
+    for (b, f) in built.iter().zip(&fresh) {
+        let source = b["source"].as_str().unwrap();
+        assert_eq!(b["status"], "built", "{source}");
+        assert_eq!(f["status"], "fresh", "{source}");
+        // The terrain simplifies; the four small meshes stall, and say it once each.
+        let expected = usize::from(!source.starts_with("terrain"));
+        assert_eq!(stalled(b), expected, "{source}: {b:#}");
+        for event in [b, f] {
+            assert_eq!(event["warnings"], f["warnings"], "{source}");
+            let warnings = event["warnings"].as_array().unwrap();
+            let diagnostics = event["diagnostics"].as_array().unwrap();
+            assert_eq!(diagnostics.len(), warnings.len(), "{source}: {event:#}");
+            for (d, w) in diagnostics.iter().zip(warnings) {
+                assert_eq!(d["severity"], "warning");
+                assert_eq!(d["file"], source);
+                assert!(w
+                    .as_str()
+                    .unwrap()
+                    .ends_with(d["message"].as_str().unwrap()));
+            }
+        }
+    }
+}
+
+/// A one-triangle glTF whose buffer is `bin` (written beside it as `<name>.bin`) with the
+/// three positions, then three u16 indices; `edit` changes the JSON before it is written.
+fn triangle_gltf(
+    dir: &Path,
+    name: &str,
+    indices: [u16; 3],
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
+    let mut bin = Vec::new();
+    for v in [[0f32, 0., 0.], [1., 0., 0.], [0., 1., 0.]] {
+        for c in v {
+            bin.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    for i in indices {
+        bin.extend_from_slice(&i.to_le_bytes());
+    }
+    bin.extend_from_slice(&[0, 0]);
+    std::fs::write(dir.join(format!("{name}.bin")), &bin).unwrap();
+    let mut json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"uri": format!("{name}.bin"), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 6}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    });
+    edit(&mut json);
+    std::fs::write(dir.join(format!("{name}.gltf")), json.to_string()).unwrap();
+}
+
+#[test]
+fn error_codes_come_from_the_kind_of_failure_not_its_wording() {
+    // Codes were picked by substrings of the message: a dangling `mesh 5 does not exist`
+    // was called `missing-file`, while a buffer file that is not there (the OS says "No such
+    // file or directory") had no code at all.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    triangle_gltf(&src, "good", [0, 1, 2], |_| {});
+    triangle_gltf(&src, "out_of_range", [0, 1, 7], |_| {});
+    triangle_gltf(&src, "dangling", [0, 1, 2], |j| {
+        j["nodes"][0]["mesh"] = 5.into()
+    });
+    triangle_gltf(&src, "missing_buffer", [0, 1, 2], |j| {
+        j["buffers"][0]["uri"] = "nothere.bin".into()
+    });
+    triangle_gltf(&src, "draco", [0, 1, 2], |j| {
+        j["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"])
+    });
+    triangle_gltf(&src, "missing_image", [0, 1, 2], |j| {
+        j["images"] = serde_json::json!([{"uri": "nothere.png"}]);
+        j["textures"] = serde_json::json!([{"source": 0}]);
+        j["materials"] =
+            serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        j["meshes"][0]["primitives"][0]["material"] = 0.into();
+    });
+    std::fs::write(src.join("broken_json.gltf"), "{").unwrap();
+    let out = dir.path().join("out");
+    let o = assetc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-config",
+        "--message-format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let codes: std::collections::BTreeMap<String, String> = finished_events(&o)
+        .iter()
+        .map(|e| {
+            let error = e["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["severity"] == "error");
+            let code = error.map_or("none".to_owned(), |d| {
+                d["code"].as_str().unwrap_or("no code").to_owned()
+            });
+            (e["source"].as_str().unwrap().to_owned(), code)
+        })
+        .collect();
+    let expected: std::collections::BTreeMap<String, String> = [
+        ("broken_json.gltf", "invalid-source"),
+        ("dangling.gltf", "dangling-reference"),
+        ("draco.gltf", "unsupported-extension"),
+        ("good.gltf", "none"),
+        ("missing_buffer.gltf", "missing-file"),
+        ("missing_image.gltf", "missing-file"),
+        ("out_of_range.gltf", "index-out-of-range"),
+    ]
+    .iter()
+    .map(|(s, c)| (s.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(codes, expected);
+}

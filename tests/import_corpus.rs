@@ -8,32 +8,7 @@ use assetc::scene::Scene;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("ASSETC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let gltf = dir.join("gltf");
-    if gltf.is_dir() {
-        Some(gltf)
-    } else {
-        common::missing("import_corpus", &format!("the corpus at {}", dir.display()));
-        None
-    }
-}
-
-fn gltf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("gltf") | Some("glb")
-            )
-        })
-        .collect();
-    out.sort();
-    out
+    common::corpus_gltf("import_corpus")
 }
 
 fn import(root: &Path, rel: &str) -> Scene {
@@ -106,7 +81,7 @@ fn assert_sane(name: &str, scene: &Scene) {
 #[test]
 fn every_corpus_file_imports() {
     let Some(root) = corpus() else { return };
-    let files = gltf_files(&root);
+    let files = common::gltf_files(&root);
     assert!(files.len() >= 20, "only {} corpus files found", files.len());
     let mut failures = Vec::new();
     for file in &files {

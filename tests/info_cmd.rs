@@ -63,3 +63,77 @@ fn info_json_is_one_object_per_line() {
     assert!(reasons.iter().any(|r| r == "source"), "{reasons:?}");
     assert_eq!(reasons.last().map(String::as_str), Some("totals"));
 }
+
+#[test]
+fn info_counts_every_file_and_the_joints_a_clip_animates() {
+    // `info` once counted only the runtime formats it reads: a Qt target's `.qml` and
+    // `maps/*.png` were left out of the file count, and the `.hanim` joints column was
+    // blank. The fox is skinned and animated; the Qt target writes QML and maps.
+    let Some(corpus) = common::corpus("info_counts_every_file_and_the_joints_a_clip_animates")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(corpus.join("gltf/animated/Fox.glb"), input.join("fox.glb")).unwrap();
+    let out = dir.path().join("out");
+    let built = common::assetc(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-config",
+        "-q",
+        "--target",
+        "hmesh",
+        "--target",
+        "qtmesh",
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    let info = common::assetc(&["info", out.to_str().unwrap(), "--json"]);
+    assert!(info.status.success(), "{info:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&info.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let files: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["reason"] == "file")
+        .map(|l| &l["info"])
+        .collect();
+    let on_disk: Vec<String> = walkdir::WalkDir::new(&out)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| {
+            let rel = e.path().strip_prefix(&out).unwrap();
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    let listed: Vec<String> = files
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, on_disk);
+    assert!(listed.iter().any(|p| p.ends_with(".qml")), "{listed:?}");
+    let totals = &lines.last().unwrap()["totals"];
+    assert_eq!(totals["files"], on_disk.len());
+
+    let row = |suffix: &str| {
+        *files
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} in {listed:?}"))
+    };
+    let skeleton = row("fox.hmesh")["joints"].as_u64().unwrap();
+    let animated = row("fox.hanim")["joints"].as_u64().unwrap();
+    assert!(
+        animated > 0 && animated <= skeleton,
+        "{animated} joints animated of {skeleton}"
+    );
+    let text = common::assetc(&["info", out.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("joints animated"), "{text}");
+}

@@ -10,20 +10,6 @@ use assetc::preview::{coverage, preview_file, MeshView, PreviewOptions, BACKGROU
 use glam::Vec3;
 use std::path::{Path, PathBuf};
 
-/// The corpus, or `None` outside CI when it is absent; under `CI=true` a missing corpus
-/// fails the test.
-fn corpus_gltf(test: &str) -> Option<PathBuf> {
-    match common::corpus(test) {
-        Some(c) => Some(c.join("gltf")),
-        None if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!(
-                "{test}: the corpus (ASSETC_CORPUS or ../shared/corpus) is missing under CI=true"
-            )
-        }
-        None => None,
-    }
-}
-
 fn files_with_ext(root: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -43,7 +29,7 @@ const MIN_COVERAGE: f64 = 0.02;
 
 #[test]
 fn corpus_previews_show_the_model_and_are_deterministic() {
-    let Some(gltf) = corpus_gltf("corpus_previews") else {
+    let Some(gltf) = common::corpus_gltf("corpus_previews") else {
         return;
     };
     let out = tempfile::tempdir().unwrap();
@@ -338,4 +324,78 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
     let missing = common::assetc(&["preview", "no/such/file.hmesh"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/file.hmesh"));
+}
+
+#[test]
+fn preview_refuses_options_that_do_not_apply_and_says_what_it_leaves_out() {
+    // `--meshlets` on a Qt `.mesh` drew the plain mesh and said nothing; a mesh whose
+    // texture was missing was drawn untextured without a word.
+    let out = tempfile::tempdir().unwrap();
+    let built = common::assetc(&[
+        "build",
+        common::samples().to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--no-config",
+        "-q",
+        "--target",
+        "hmesh",
+        "--target",
+        "qtmesh",
+    ]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let preview = |file: &Path, extra: &[&str]| {
+        let png = file.with_extension("test.png");
+        let mut args = vec![
+            "preview",
+            file.to_str().unwrap(),
+            "-o",
+            png.to_str().unwrap(),
+            "--size",
+            "32",
+        ];
+        args.extend_from_slice(extra);
+        let o = common::assetc(&args);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let qt_mesh = files_with_ext(out.path(), "mesh").remove(0);
+    let (code, err) = preview(&qt_mesh, &["--meshlets"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--meshlets does not apply"), "{err}");
+    let (code, err) = preview(&qt_mesh, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("note: drawn untextured"), "{err}");
+
+    // The box's base colour texture sits in tex/ under the output root.
+    let boxed = out.path().join("box/box.hmesh");
+    let (code, err) = preview(&boxed, &["--mip", "1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--mip does not apply"), "{err}");
+    let (code, err) = preview(&boxed, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("note:"), "everything was found: {err}");
+    let alone = tempfile::tempdir().unwrap();
+    for ext in ["hmesh", "hmat"] {
+        std::fs::copy(
+            boxed.with_extension(ext),
+            alone.path().join(format!("box.{ext}")),
+        )
+        .unwrap();
+    }
+    let (code, err) = preview(&alone.path().join("box.hmesh"), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("note: base colour texture tex/") && err.contains("not found"),
+        "{err}"
+    );
+    std::fs::remove_file(alone.path().join("box.hmat")).unwrap();
+    let (_, err) = preview(&alone.path().join("box.hmesh"), &[]);
+    assert!(err.contains("box.hmat not found: drawn grey"), "{err}");
 }

@@ -51,25 +51,7 @@ fn qt(tool: &str) -> Command {
 }
 
 fn gltf_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus.join("gltf"))
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.sort();
-    for dir in dirs {
-        let mut here: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        here.retain(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("gltf") | Some("glb")
-            )
-        });
-        here.sort();
-        files.extend(here);
-    }
-    files
+    common::gltf_files(&corpus.join("gltf"))
 }
 
 fn meshes_under(dir: &Path, out: &mut Vec<PathBuf>) {

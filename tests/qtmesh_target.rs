@@ -50,20 +50,7 @@ fn qt(tool: &str) -> Command {
 }
 
 fn gltf_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus.join("gltf"))
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.sort();
-    for dir in dirs {
-        let mut here: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        here.retain(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")));
-        here.sort();
-        files.extend(here);
-    }
-    files
+    common::gltf_files(&corpus.join("gltf"))
 }
 
 /// `(objectName, source)` of every `Model` in a QML file, in file order.

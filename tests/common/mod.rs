@@ -43,6 +43,29 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// The corpus's `gltf/` folder (real glTF assets); `None` when absent, which fails under CI.
+pub fn corpus_gltf(test: &str) -> Option<PathBuf> {
+    corpus(test).map(|c| c.join("gltf"))
+}
+
+/// The corpus's `invalid/` folder (the glTF-Validator's bad files); `None` when absent,
+/// which fails under CI.
+pub fn corpus_invalid(test: &str) -> Option<PathBuf> {
+    let dir = corpus_dir().join("invalid");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        missing(
+            test,
+            &format!(
+                "the invalid corpus at {} (set ASSETC_CORPUS)",
+                dir.display()
+            ),
+        );
+        None
+    }
+}
+
 /// A program found through the environment variable `env` (a path), else on PATH by
 /// `name`, else in the `fallback` folders (a distribution's standard place, never a
 /// user's home).
