@@ -137,3 +137,71 @@ fn info_counts_every_file_and_the_joints_a_clip_animates() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("joints animated"), "{text}");
 }
+
+#[test]
+fn inspect_shows_bmd_and_spk_as_tables_and_typed_json() {
+    // `inspect` on .bmd and .spk printed Rust debug text (`Some("strip/default")`,
+    // `SpkEntry { .. }`), and --json gave every value as a string.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let config = dir.path().join("bmd.toml");
+    // The samples' terrain is past what the loader-compatible reading can hold.
+    std::fs::write(&config, "[bmd1]\ncompat = \"spec\"\n").unwrap();
+    let built = common::assetc(&[
+        "build",
+        common::samples().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "-q",
+        "--target",
+        "bmd1",
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    let archive = dir.path().join("game.spk");
+    let packed = common::assetc(&[
+        "pack",
+        out.to_str().unwrap(),
+        "-o",
+        archive.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(packed.status.success(), "{packed:?}");
+    let bmd = out.join("strip.bmd");
+    for file in [&bmd, &archive] {
+        let text = common::assetc(&["inspect", file.to_str().unwrap()]);
+        assert!(text.status.success(), "{text:?}");
+        let text = String::from_utf8_lossy(&text.stdout);
+        for debug in ["Some(", "None", "SpkEntry", "Lod {", "{ "] {
+            assert!(!text.contains(debug), "debug output {debug:?}:\n{text}");
+        }
+    }
+    let json = |file: &std::path::Path| -> serde_json::Value {
+        let o = common::assetc(&["inspect", file.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{o:?}");
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let model = assetc::formats::bmd1::read(&std::fs::read(&bmd).unwrap()).unwrap();
+    let doc = json(&bmd);
+    let meshes = doc["document"]["tables"]["meshes"].as_array().unwrap();
+    assert_eq!(meshes.len(), model.meshes.len());
+    assert_eq!(meshes[0]["vertices"], model.meshes[0].vertices.len());
+    assert_eq!(
+        meshes[0]["material"],
+        model.meshes[0].material.clone().unwrap()
+    );
+    assert_eq!(doc["document"]["facts"]["meshes"], model.meshes.len());
+
+    let bytes = std::fs::read(&archive).unwrap();
+    let pak = assetc::formats::spk::open(&bytes).unwrap();
+    let doc = json(&archive);
+    let entries = doc["document"]["tables"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), pak.len());
+    for (row, entry) in entries.iter().zip(pak.entries()) {
+        assert_eq!(row["path"], entry.path.as_str());
+        assert_eq!(row["offset"], entry.data_offset);
+        assert_eq!(row["bytes"], entry.original_size);
+        assert_eq!(row["stored bytes"], entry.compressed_size);
+    }
+}

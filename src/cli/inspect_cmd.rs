@@ -48,7 +48,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     if json {
         println!(
             "{}",
-            serde_json::json!({"file": args.file, "document": doc, "problems": problems})
+            serde_json::json!({"file": args.file, "document": doc.to_json(), "problems": problems})
         );
     } else {
         print!("{}", doc.render());
@@ -209,48 +209,9 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             let f = qtmesh::read(bytes).map_err(|e| e.to_string())?;
             out.push_str(&qtmesh::describe(&f));
         }
-        FormatKind::Bmd1 => {
-            let b = bmd1::read(bytes).map_err(|e| e.to_string())?;
-            let _ = writeln!(
-                w,
-                "BMD1: {} meshes, {} LODs, {} bones, {} animations",
-                b.meshes.len(),
-                b.lods.len(),
-                b.bones.len(),
-                b.animations.len()
-            );
-            for (i, m) in b.meshes.iter().enumerate() {
-                let _ = writeln!(
-                    w,
-                    "mesh {i}: {:?}, {} vertices ({:?}), {} primitives ({:?})",
-                    m.material,
-                    m.vertices.len(),
-                    m.vertex_list,
-                    m.primitives.len(),
-                    m.triangle_list
-                );
-            }
-            for (i, l) in b.lods.iter().enumerate() {
-                let _ = writeln!(w, "lod {i}: {l:?}");
-            }
-            for (i, a) in b.animations.iter().enumerate() {
-                let _ = writeln!(
-                    w,
-                    "animation {i}: {:?}, {} frames at {} Hz, looping {}",
-                    a.name,
-                    a.frame_count,
-                    a.rate_quarter_hz as f32 / 4.0,
-                    a.looping
-                );
-            }
-        }
-        FormatKind::Spk => {
-            let a = spk::open(bytes).map_err(|e| e.to_string())?;
-            let _ = writeln!(w, "SparkPak: {} entries", a.len());
-            for e in a.entries() {
-                let _ = writeln!(w, "{e:?}");
-            }
-        }
+        // Shown as documents (see `document`); the text is the same table.
+        FormatKind::Bmd1 => out.push_str(&bmd_doc(bytes)?.render()),
+        FormatKind::Spk => out.push_str(&spk_doc(bytes)?.render()),
         FormatKind::HFont => {
             let f = hfont::read(bytes).map_err(|e| e.to_string())?;
             let h = &f.header;
@@ -318,8 +279,104 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
         FormatKind::HFont => hfont_doc(bytes),
         FormatKind::Spirv => spirv_doc(bytes),
         FormatKind::Wav => wav_doc(bytes),
+        FormatKind::Bmd1 => bmd_doc(bytes),
+        FormatKind::Spk => spk_doc(bytes),
         _ => return None,
     })
+}
+
+fn bmd_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let b = bmd1::read(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!("BMD1 model ({})", size(bytes.len() as u64)));
+    doc.fact("meshes", b.meshes.len());
+    doc.fact("LODs", b.lods.len());
+    doc.fact("bones", b.bones.len());
+    doc.fact("animations", b.animations.len());
+    let t = doc.table(
+        "meshes",
+        &[
+            "mesh",
+            "material",
+            "vertices",
+            "vertex list",
+            "primitives",
+            "triangle list",
+        ],
+    );
+    for (i, m) in b.meshes.iter().enumerate() {
+        t.row(vec![
+            i.to_string(),
+            // A mesh without a material is a bone's solid, not drawn.
+            m.material.clone().unwrap_or_else(|| "(not drawn)".into()),
+            m.vertices.len().to_string(),
+            format!("{:?}", m.vertex_list),
+            m.primitives.len().to_string(),
+            format!("{:?}", m.triangle_list),
+        ]);
+    }
+    let t = doc.table("LODs", &["LOD", "first mesh", "meshes", "scale"]);
+    for (i, l) in b.lods.iter().enumerate() {
+        t.row(vec![
+            i.to_string(),
+            l.first_mesh.to_string(),
+            l.mesh_count.to_string(),
+            l.scale.to_string(),
+        ]);
+    }
+    let t = doc.table("bones", &["bone", "name", "solid"]);
+    for (i, bone) in b.bones.iter().enumerate() {
+        t.row(vec![
+            i.to_string(),
+            bone.name.clone().unwrap_or_else(|| "(base)".into()),
+            bone.solid.to_string(),
+        ]);
+    }
+    let t = doc.table(
+        "animations",
+        &["animation", "name", "frames", "rate (Hz)", "looping"],
+    );
+    for (i, a) in b.animations.iter().enumerate() {
+        t.row(vec![
+            i.to_string(),
+            a.name.clone(),
+            a.frame_count.to_string(),
+            (a.rate_quarter_hz as f32 / 4.0).to_string(),
+            a.looping.to_string(),
+        ]);
+    }
+    Ok(doc)
+}
+
+fn spk_doc(bytes: &[u8]) -> Result<Doc, String> {
+    let a = spk::open(bytes).map_err(|e| e.to_string())?;
+    let mut doc = Doc::new(format!("SparkPak archive ({})", size(bytes.len() as u64)));
+    doc.fact("entries", a.len());
+    let t = doc.table(
+        "entries",
+        &[
+            "path",
+            "path hash",
+            "offset",
+            "stored bytes",
+            "bytes",
+            "compression",
+        ],
+    );
+    for e in a.entries() {
+        t.row(vec![
+            e.path.clone(),
+            hex(e.path_hash),
+            e.data_offset.to_string(),
+            e.compressed_size.to_string(),
+            e.original_size.to_string(),
+            match e.compression {
+                spk::Compression::Stored => "stored",
+                spk::Compression::Deflate => "deflate",
+            }
+            .to_string(),
+        ]);
+    }
+    Ok(doc)
 }
 
 fn wav_doc(bytes: &[u8]) -> Result<Doc, String> {

@@ -39,6 +39,43 @@ impl Doc {
         self.tables.last_mut().expect("just pushed")
     }
 
+    /// The document as typed JSON: facts as one object, each table's rows as objects
+    /// keyed by column, and every value that is a plain number as a JSON number (sizes
+    /// with units, names and lists stay strings).
+    pub fn to_json(&self) -> serde_json::Value {
+        let facts: serde_json::Map<String, serde_json::Value> = self
+            .facts
+            .iter()
+            .map(|(label, value)| (label.clone(), typed(value)))
+            .collect();
+        let tables: serde_json::Map<String, serde_json::Value> = self
+            .tables
+            .iter()
+            .map(|t| {
+                let rows: Vec<serde_json::Value> = t
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let row: serde_json::Map<String, serde_json::Value> = t
+                            .columns
+                            .iter()
+                            .zip(r)
+                            .map(|(c, v)| (c.clone(), typed(v)))
+                            .collect();
+                        serde_json::Value::Object(row)
+                    })
+                    .collect();
+                (t.name.clone(), serde_json::Value::Array(rows))
+            })
+            .collect();
+        serde_json::json!({
+            "title": self.title,
+            "facts": facts,
+            "tables": tables,
+            "warnings": self.warnings,
+        })
+    }
+
     /// Aligned text: title, facts, each non-empty table with a header row, warnings.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -55,6 +92,21 @@ impl Doc {
             let _ = writeln!(out, "warning: {w}");
         }
         out
+    }
+}
+
+/// A cell as JSON: an integer or a finite decimal number as a number, anything else as
+/// the text people see.
+fn typed(cell: &str) -> serde_json::Value {
+    if let Ok(i) = cell.parse::<i64>() {
+        return i.into();
+    }
+    if let Ok(u) = cell.parse::<u64>() {
+        return u.into();
+    }
+    match cell.parse::<f64>() {
+        Ok(f) if f.is_finite() && !cell.contains(['e', 'E', 'i', 'n', 'N']) => f.into(),
+        _ => cell.into(),
     }
 }
 
