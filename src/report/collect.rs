@@ -21,6 +21,10 @@ pub struct MeshThumb {
     /// 0 = full detail.
     pub lod: usize,
     pub triangles: usize,
+    /// Submeshes the simplifier could not reduce to this level (it reuses the previous
+    /// one for them), out of `submeshes`.
+    pub stalled: usize,
+    pub submeshes: usize,
     /// Image file name under `report/img/`.
     pub image: String,
 }
@@ -230,6 +234,8 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
                     file: rel.clone(),
                     lod: 0,
                     triangles: 0,
+                    stalled: 0,
+                    submeshes: 0,
                     image: format!("{key:016x}.png"),
                 });
                 Ok(())
@@ -272,11 +278,22 @@ fn hmesh_thumbs(output: &Path, rel: &str, bytes: &[u8]) -> Result<Vec<MeshThumb>
             let triangles = (0..mesh.submeshes.len())
                 .map(|s| preview::lod_indices(&mesh, s, lod).len() / 3)
                 .sum();
+            let stalled = match (&mesh.lods, lod) {
+                (Some(l), 1..) => (0..mesh.submeshes.len())
+                    .filter(|s| {
+                        let at = s * l.lod_count as usize + lod - 1;
+                        l.ranges.get(at).is_some_and(|r| r.index_count == 0)
+                    })
+                    .count(),
+                _ => 0,
+            };
             let key = content_key(&[bytes, &hmat], lod);
             MeshThumb {
                 file: rel.to_owned(),
                 lod,
                 triangles,
+                stalled,
+                submeshes: mesh.submeshes.len(),
                 image: format!("{key:016x}.png"),
             }
         })

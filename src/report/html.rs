@@ -165,8 +165,21 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
     if !p.models.is_empty() {
         h.push_str("<div class=\"thumbs\">");
         for m in &p.models {
+            // A level the simplifier could not reduce is drawn as the level before it;
+            // said plainly rather than shown as if it were reduced.
+            let stalled = match m.stalled {
+                0 => String::new(),
+                n if n == m.submeshes => format!(
+                    " &middot; <span class=\"warn\">not reduced: reuses LOD{}</span>",
+                    m.lod - 1
+                ),
+                n => format!(
+                    " &middot; <span class=\"warn\">{n} of {} submeshes not reduced</span>",
+                    m.submeshes
+                ),
+            };
             let caption = format!(
-                "{} LOD{} &middot; {} triangles",
+                "{} LOD{} &middot; {} triangles{stalled}",
                 esc(&m.file),
                 m.lod,
                 m.triangles
