@@ -384,3 +384,49 @@ fn error_codes_come_from_the_kind_of_failure_not_its_wording() {
     .collect();
     assert_eq!(codes, expected);
 }
+
+#[test]
+fn a_rule_with_ignore_silences_its_files_and_only_those() {
+    // `[[rules]] ignore = true` is documented (build.toml.example) but was never tested.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("art")).unwrap();
+    std::fs::copy(samples().join("strip.gltf"), src.join("strip.gltf")).unwrap();
+    std::fs::write(src.join("art/a.psd"), b"8BPS").unwrap();
+    std::fs::write(src.join("art/b.psd"), b"8BPS").unwrap();
+    std::fs::write(src.join("notes.txt"), b"todo").unwrap();
+    let config = dir.path().join("build.toml");
+    let build = |config_text: &str| {
+        std::fs::write(&config, config_text).unwrap();
+        let o = assetc(&[
+            "build",
+            src.to_str().unwrap(),
+            "-o",
+            dir.path().join("out").to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--message-format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["diagnostic"]["code"] == "ignored-files")
+            .map(|v| v["diagnostic"]["message"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let before = build("");
+    assert_eq!(before.len(), 1, "{before:?}");
+    assert!(before[0].contains("ignored 3 files"), "{before:?}");
+    let after = build("[[rules]]\nmatch = \"**/*.psd\"\nignore = true\n");
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(
+        after[0].contains("ignored 1 file")
+            && after[0].contains(".txt")
+            && !after[0].contains(".psd"),
+        "{after:?}"
+    );
+    let all = build("[[rules]]\nmatch = \"**/*.psd\"\nignore = true\n\n[[rules]]\nmatch = \"*.txt\"\nignore = true\n");
+    assert!(all.is_empty(), "nothing left to report: {all:?}");
+}
