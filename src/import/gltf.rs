@@ -12,7 +12,7 @@ mod material;
 mod mesh;
 mod meshopt;
 mod nodes;
-mod paths;
+pub(crate) mod paths;
 mod placed;
 mod skin;
 
@@ -84,6 +84,8 @@ pub enum ImportError {
     },
     #[error("{file}: not a valid glTF/GLB container: {reason}")]
     Container { file: String, reason: String },
+    #[error("{file}: not a readable FBX file: {reason}")]
+    Fbx { file: String, reason: String },
     #[error("{file}: invalid glTF JSON: {reason}")]
     Json { file: String, reason: String },
     #[error("{file}: extension {extension} is required but not supported")]
@@ -140,7 +142,7 @@ pub(crate) fn over_limit<T>(path: impl Into<String>, reason: impl Into<String>) 
 }
 
 impl Bad {
-    fn with_file(self, file: &str) -> ImportError {
+    pub(crate) fn with_file(self, file: &str) -> ImportError {
         let file = file.to_string();
         if self.limit {
             ImportError::Limit {
