@@ -56,6 +56,11 @@ fn fnv1a(hash: &mut u64, bytes: &[u8]) {
 /// Exports `source` with Blender (cached). `embed` packs the images into the FBX; without
 /// it the FBX names them by relative path and they are copied beside it.
 fn export(blender: &Path, source: &Path, embed: bool) -> Exported {
+    export_with(blender, source, embed, &[])
+}
+
+/// [`export`] with more arguments for tests/export_fbx.py.
+fn export_with(blender: &Path, source: &Path, embed: bool, extra: &[&str]) -> Exported {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     std::fs::create_dir(&input).unwrap();
@@ -63,6 +68,10 @@ fn export(blender: &Path, source: &Path, embed: bool) -> Exported {
     let mut key = 0xcbf2_9ce4_8422_2325u64;
     fnv1a(&mut key, &std::fs::read(SCRIPT).unwrap());
     fnv1a(&mut key, &[u8::from(embed)]);
+    for arg in extra {
+        fnv1a(&mut key, arg.as_bytes());
+        fnv1a(&mut key, &[0]);
+    }
     fnv1a(&mut key, &std::fs::read(source).unwrap());
     for file in &referenced {
         fnv1a(&mut key, file.file_name().unwrap().as_encoded_bytes());
@@ -94,6 +103,7 @@ fn export(blender: &Path, source: &Path, embed: bool) -> Exported {
         if embed {
             args.push("--embed".into());
         }
+        args.extend(extra.iter().map(|a| a.to_string()));
         let out = Command::new(blender).args(&args).output().unwrap();
         let log = String::from_utf8_lossy(&out.stdout).into_owned()
             + &String::from_utf8_lossy(&out.stderr);
@@ -171,11 +181,75 @@ impl Tri {
 /// without): skinned primitives by `sum w * world(joint) * inverseBind`, as glTF defines
 /// it, others by their node's world matrix.
 fn world_triangles(scene: &Scene, anim: Option<&Animation>, time: f32) -> Vec<Tri> {
+    world_triangles_weighted(scene, anim, time, None)
+}
+
+/// The morph weights of `node` at `time`: its weights channel in `anim` (linear, as both
+/// importers give it), else its initial weights, else zeros.
+fn node_weights(
+    scene: &Scene,
+    anim: Option<&Animation>,
+    time: f32,
+    node: usize,
+    n: usize,
+) -> Vec<f32> {
+    let channel = anim.and_then(|a| {
+        a.channels
+            .iter()
+            .find(|c| c.node == node && c.path == assetc::scene::ChannelPath::Weights)
+    });
+    if let Some(c) = channel {
+        let k = c.times.partition_point(|&t| t <= time);
+        let at = |i: usize| &c.values[i * c.components..(i + 1) * c.components];
+        return match k {
+            0 => at(0).to_vec(),
+            k if k >= c.times.len() => at(c.times.len() - 1).to_vec(),
+            k => {
+                let (t0, t1) = (c.times[k - 1], c.times[k]);
+                let f = (time - t0) / (t1 - t0);
+                at(k - 1)
+                    .iter()
+                    .zip(at(k))
+                    .map(|(a, b)| a + (b - a) * f)
+                    .collect()
+            }
+        };
+    }
+    scene
+        .morph_weights
+        .iter()
+        .find(|w| w.node == node)
+        .map_or_else(|| vec![0.0; n], |w| w.weights.clone())
+}
+
+/// [`world_triangles`] with morph targets applied: `weights` for every mesh when given,
+/// else each node's weights at `time`. Normals are left out where a target moves the
+/// triangle (the two files need not carry normal displacements alike).
+fn world_triangles_weighted(
+    scene: &Scene,
+    anim: Option<&Animation>,
+    time: f32,
+    weights: Option<&[f32]>,
+) -> Vec<Tri> {
     let worlds = node_worlds(scene, anim, time);
     let mut out = Vec::new();
     for inst in scene.primitive_instances() {
         let prim = scene.primitive(inst);
         let node = &scene.nodes[inst.node];
+        let w = match weights {
+            Some(w) => w.to_vec(),
+            None => node_weights(scene, anim, time, inst.node, prim.targets.len()),
+        };
+        let morphed = w.iter().any(|&w| w != 0.0);
+        let position = |v: usize| -> Vec3 {
+            let mut p = Vec3::from(prim.positions[v]);
+            for (target, &w) in prim.targets.iter().zip(&w) {
+                if let Some(d) = &target.positions {
+                    p += Vec3::from(d[v]) * w;
+                }
+            }
+            p
+        };
         let skin = node.skin.map(|s| &scene.skins[s]);
         let vertex_matrix = |v: usize| -> Mat4 {
             match (skin, prim.joints.first(), prim.weights.first()) {
@@ -200,8 +274,8 @@ fn world_triangles(scene: &Scene, anim: Option<&Animation>, time: f32) -> Vec<Tr
             let corner = |k: usize| {
                 let v = t[k] as usize;
                 let m = vertex_matrix(v);
-                let p = m.transform_point3(Vec3::from(prim.positions[v]));
-                let n = prim.normals.as_ref().map(|n| {
+                let p = m.transform_point3(position(v));
+                let n = prim.normals.as_ref().filter(|_| !morphed).map(|n| {
                     (Mat3::from_mat4(m).inverse().transpose() * Vec3::from(n[v])).normalize()
                 });
                 let uv = prim.uv0.as_ref().map(|uv| Vec2::from(uv[v]));
@@ -485,4 +559,189 @@ fn static_models_from_blender_fbx_match_their_gltf() {
         build_and_check(&exported);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Key times of every channel of a clip, sorted and deduplicated.
+fn key_times(anim: &Animation) -> Vec<f32> {
+    let mut times: Vec<f32> = anim
+        .channels
+        .iter()
+        .flat_map(|c| c.times.iter().copied())
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    times
+}
+
+/// Blender's glTF importer names each action `<clip>_<object>`, and its FBX exporter
+/// names each take `<object>|<action>`: `root|Survey_root` is the glTF clip `Survey`.
+fn clip_name(anim: &Animation) -> String {
+    let name = anim.name.clone().unwrap_or_default();
+    match name.split_once('|') {
+        Some((object, action)) => action
+            .strip_suffix(&format!("_{object}"))
+            .unwrap_or(action)
+            .to_string(),
+        None => name,
+    }
+}
+
+/// Skinned and animated: Fox (one skin of 24 joints, three clips). The skin is compared
+/// through what it does, not its joint order: the skinned world-space triangles at every
+/// key time of every clip.
+#[test]
+fn skinned_animated_fox_from_blender_fbx_matches_its_gltf() {
+    let test = "skinned_animated_fox_from_blender_fbx_matches_its_gltf";
+    let (Some(corpus), Some(blender)) = (common::corpus(test), blender(test)) else {
+        return;
+    };
+    let source = corpus.join("gltf/animated/Fox.glb");
+    if !source.is_file() {
+        common::missing(test, &source.display().to_string());
+        return;
+    }
+    let exported = export(&blender, &source, true);
+    let (gltf, fbx) = import_both(&source, &exported);
+    eprintln!(
+        "Fox: {} skins, joints {:?}; FBX clips {:?}",
+        fbx.skins.len(),
+        fbx.skins.iter().map(|s| s.joints.len()).collect::<Vec<_>>(),
+        fbx.animations
+            .iter()
+            .map(|a| (a.name.clone(), a.channels.len(), key_times(a).len()))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(fbx.skins.len(), 1, "Fox has one skin");
+    assert_eq!(fbx.skins[0].joints.len(), gltf.skins[0].joints.len());
+    // No rest-pose comparison: Blender writes each bone's default transform as posed at
+    // the scene's current frame of whichever action it exported last, not glTF's node
+    // TRS; every clip's poses are compared instead.
+    let mut problems = compare_base_color_images(&gltf, &fbx);
+    assert_eq!(
+        fbx.animations.len(),
+        gltf.animations.len(),
+        "one FBX take per glTF clip"
+    );
+    for g in &gltf.animations {
+        let name = g.name.clone().unwrap_or_default();
+        let Some(f) = fbx.animations.iter().find(|f| clip_name(f) == name) else {
+            problems.push(format!("clip {name:?} is missing from the FBX"));
+            continue;
+        };
+        // Blender's bake with a fractional step (tests/export_fbx.py) stops one step
+        // (0.2 frame at 24 per second) short of the action's end: the clip's last key time
+        // is not in the FBX; every earlier one must be.
+        let fbx_end = key_times(f).last().copied().unwrap_or(0.0);
+        let gltf_end = key_times(g).last().copied().unwrap_or(0.0);
+        let step = 0.2 / 24.0;
+        if fbx_end < gltf_end - step - 1e-4 {
+            problems.push(format!(
+                "clip {name:?} ends at {fbx_end} s in the FBX, {gltf_end} s in the glTF"
+            ));
+        }
+        let times: Vec<f32> = key_times(g)
+            .into_iter()
+            .filter(|&t| t <= fbx_end + 1e-4)
+            .collect();
+        for &t in &times {
+            let p = compare_triangles(
+                &world_triangles(&gltf, Some(g), t),
+                &world_triangles(&fbx, Some(f), t),
+                &TOL,
+            );
+            if !p.is_empty() {
+                problems.push(format!("clip {name:?} at {t} s:\n    {}", p.join("\n    ")));
+                break;
+            }
+        }
+        eprintln!("  clip {name:?}: {} key times compared", times.len());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    build_and_check(&exported);
+}
+
+/// Blend shapes: MorphStressTest (one mesh of two primitives, eight targets, three clips
+/// animating the weights). Each target alone at full weight, then every clip at each of
+/// its key times, as world-space triangles.
+#[test]
+fn blend_shapes_from_blender_fbx_match_the_gltf_morph_targets() {
+    let test = "blend_shapes_from_blender_fbx_match_the_gltf_morph_targets";
+    let (Some(corpus), Some(blender)) = (common::corpus(test), blender(test)) else {
+        return;
+    };
+    let source = corpus.join("gltf/animated/MorphStressTest.gltf");
+    if !source.is_file() {
+        common::missing(test, &source.display().to_string());
+        return;
+    }
+    // Its image is a data: URI: packed in Blender, so embedded in the FBX too. Blender
+    // exports morph weight clips only as the scene's one take, so the FBX plays TheWave
+    // (all eight weights moving).
+    let clip = "TheWave";
+    let exported = export_with(&blender, &source, true, &["--key-action", clip]);
+    let (gltf, fbx) = import_both(&source, &exported);
+    let targets = |s: &Scene| -> Vec<usize> {
+        s.meshes
+            .iter()
+            .flat_map(|m| m.primitives.iter().map(|p| p.targets.len()))
+            .collect()
+    };
+    eprintln!(
+        "MorphStressTest: targets per primitive glTF {:?}, FBX {:?}; FBX clips {:?}",
+        targets(&gltf),
+        targets(&fbx),
+        fbx.animations
+            .iter()
+            .map(|a| (a.name.clone(), a.channels.len(), key_times(a).len()))
+            .collect::<Vec<_>>()
+    );
+    let count = targets(&gltf)[0];
+    assert!(
+        targets(&fbx).iter().all(|&t| t == count),
+        "{count} targets on every FBX primitive"
+    );
+    let mut problems = Vec::new();
+    for t in 0..=count {
+        // t == count: no target (the base mesh).
+        let mut w = vec![0.0; count];
+        if let Some(slot) = w.get_mut(t) {
+            *slot = 1.0;
+        }
+        let p = compare_triangles(
+            &world_triangles_weighted(&gltf, None, 0.0, Some(&w)),
+            &world_triangles_weighted(&fbx, None, 0.0, Some(&w)),
+            &TOL,
+        );
+        if !p.is_empty() {
+            problems.push(format!("target {t} alone:\n    {}", p.join("\n    ")));
+        }
+    }
+    assert_eq!(fbx.animations.len(), 1, "one take: the scene timeline");
+    for g in gltf
+        .animations
+        .iter()
+        .filter(|g| g.name.as_deref() == Some(clip))
+    {
+        let name = clip;
+        let f = &fbx.animations[0];
+        let fbx_end = key_times(f).last().copied().unwrap_or(0.0);
+        let times: Vec<f32> = key_times(g)
+            .into_iter()
+            .filter(|&t| t <= fbx_end + 1e-4)
+            .collect();
+        for &t in &times {
+            let p = compare_triangles(
+                &world_triangles(&gltf, Some(g), t),
+                &world_triangles(&fbx, Some(f), t),
+                &TOL,
+            );
+            if !p.is_empty() {
+                problems.push(format!("clip {name:?} at {t} s:\n    {}", p.join("\n    ")));
+                break;
+            }
+        }
+        eprintln!("  clip {name:?}: {} key times compared", times.len());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    build_and_check(&exported);
 }
