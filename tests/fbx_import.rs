@@ -745,3 +745,161 @@ fn blend_shapes_from_blender_fbx_match_the_gltf_morph_targets() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     build_and_check(&exported);
 }
+
+fn assimp(test: &str) -> Option<PathBuf> {
+    let found = common::tool("ASSETC_ASSIMP", "assimp", &[]);
+    if found.is_none() {
+        common::missing(test, "assimp (Debian package `assimp-utils`)");
+    }
+    found
+}
+
+/// The byte offset just past the first FBX binary node record named `name` (its name
+/// field), where its first property begins.
+fn binary_property_after(bytes: &[u8], name: &[u8]) -> usize {
+    let mut at = 0;
+    loop {
+        let i = at
+            + bytes[at..]
+                .windows(name.len())
+                .position(|w| w == name)
+                .unwrap_or_else(|| panic!("no {:?} node", String::from_utf8_lossy(name)));
+        // A node record's name is preceded by its one-byte length.
+        if i > 0 && bytes[i - 1] as usize == name.len() {
+            return i + name.len();
+        }
+        at = i + 1;
+    }
+}
+
+fn build_output(input: &Path, out: &Path) -> (i32, String) {
+    let o = common::assetc(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code().unwrap_or(-1), text)
+}
+
+/// Broken FBX files beside a good one: each fails alone, named with its reason, writes
+/// nothing, and the good one builds. Truncated binary files, array counts larger than
+/// the file (binary and ASCII), and an image the FBX names that is not there.
+#[test]
+fn bad_fbx_files_fail_alone_naming_the_file_and_what_is_wrong() {
+    let test = "bad_fbx_files_fail_alone_naming_the_file_and_what_is_wrong";
+    let (Some(corpus), Some(blender), Some(assimp)) =
+        (common::corpus(test), blender(test), assimp(test))
+    else {
+        return;
+    };
+    let cube = export(&blender, &corpus.join("gltf/cube/cube.gltf"), false);
+    let binary = std::fs::read(&cube.fbx).unwrap();
+    let input = cube.input.clone();
+
+    // Truncated: inside the header, halfway, at 90% (ufbx accepts a file cut inside its
+    // footer, after the last node: nothing of the scene is lost there).
+    for (name, len) in [
+        ("cut_header.fbx", 20),
+        ("cut_half.fbx", binary.len() / 2),
+        ("cut_end.fbx", binary.len() * 9 / 10),
+    ] {
+        std::fs::write(input.join(name), &binary[..len]).unwrap();
+    }
+    // The vertex array declares 2^31-1 doubles (16 GiB) in a 15 KB file: binary arrays
+    // are `type, count (u32), encoding (u32), byte length (u32), data`.
+    let at = binary_property_after(&binary, b"Vertices");
+    assert_eq!(binary[at], b'd', "Vertices is an array of doubles");
+    let mut huge = binary.clone();
+    huge[at + 1..at + 5].copy_from_slice(&0x7fff_ffffu32.to_le_bytes());
+    std::fs::write(input.join("huge_count.fbx"), &huge).unwrap();
+    // An ASCII FBX (assimp's) whose `Vertices: *72 {` says `*4294967295`: ufbx reads the
+    // values that are there (the count is only a hint in ASCII), so it imports whole; and
+    // one whose first polygon corner names control point 999999 of 24.
+    let ascii = input.join("ascii.fbx");
+    let o = Command::new(&assimp)
+        .arg("export")
+        .arg(corpus.join("gltf/cube/cube.gltf"))
+        .arg(&ascii)
+        .arg("-ffbxa")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&ascii).unwrap();
+    let count_at = text.find("Vertices: *").unwrap() + "Vertices: *".len();
+    let digits = text[count_at..].find(' ').unwrap();
+    let mut lying = text.clone();
+    lying.replace_range(count_at..count_at + digits, "4294967295");
+    std::fs::write(input.join("ascii_huge_count.fbx"), lying).unwrap();
+    let corners = text.find("PolygonVertexIndex: *").unwrap();
+    let first = corners + text[corners..].find("a: ").unwrap() + "a: ".len();
+    let mut bad_index = text.clone();
+    bad_index.replace_range(first..first + 1, "999999");
+    std::fs::write(input.join("ascii_bad_index.fbx"), bad_index).unwrap();
+    // An FBX whose image is missing: TonemappingTest names TestPattern.png.
+    let pattern = export(
+        &blender,
+        &corpus.join("gltf/TonemappingTest/TonemappingTest.gltf"),
+        false,
+    );
+    std::fs::copy(&pattern.fbx, input.join("no_image.fbx")).unwrap();
+    assert!(!input.join("TestPattern.png").exists());
+
+    // The importer alone: an error (no panic) naming the file.
+    for name in [
+        "cut_header.fbx",
+        "cut_half.fbx",
+        "cut_end.fbx",
+        "huge_count.fbx",
+        "ascii_bad_index.fbx",
+    ] {
+        let path = input.join(name);
+        let err = import_fbx(&path, "x", &ImportOptions::new(&input))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(name), "{name}: {err}");
+        eprintln!("{err}");
+    }
+    for name in ["ascii.fbx", "ascii_huge_count.fbx"] {
+        let good = import_fbx(&input.join(name), "x", &ImportOptions::new(&input))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(triangle_count(&good), 12, "{name}: the cube's 12 triangles");
+    }
+
+    // The build: exit 1, each broken file named, the good ones built.
+    let out = input.parent().unwrap().join("out");
+    let (code, log) = build_output(&input, &out);
+    assert_eq!(code, 1, "{log}");
+    for name in [
+        "cut_header.fbx",
+        "cut_half.fbx",
+        "cut_end.fbx",
+        "huge_count.fbx",
+        "ascii_bad_index.fbx",
+    ] {
+        assert!(
+            log.contains(&format!("error: {name}:")),
+            "{name} not named:\n{log}"
+        );
+        let stem = name.trim_end_matches(".fbx");
+        assert!(
+            !out.join(format!("{stem}.hmesh")).exists(),
+            "{stem}.hmesh written"
+        );
+    }
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("error: no_image.fbx") && l.contains("TestPattern.png")),
+        "the missing image is not named:\n{log}"
+    );
+    assert!(!out.join("no_image.hmesh").exists());
+    for good in ["cube", "ascii", "ascii_huge_count"] {
+        assert!(
+            out.join(format!("{good}.hmesh")).is_file(),
+            "{good} not built:\n{log}"
+        );
+    }
+}

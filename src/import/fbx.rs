@@ -61,9 +61,19 @@ pub fn import_fbx(
     let data = std::fs::read(path).map_err(io_err)?;
     // The inputs' stamps are the bytes read here (build/cache.rs).
     crate::build::cache::note_read(path, &meta, &data);
-    let fbx = load::load(&data, path, &opts.limits).map_err(|reason| ImportError::Fbx {
-        file: file.clone(),
-        reason,
+    let fbx = load::load(&data, path, &opts.limits).map_err(|e| {
+        if e.limit {
+            ImportError::Limit {
+                file: file.clone(),
+                gltf_path: "file".into(),
+                reason: e.reason,
+            }
+        } else {
+            ImportError::Fbx {
+                file: file.clone(),
+                reason: e.reason,
+            }
+        }
     })?;
     let base_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let input_root = if opts.input_root.as_os_str().is_empty() {

@@ -46,27 +46,52 @@ fn options(path: &Path, limits: &ImportLimits) -> ufbx::LoadOpts<'static> {
     }
 }
 
-/// Parses `data` (the bytes of `path`) into a ufbx scene; the error is ufbx's own message.
-pub fn load(data: &[u8], path: &Path, limits: &ImportLimits) -> Result<ufbx::SceneRoot, String> {
-    ufbx::load_memory(data, options(path, limits)).map_err(|e| describe(&e))
+/// Why ufbx refused a file.
+#[derive(Debug)]
+pub struct LoadError {
+    pub reason: String,
+    /// The memory limit (ImportLimits::max_total_accessor_bytes) was reached.
+    pub limit: bool,
 }
 
-/// ufbx's error as one line: its description, the detail (which element or array) and
-/// the innermost parsing step.
+/// Parses `data` (the bytes of `path`) into a ufbx scene.
+pub fn load(data: &[u8], path: &Path, limits: &ImportLimits) -> Result<ufbx::SceneRoot, LoadError> {
+    ufbx::load_memory(data, options(path, limits)).map_err(|e| LoadError {
+        reason: describe(&e),
+        limit: matches!(
+            e.type_,
+            ufbx::ErrorType::MemoryLimit | ufbx::ErrorType::AllocationLimit
+        ),
+    })
+}
+
+/// ufbx's error in words, then ufbx's own text. The crate builds ufbx without its error
+/// stack, so a structural problem reads only "Failed to load"; the error type says more
+/// for the common cases.
 fn describe(e: &ufbx::Error) -> String {
-    // ufbx formats the error itself (`format_error`): description, info, then a stack
-    // of parsing steps, one per line. One line reads better in a build log.
+    use ufbx::ErrorType as T;
+    let plain = match e.type_ {
+        T::TruncatedFile => "the file ends early (truncated)",
+        T::EmptyFile => "the file is empty",
+        T::BadIndex => "an index is out of range of its array",
+        T::MemoryLimit | T::AllocationLimit | T::OutOfMemory => {
+            "reading it needs more memory than the import limit allows"
+        }
+        T::UnrecognizedFileFormat => "the content is not FBX",
+        T::UnsupportedVersion => "the FBX version is not supported",
+        T::InvalidUtf8 => "a string is not valid UTF-8",
+        T::NodeDepthLimit => "the node hierarchy is nested too deeply",
+        _ => "its structure is broken (a size, count or offset disagrees with the data)",
+    };
+    // `format_error`'s text: one line here, but a stack (one line per step) when ufbx is
+    // built with one; one line reads better in a build log.
     let full = format!("{e:?}");
-    let lines: Vec<&str> = full
+    let detail: Vec<&str> = full
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    match lines.as_slice() {
-        [] => format!("{:?}", e.type_),
-        [only] => only.to_string(),
-        [first, rest @ ..] => format!("{first} ({})", rest.join("; ")),
-    }
+    format!("{plain} (ufbx: {})", detail.join("; "))
 }
 
 /// The image files an FBX names, resolved beside it, without reading geometry, animation
@@ -139,7 +164,8 @@ mod tests {
         )
         .map(|_| ())
         .unwrap_err();
-        assert!(!err.contains('\n'), "{err}");
-        assert!(!err.is_empty());
+        assert!(!err.reason.contains('\n'), "{}", err.reason);
+        assert!(err.reason.contains("(ufbx: "), "{}", err.reason);
+        assert!(!err.limit);
     }
 }
