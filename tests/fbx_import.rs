@@ -113,6 +113,13 @@ fn export_with(blender: &Path, source: &Path, embed: bool, extra: &[&str]) -> Ex
             source.display()
         );
         std::fs::create_dir_all(&cache_dir).unwrap();
+        // Earlier exports of this source (another script or source version) are stale.
+        for e in std::fs::read_dir(&cache_dir).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("{stem}-")) && name.ends_with(".fbx") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
         let tmp = cache_dir.join(format!(".{stem}-{key:016x}.{}", std::process::id()));
         std::fs::copy(&fbx, &tmp).unwrap();
         std::fs::rename(&tmp, &cached).unwrap();
@@ -511,6 +518,20 @@ fn build_and_check(exported: &Exported) {
         let file = out.join(format!("{stem}.{ext}"));
         assert!(file.is_file(), "{} was not written", file.display());
     }
+    // The images the FBX names are its inputs (kinds::model::referenced_files parses the
+    // FBX for them), not standalone textures.
+    let scene = import_fbx(&exported.fbx, "x", &ImportOptions::new(&exported.input))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for image in &scene.images {
+        if let assetc::scene::ImageSource::File(p) = &image.source {
+            let stem = p.file_stem().unwrap().to_string_lossy().to_lowercase();
+            assert!(
+                !out.join(format!("{stem}.ktx2")).exists(),
+                "{} was compiled as a standalone texture",
+                p.display()
+            );
+        }
+    }
     let checked = common::assetc(&["check", out.to_str().unwrap()]);
     assert!(
         checked.status.success(),
@@ -868,6 +889,19 @@ fn bad_fbx_files_fail_alone_naming_the_file_and_what_is_wrong() {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(triangle_count(&good), 12, "{name}: the cube's 12 triangles");
     }
+
+    // Resource limits: the cube's 12 triangles against a limit of 30 indices per primitive.
+    let mut small = ImportOptions::new(&input);
+    small.limits.max_indices_per_primitive = 30;
+    let err = import_fbx(&input.join("cube.fbx"), "x", &small)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(&err, assetc::import::ImportError::Limit { gltf_path, .. }
+            if gltf_path.starts_with("meshes[") && gltf_path.contains(".materials[")),
+        "{err}"
+    );
+    assert!(err.to_string().contains("36 indices"), "{err}");
 
     // The build: exit 1, each broken file named, the good ones built.
     let out = input.parent().unwrap().join("out");

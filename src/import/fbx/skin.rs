@@ -79,6 +79,9 @@ pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Skin>> {
     Ok(skins)
 }
 
+/// JOINTS_n and WEIGHTS_n sets of one vertex, parallel.
+pub type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// One control point's influences as JOINTS_n/WEIGHTS_n sets: `sets` sets of four,
 /// largest weights first (ufbx sorts them: `clean_skin_weights`), unused slots zero.
 pub fn influences(
@@ -86,7 +89,7 @@ pub fn influences(
     control_point: usize,
     sets: usize,
     path: &str,
-) -> Res<(Vec<[u16; 4]>, Vec<[f32; 4]>)> {
+) -> Res<Influences> {
     let mut joints = vec![[0u16; 4]; sets];
     let mut weights = vec![[0f32; 4]; sets];
     let Some(v) = deformer.vertices.get(control_point) else {
