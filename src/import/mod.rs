@@ -26,3 +26,23 @@ pub fn import_model(
         _ => import_gltf(path, source_ref, options),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_model_picks_the_importer_by_extension_whatever_its_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = br#"{"asset":{"version":"2.0"}}"#;
+        for name in ["a.FBX", "b.fbx"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, json).unwrap();
+            let err = import_model(&path, "a", &ImportOptions::default()).unwrap_err();
+            assert!(matches!(err, ImportError::Fbx { .. }), "{name}: {err}");
+        }
+        let path = dir.path().join("c.gltf");
+        std::fs::write(&path, json).unwrap();
+        assert!(import_model(&path, "c", &ImportOptions::default()).is_ok());
+    }
+}

@@ -203,6 +203,9 @@ fn weight_channels(
         );
         for node in fbx_mesh.element.instances.iter() {
             let n = node.element.typed_id as usize;
+            if n >= ctx.fbx.nodes.len() {
+                return bad(&mpath, format!("drawn by node {n}, which does not exist"));
+            }
             if let Some(ch) = channel(
                 mpath.clone(),
                 n,
