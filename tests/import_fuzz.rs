@@ -4,6 +4,10 @@
 //! no panic (not even one the build caught), no signal, memory bounded by `ulimit -v`,
 //! exit 0 or 1, and whatever was written passes `assetc check`.
 //!
+//! FBX is fuzzed the same way, from small corpus sources exported as binary FBX by Blender
+//! and as ASCII FBX by assimp (Debian's `blender` and `assimp-utils`): byte mutations, and
+//! for ASCII files numbers (array counts `*24`, indices, values) set to hostile values.
+//!
 //! `ASSETC_FUZZ_SEED` (default 14) and `ASSETC_FUZZ_CASES` (default 2000, sized for about
 //! two minutes on two cores) choose the run; a failure names the seed and the case, and the
 //! cases are rebuilt one by one to find which file does it.
@@ -54,6 +58,92 @@ fn env_number(name: &str, default: u64) -> u64 {
 struct Seed {
     path: PathBuf,
     bytes: Vec<u8>,
+}
+
+/// Small corpus sources exported to FBX into `dir`, each in a folder of its own beside
+/// its images: binary FBX 7.4 by Blender (tests/export_fbx.py, images embedded) and ASCII
+/// FBX 7.5 by assimp (`-ffbxa`; assimp 5.2's binary FBX is refused by Blender and ufbx
+/// alike, so it is no seed). A missing tool is reported (failing under CI) and its seeds
+/// left out.
+fn fbx_seeds(corpus: &Path, dir: &Path) -> Vec<Seed> {
+    let assimp = tool("ASSETC_ASSIMP", "assimp", &[]);
+    let blender = tool("ASSETC_BLENDER", "blender", &[]);
+    if assimp.is_none() {
+        missing(
+            "import_fuzz",
+            "assimp (Debian package `assimp-utils`) for ASCII FBX seeds",
+        );
+    }
+    if blender.is_none() {
+        missing(
+            "import_fuzz",
+            "blender (with python3-numpy) for binary FBX seeds",
+        );
+    }
+    let sources = [
+        "cube/cube.gltf",
+        "SimpleSkin/SimpleSkin.gltf",
+        "animated/MorphStressTest.gltf",
+        "TonemappingTest/TonemappingTest.gltf",
+    ];
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/export_fbx.py");
+    let mut out = Vec::new();
+    for (i, rel) in sources.iter().enumerate() {
+        let source = corpus.join("gltf").join(rel);
+        if !source.is_file() {
+            continue;
+        }
+        let exporters: [(&str, Option<Command>); 2] = [
+            (
+                "ascii",
+                assimp.as_ref().map(|a| {
+                    let mut c = Command::new(a);
+                    c.arg("export").arg(&source);
+                    c
+                }),
+            ),
+            (
+                "binary",
+                blender.as_ref().map(|b| {
+                    let mut c = Command::new(b);
+                    c.args(["-b", "--factory-startup", "--python", script, "--"])
+                        .arg(&source);
+                    c
+                }),
+            ),
+        ];
+        for (name, command) in exporters {
+            let Some(mut command) = command else {
+                continue;
+            };
+            let folder = dir.join(format!("fbx{i}-{name}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            // Its images beside it: an ASCII FBX names them relative to the glTF's folder.
+            for e in std::fs::read_dir(source.parent().unwrap())
+                .unwrap()
+                .flatten()
+            {
+                let p = e.path();
+                let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+                if matches!(ext, "png" | "jpg" | "jpeg") {
+                    std::fs::copy(&p, folder.join(e.file_name())).unwrap();
+                }
+            }
+            let path = folder.join("seed.fbx");
+            command.arg(&path);
+            command.arg(if name == "ascii" { "-ffbxa" } else { "--embed" });
+            let o = command.output().unwrap();
+            assert!(
+                o.status.success() && path.is_file(),
+                "could not export {rel} as {name} FBX: {}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let bytes = std::fs::read(&path).unwrap();
+            out.push(Seed { path, bytes });
+        }
+    }
+    out
 }
 
 fn seeds(corpus: &Path) -> Vec<Seed> {
@@ -247,9 +337,48 @@ fn join_glb(json: &Value, bin: Option<&[u8]>) -> Vec<u8> {
     out
 }
 
+/// One mutation of an ASCII FBX's numbers: a count (`*24`), index or value set to a
+/// hostile one, so that declared sizes and indices disagree with the data.
+fn mutate_ascii_fbx(rng: &mut Rng, bytes: &mut Vec<u8>, log: &mut Vec<String>) {
+    // Start offsets of the number tokens.
+    let starts: Vec<usize> = (0..bytes.len())
+        .filter(|&i| bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()))
+        .collect();
+    if starts.is_empty() {
+        return;
+    }
+    let at = starts[rng.below(starts.len())];
+    let end = (at..bytes.len())
+        .find(|&i| !(bytes[i].is_ascii_digit() || bytes[i] == b'.' || bytes[i] == b'e'))
+        .unwrap_or(bytes.len());
+    let new = [
+        "0",
+        "4294967295",
+        "2147483647",
+        "-1",
+        "65536",
+        "1e300",
+        "99999999999",
+    ][rng.below(7)];
+    log.push(format!("number at {at} = {new}"));
+    bytes.splice(at..end, new.bytes());
+}
+
 /// A mutated copy of `seed`, and what was done to it.
 fn mutate(rng: &mut Rng, seed: &Seed) -> (Vec<u8>, String) {
     let mut log = Vec::new();
+    if seed.path.extension().is_some_and(|e| e == "fbx") {
+        let mut bytes = seed.bytes.clone();
+        let ascii = !bytes.starts_with(b"Kaydara FBX Binary");
+        for _ in 0..1 + rng.below(3) {
+            if ascii && rng.chance(60) {
+                mutate_ascii_fbx(rng, &mut bytes, &mut log);
+            } else {
+                mutate_bytes(rng, &mut bytes, &mut log);
+            }
+        }
+        return (bytes, log.join("; "));
+    }
     let glb = seed.bytes.starts_with(b"glTF");
     let rounds = 1 + rng.below(3);
     let mut bytes = seed.bytes.clone();
@@ -306,7 +435,7 @@ fn write_batch(rng: &mut Rng, seeds: &[Seed], input: &Path, first_case: usize) -
             {
                 let p = e.path();
                 let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
-                if p.is_file() && !matches!(ext, "gltf" | "glb") {
+                if p.is_file() && !matches!(ext, "gltf" | "glb" | "fbx") {
                     std::fs::copy(&p, dir.join(e.file_name())).unwrap();
                 }
             }
@@ -417,12 +546,14 @@ fn mutated_corpus_sources_never_crash_the_build_or_write_invalid_output() {
     let Some(corpus) = corpus("import_fuzz") else {
         return;
     };
-    let seeds = seeds(&corpus);
+    let fbx_dir = tempfile::tempdir().unwrap();
+    let mut seeds = seeds(&corpus);
     assert!(
         seeds.len() >= 10,
         "only {} small corpus sources",
         seeds.len()
     );
+    seeds.extend(fbx_seeds(&corpus, fbx_dir.path()));
     let seed = env_number("ASSETC_FUZZ_SEED", 14);
     let total = env_number("ASSETC_FUZZ_CASES", 2000) as usize;
     let mut rng = Rng(seed);
@@ -430,14 +561,21 @@ fn mutated_corpus_sources_never_crash_the_build_or_write_invalid_output() {
     let config = fuzz_settings(work.path());
     let mut failures = Vec::new();
     let mut built = 0;
+    let (mut fbx_cases, mut fbx_built) = (0, 0);
     for batch in 0..total.div_ceil(CASES_PER_BATCH) {
         let input = work.path().join(format!("in{batch}"));
         let output = work.path().join(format!("out{batch}"));
         let cases = write_batch(&mut rng, &seeds, &input, batch * CASES_PER_BATCH);
         let o = build(&input, &output, &config);
-        built += String::from_utf8_lossy(&o.stdout)
-            .matches("\"status\":\"built\"")
-            .count();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        for line in stdout
+            .lines()
+            .filter(|l| l.contains("\"status\":\"built\""))
+        {
+            built += 1;
+            fbx_built += usize::from(line.contains(".fbx\""));
+        }
+        fbx_cases += cases.iter().filter(|c| c.rel.ends_with(".fbx")).count();
         let problems = judge(&o, &output);
         if !problems.is_empty() {
             let named = culprits(&cases, &input, &config);
@@ -451,6 +589,11 @@ fn mutated_corpus_sources_never_crash_the_build_or_write_invalid_output() {
         let _ = std::fs::remove_dir_all(&output);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("{built} of {total} cases built; FBX: {fbx_built} of {fbx_cases}");
+    assert!(
+        fbx_built * 20 >= fbx_cases,
+        "only {fbx_built} of {fbx_cases} FBX cases built"
+    );
     // The mutations must leave enough cases buildable for the output checks to mean
     // something (most mutations of a number or a bit keep the file readable).
     assert!(

@@ -107,7 +107,7 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     }
     if !options.input.exists() {
         anyhow::bail!(
-            "input {} does not exist (give a folder or a .gltf/.glb file, or set `input` in build.toml)",
+            "input {} does not exist (give a folder or a .gltf/.glb/.fbx file, or set `input` in build.toml)",
             options.input.display()
         );
     }

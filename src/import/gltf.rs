@@ -12,7 +12,7 @@ mod material;
 mod mesh;
 mod meshopt;
 mod nodes;
-mod paths;
+pub(crate) mod paths;
 mod placed;
 mod skin;
 
@@ -86,6 +86,8 @@ pub enum ImportError {
     },
     #[error("{file}: not a valid glTF/GLB container: {reason}")]
     Container { file: String, reason: String },
+    #[error("{file}: not a readable FBX file: {reason}")]
+    Fbx { file: String, reason: String },
     #[error("{file}: invalid glTF JSON: {reason}")]
     Json { file: String, reason: String },
     #[error("{file}: extension {extension} is required but not supported")]
@@ -167,7 +169,7 @@ pub(crate) fn over_limit<T>(path: impl Into<String>, reason: impl Into<String>) 
 }
 
 impl Bad {
-    fn with_file(self, file: &str) -> ImportError {
+    pub(crate) fn with_file(self, file: &str) -> ImportError {
         let file = file.to_string();
         if self.code == DiagnosticCode::ResourceLimit {
             ImportError::Limit {

@@ -1,6 +1,48 @@
 //! Importers: turn a source file into a [`crate::scene::Scene`].
 
+pub mod fbx;
 pub mod gltf;
 pub mod scene_check;
 
+pub use self::fbx::import_fbx;
 pub use self::gltf::{import_gltf, ImportError, ImportLimits, ImportOptions};
+
+use crate::scene::Scene;
+use std::path::Path;
+
+/// Imports a model source with the importer its extension names (case ignored):
+/// `.gltf`/`.glb` -> [`import_gltf`], `.fbx` -> [`import_fbx`]. Anything else is read as
+/// glTF, which reports what it finds.
+pub fn import_model(
+    path: &Path,
+    source_ref: &str,
+    options: &ImportOptions,
+) -> Result<Scene, ImportError> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("fbx") => import_fbx(path, source_ref, options),
+        _ => import_gltf(path, source_ref, options),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_model_picks_the_importer_by_extension_whatever_its_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = br#"{"asset":{"version":"2.0"}}"#;
+        for name in ["a.FBX", "b.fbx"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, json).unwrap();
+            let err = import_model(&path, "a", &ImportOptions::default()).unwrap_err();
+            assert!(matches!(err, ImportError::Fbx { .. }), "{name}: {err}");
+        }
+        let path = dir.path().join("c.gltf");
+        std::fs::write(&path, json).unwrap();
+        assert!(import_model(&path, "c", &ImportOptions::default()).is_ok());
+    }
+}

@@ -1,10 +1,11 @@
-//! Models: glTF 2.0 sources (`.gltf` with its buffers and images, `.glb`), imported into
-//! one [`crate::scene::Scene`] that every target writer serialises.
+//! Models: glTF 2.0 sources (`.gltf` with its buffers and images, `.glb`) and FBX
+//! (`.fbx`, binary or ASCII, with its images), imported into one
+//! [`crate::scene::Scene`] that every target writer serialises.
 
 use super::{AssetKind, CompileContext, KindId, Recognise};
 use crate::build::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
 use crate::build::discover::Source;
-use crate::import::{import_gltf, ImportOptions};
+use crate::import::{import_model, ImportOptions};
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::StageTimes;
 use crate::targets::TargetInput;
@@ -13,8 +14,8 @@ use std::path::{Path, PathBuf};
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Model,
     name: "model",
-    recognise: Recognise::FileSuffixes(&[".gltf", ".glb"]),
-    sources: ".gltf (with its .bin and images), .glb",
+    recognise: Recognise::FileSuffixes(&[".gltf", ".glb", ".fbx"]),
+    sources: ".gltf (with its .bin and images), .glb, .fbx (binary or ASCII, with its images)",
     outputs: "<ref>.hmesh, <ref>.hmat, <ref>.hanim, tex/<id>.ktx2 (and the bmd1/qtmesh targets)",
     compile,
 };
@@ -29,7 +30,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         input_root: input_root.to_path_buf(),
         ..Default::default()
     };
-    let scene = import_gltf(&source.abs_path, &source_ref, &import_options)?;
+    let scene = import_model(&source.abs_path, &source_ref, &import_options)?;
     let mut warnings: Vec<String> = scene
         .warnings
         .iter()
@@ -90,7 +91,16 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
 /// they are that model's inputs, not standalone assets. Read from the glTF JSON alone
 /// (a `.glb`'s JSON chunk), without importing; an unreadable source names none (its
 /// build reports why).
+///
+/// An FBX is parsed by ufbx with geometry, animation and embedded content skipped, which
+/// lists its external images cheaply (see [`crate::import::fbx::referenced_files`]).
 pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
+    let is_fbx = source
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
+    if is_fbx {
+        return crate::import::fbx::referenced_files(source);
+    }
     let Ok(bytes) = std::fs::read(source) else {
         return Vec::new();
     };

@@ -48,8 +48,23 @@ pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
     if relative.is_absolute() || relative.has_root() {
         return Err("absolute URIs are not allowed".into());
     }
-    let joined = normalize(&absolute(&ctx.base_dir).join(relative));
-    let root = normalize(&absolute(&ctx.input_root));
+    resolve_below(&ctx.base_dir, &ctx.input_root, relative)
+}
+
+/// Joins an already decoded relative path to `base_dir` and checks that the result stays
+/// inside `input_root`, lexically and (for a file that exists) by its real path. The part
+/// of [`resolve_relative`] that other importers (FBX) share: they name files by plain
+/// paths, not URIs.
+pub fn resolve_below(
+    base_dir: &Path,
+    input_root: &Path,
+    relative: &Path,
+) -> Result<PathBuf, String> {
+    if relative.is_absolute() || relative.has_root() {
+        return Err("absolute paths are not allowed".into());
+    }
+    let joined = normalize(&absolute(base_dir).join(relative));
+    let root = normalize(&absolute(input_root));
     if !joined.starts_with(&root) {
         return Err(format!(
             "resolves to {} outside the input root {}",
