@@ -92,6 +92,7 @@ pub fn import_fbx(
         file,
         gltf_path: p.gltf_path,
         reason: p.reason,
+        code: p.code,
     })?;
     Ok(scene)
 }

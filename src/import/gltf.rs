@@ -113,7 +113,9 @@ impl ImportError {
     pub fn code(&self) -> DiagnosticCode {
         match self {
             Self::Io { source, .. } => DiagnosticCode::of_io(source),
-            Self::Container { .. } | Self::Json { .. } => DiagnosticCode::InvalidSource,
+            Self::Container { .. } | Self::Json { .. } | Self::Fbx { .. } => {
+                DiagnosticCode::InvalidSource
+            }
             Self::UnsupportedExtension { .. } => DiagnosticCode::UnsupportedExtension,
             Self::Invalid { code, .. } => *code,
             Self::Limit { .. } => DiagnosticCode::ResourceLimit,
