@@ -2,6 +2,8 @@
 //! any other image, unless they already are what the settings write.
 #![cfg(feature = "pipeline")]
 
+mod common;
+
 use assetc::formats::ktx2::{self, Ktx2Image, PixelFormat};
 use assetc::pipeline::textures::{encode_texture, TextureFormat, TextureMode, TextureSettings};
 
@@ -45,7 +47,8 @@ fn rgb_ktx2(w: u32, h: u32, texels: &[u8], key_value: Option<(&str, &str)>) -> V
     let index_end = 80 + 24; // header + index + one level entry
     let dfd_offset = index_end;
     let kvd_offset = dfd_offset + dfd.len();
-    let data_offset = kvd_offset + kvd.len();
+    // Levels of an uncompressed format start at a multiple of lcm(texel size, 4) = 12.
+    let data_offset = (kvd_offset + kvd.len()).next_multiple_of(12);
     let mut out = ktx2::IDENTIFIER.to_vec();
     for v in [23u32, 1, w, h, 0, 0, 1, 1, 0] {
         out.extend_from_slice(&v.to_le_bytes());
@@ -65,6 +68,7 @@ fn rgb_ktx2(w: u32, h: u32, texels: &[u8], key_value: Option<(&str, &str)>) -> V
     assert_eq!(out.len(), index_end);
     out.extend_from_slice(&dfd);
     out.extend_from_slice(&kvd);
+    out.resize(data_offset, 0);
     out.extend_from_slice(texels);
     out
 }
@@ -157,4 +161,117 @@ fn an_undecodable_ktx2_is_an_error_naming_its_format() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("vkFormat 97"), "{err}");
+}
+
+/// A glTF quad whose base colour is the external image `image.ktx2`.
+fn quad_with_ktx2_gltf() -> String {
+    use base64::Engine;
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let uvs: [[f32; 2]; 3] = [[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]];
+    let mut data: Vec<u8> = Vec::new();
+    data.extend_from_slice(bytemuck::cast_slice(&positions));
+    data.extend_from_slice(bytemuck::cast_slice(&uvs));
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&data)
+    );
+    serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": data.len(), "uri": uri}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 24}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
+        ],
+        "images": [{"uri": "image.ktx2", "mimeType": "image/ktx2"}],
+        "textures": [{"source": 0}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1},
+                                    "material": 0}]}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    })
+    .to_string()
+}
+
+/// KTX 2.0: without a `KTXorientation` key a 2D texture is "rd". A file that has only
+/// `KTXwriter` (as Basis Universal's encoder writes) is copied into the Qt target's
+/// `maps/` and passes its validation; one that says "ru" is refused naming the key (Qt
+/// would show it upside down). The default target decodes and re-encodes it either way.
+#[test]
+fn a_ktx2_without_orientation_is_rd_for_every_target() {
+    let texels = texels();
+    let without = rgb_ktx2(4, 2, &texels, Some((ktx2::KEY_WRITER, "toktx v4.3")));
+    assert_eq!(ktx2::validate(&without), vec![]);
+    let upside_down = rgb_ktx2(4, 2, &texels, Some((ktx2::KEY_ORIENTATION, "ru")));
+    assert!(ktx2::validate(&upside_down)
+        .iter()
+        .any(|p| p.message.contains(ktx2::KEY_ORIENTATION)));
+
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("quad.gltf"), quad_with_ktx2_gltf()).unwrap();
+    std::fs::write(src.path().join("image.ktx2"), &without).unwrap();
+    // RGBA8 keeps level 0's texels exactly, so the re-encoded image can be compared.
+    let config_dir = tempfile::tempdir().unwrap();
+    let config = config_dir.path().join("build.toml");
+    std::fs::write(&config, "[texture]\nformat = \"rgba8\"\n").unwrap();
+    for target in ["qtmesh", "hmesh"] {
+        let out = tempfile::tempdir().unwrap();
+        let build = common::assetc(&[
+            "build",
+            src.path().to_str().unwrap(),
+            "-o",
+            out.path().to_str().unwrap(),
+            "--target",
+            target,
+            "--config",
+            config.to_str().unwrap(),
+        ]);
+        assert!(
+            build.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+        let files = common::tree(out.path());
+        let ktx2s: Vec<&(String, Vec<u8>)> =
+            files.iter().filter(|(p, _)| p.ends_with(".ktx2")).collect();
+        assert_eq!(ktx2s.len(), 1, "{target}: {files:?}");
+        let (path, bytes) = ktx2s[0];
+        if target == "qtmesh" {
+            assert!(path.ends_with("maps/image.ktx2"), "{path}");
+            assert_eq!(bytes, &without, "copied byte for byte");
+        } else {
+            let k = ktx2::read(bytes).unwrap();
+            assert_eq!(k.key_value_str(ktx2::KEY_ORIENTATION), Some("rd"));
+            assert_eq!(&k.levels[0].data[..], &rgba(&texels)[..]);
+        }
+        let check = common::assetc(&["check", out.path().to_str().unwrap()]);
+        assert!(
+            check.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+
+    std::fs::write(src.path().join("image.ktx2"), &upside_down).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let build = common::assetc(&[
+        "build",
+        src.path().to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--target",
+        "qtmesh",
+    ]);
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success());
+    assert!(
+        stderr.contains("image.ktx2") && stderr.contains(ktx2::KEY_ORIENTATION),
+        "{stderr}"
+    );
 }
