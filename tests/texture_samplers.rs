@@ -296,9 +296,12 @@ fn covered_rows(img: &image::RgbImage, panel: u32, (x0, x1): (u32, u32)) -> (u32
     )
 }
 
+/// A quad's colours on a grid, row by row.
+type Grid = Vec<[u8; 3]>;
+
 /// Quad `run` of panel `panel` sampled on a 24 x 24 grid of its bounding box, so quads of
 /// slightly different on-screen sizes compare texel for texel.
-fn quad_grid(img: &image::RgbImage, panel: u32, run: (u32, u32)) -> Vec<[u8; 3]> {
+fn quad_grid(img: &image::RgbImage, panel: u32, run: (u32, u32)) -> Grid {
     let (top, bottom) = covered_rows(img, panel, run);
     let n = 24;
     let mut out = Vec::new();
@@ -410,7 +413,8 @@ fn qt_wrap_modes_render_as_balsams_and_differ_from_one_another() {
     let (balsam_runs, our_runs) = (covered_runs(&img, 0), covered_runs(&img, 1));
     assert_eq!(balsam_runs.len(), 3, "Balsam's quads: {balsam_runs:?}");
     assert_eq!(our_runs.len(), 3, "our quads: {our_runs:?}");
-    let grids: Vec<(Vec<[u8; 3]>, Vec<[u8; 3]>)> = balsam_runs
+    // (Balsam's, ours) per quad.
+    let grids: Vec<(Grid, Grid)> = balsam_runs
         .iter()
         .zip(&our_runs)
         .map(|(&b, &o)| (quad_grid(&img, 0, b), quad_grid(&img, 1, o)))
