@@ -444,3 +444,39 @@ fn qt_wrap_modes_render_as_balsams_and_differ_from_one_another() {
         assert!(d > 0.25, "quads {a} and {b} look alike:\n{table}");
     }
 }
+
+#[test]
+fn bad_samplers_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let import = |doc: &serde_json::Value| {
+        let src = tmp.path().join("wrap.gltf");
+        std::fs::write(&src, doc.to_string()).unwrap();
+        import_gltf(&src, "wrap", &ImportOptions::new(tmp.path()))
+    };
+    let good: serde_json::Value = serde_json::from_str(&wrap_quads_gltf()).unwrap();
+    let scene = import(&good).unwrap();
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    // A texture naming a sampler that does not exist fails the source, naming the slot.
+    let mut missing = good.clone();
+    missing["textures"][1]["sampler"] = 7.into();
+    let err = import(&missing).unwrap_err().to_string();
+    assert!(
+        err.contains("materials[1].baseColorTexture") && err.contains("sampler 7"),
+        "{err}"
+    );
+    // A wrap mode glTF does not define is read as REPEAT with a warning naming the sampler.
+    let mut odd = good.clone();
+    odd["samplers"][1]["wrapS"] = 12345.into();
+    let scene = import(&odd).unwrap();
+    let t = scene.materials[1].base_color_texture.as_ref().unwrap();
+    assert_eq!(t.sampler.wrap_s, assetc::scene::Wrap::Repeat);
+    assert_eq!(t.sampler.wrap_t, assetc::scene::Wrap::ClampToEdge);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("samplers[1].wrapS")),
+        "{:?}",
+        scene.warnings
+    );
+}
