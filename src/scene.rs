@@ -249,8 +249,27 @@ impl Default for TextureTransform {
     }
 }
 
+/// How texture coordinates outside [0, 1] are wrapped (glTF sampler wrapS/wrapT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Wrap {
+    #[default]
+    Repeat,
+    ClampToEdge,
+    MirroredRepeat,
+}
+
+/// The glTF sampler of a texture ref, as far as the targets carry it. The default is
+/// glTF's for a texture without a sampler: repeat, linear magnification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Sampler {
+    pub wrap_s: Wrap,
+    pub wrap_t: Wrap,
+    /// magFilter NEAREST (else LINEAR or unset).
+    pub mag_nearest: bool,
+}
+
 /// A reference from a material slot to an image.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextureRef {
     /// Index into [`Scene::images`].
     pub image: usize,
@@ -261,6 +280,8 @@ pub struct TextureRef {
     /// The transform's values (Qt's `Texture` holds them); its `texCoord` override is
     /// already in `tex_coord`.
     pub transform: Option<TextureTransform>,
+    /// The texture's sampler (wrap modes, magnification filter).
+    pub sampler: Sampler,
 }
 
 /// A glTF material with the extensions assetc understands already folded in.

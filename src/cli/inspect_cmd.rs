@@ -537,6 +537,7 @@ fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
             "normal tex",
             "occlusion tex",
             "emissive tex",
+            "samplers",
         ],
     );
     for (i, m) in t.materials.iter().enumerate() {
@@ -567,9 +568,36 @@ fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
             tex(m.normal_tex),
             tex(m.occlusion_tex),
             tex(m.emissive_tex),
+            samplers(m.samplers),
         ]);
     }
     Ok(doc)
+}
+
+/// A row's `samplers` field: the slots that do not repeat with linear magnification, as
+/// `normal clamp/mirror nearest`; "-" when every slot has the default.
+fn samplers(bits: u32) -> String {
+    let wrap = |w: u32| match w {
+        hmat::WRAP_REPEAT => "repeat",
+        hmat::WRAP_CLAMP_TO_EDGE => "clamp",
+        hmat::WRAP_MIRRORED_REPEAT => "mirror",
+        _ => "invalid",
+    };
+    let slots = ["base", "metal-rough", "normal", "occlusion", "emissive"];
+    let parts: Vec<String> = (0u32..)
+        .zip(slots)
+        .map(|(i, name)| (name, hmat::sampler_of(bits, i)))
+        .filter(|(_, s)| *s != hmat::SlotSampler::default())
+        .map(|(name, s)| {
+            let nearest = if s.mag_nearest { " nearest" } else { "" };
+            format!("{name} {}/{}{nearest}", wrap(s.wrap_s), wrap(s.wrap_t))
+        })
+        .collect();
+    if parts.is_empty() {
+        "-".to_string()
+    } else {
+        parts.join("; ")
+    }
 }
 
 fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
@@ -786,6 +814,25 @@ mod tests {
             .map(|l| vec![0; img.level_bytes(l).unwrap() as usize])
             .collect();
         ktx2::write(&img).unwrap()
+    }
+
+    #[test]
+    fn hmat_doc_names_non_default_samplers() {
+        // Slot 0 clamp S (1), mirror T (2 << 2); slot 2 nearest only (1 << 4 << 10).
+        let row = hmat::GpuMaterial {
+            samplers: 0b01001 | 0b10000 << 10,
+            ..hmat::GpuMaterial::default()
+        };
+        let bytes = hmat::write(&hmat::HMat {
+            materials: vec![row, hmat::GpuMaterial::default()],
+        });
+        let doc = hmat_doc(&bytes).unwrap();
+        let rows = &doc.tables[0].rows;
+        assert_eq!(
+            rows[0].last().map(String::as_str),
+            Some("base clamp/mirror; normal repeat/repeat nearest")
+        );
+        assert_eq!(rows[1].last().map(String::as_str), Some("-"));
     }
 
     #[test]

@@ -21,6 +21,58 @@ pub const ALPHA_MODE_SHIFT: u32 = 1;
 pub const ALPHA_MODE_MASK: u32 = 0b11 << ALPHA_MODE_SHIFT;
 pub const FLAG_UNLIT: u32 = 1 << 3;
 
+/// Texture slots in row order; slot i's sampler is bits 5i..5i+4 of `samplers`.
+pub const SLOT_BASE_COLOR: u32 = 0;
+pub const SLOT_METALLIC_ROUGHNESS: u32 = 1;
+pub const SLOT_NORMAL: u32 = 2;
+pub const SLOT_OCCLUSION: u32 = 3;
+pub const SLOT_EMISSIVE: u32 = 4;
+/// Bits a slot's sampler takes in `samplers`.
+pub const SAMPLER_BITS: u32 = 5;
+/// Wrap modes (2 bits each for S and T); 3 is invalid.
+pub const WRAP_REPEAT: u32 = 0;
+pub const WRAP_CLAMP_TO_EDGE: u32 = 1;
+pub const WRAP_MIRRORED_REPEAT: u32 = 2;
+/// Bits 25-31 of `samplers` are reserved.
+const SAMPLERS_USED: u32 = (1 << (5 * SAMPLER_BITS)) - 1;
+
+/// One texture slot's sampler as `.hmat` stores it. The default (0) is repeat, linear:
+/// what a reader that ignores the field assumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SlotSampler {
+    /// [`WRAP_REPEAT`], [`WRAP_CLAMP_TO_EDGE`] or [`WRAP_MIRRORED_REPEAT`].
+    pub wrap_s: u32,
+    pub wrap_t: u32,
+    /// Nearest magnification (else linear).
+    pub mag_nearest: bool,
+}
+
+impl SlotSampler {
+    /// The slot's 5 bits: wrapS in bits 0-1, wrapT in bits 2-3, nearest in bit 4.
+    pub fn bits(self) -> u32 {
+        (self.wrap_s & 3) | (self.wrap_t & 3) << 2 | u32::from(self.mag_nearest) << 4
+    }
+
+    pub fn from_bits(bits: u32) -> Self {
+        Self {
+            wrap_s: bits & 3,
+            wrap_t: (bits >> 2) & 3,
+            mag_nearest: (bits >> 4) & 1 == 1,
+        }
+    }
+}
+
+/// `samplers` with `slot`'s 5 bits replaced by `sampler`'s.
+pub fn with_sampler(samplers: u32, slot: u32, sampler: SlotSampler) -> u32 {
+    let shift = SAMPLER_BITS * slot;
+    (samplers & !(0b11111 << shift)) | sampler.bits() << shift
+}
+
+/// The sampler of `slot` (0..5) in a row's `samplers`.
+pub fn sampler_of(samplers: u32, slot: u32) -> SlotSampler {
+    SlotSampler::from_bits(samplers >> (SAMPLER_BITS * slot))
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuMaterial {
@@ -33,7 +85,8 @@ pub struct GpuMaterial {
     pub occlusion_strength: f32,
     pub alpha_cutoff: f32,
     pub flags: u32,
-    pub pad: u32,
+    /// Each texture slot's sampler ([`sampler_of`], [`with_sampler`]); 0 = repeat, linear.
+    pub samplers: u32,
     pub base_color_tex: u64,
     pub metallic_roughness_tex: u64,
     pub normal_tex: u64,
@@ -55,7 +108,7 @@ impl Default for GpuMaterial {
             occlusion_strength: 1.0,
             alpha_cutoff: 0.5,
             flags: 0,
-            pad: 0,
+            samplers: 0,
             base_color_tex: 0,
             metallic_roughness_tex: 0,
             normal_tex: 0,
@@ -120,7 +173,7 @@ pub fn write(mat: &HMat) -> Vec<u8> {
             out.put_f32(v);
         }
         out.put_u32(m.flags);
-        out.put_u32(m.pad);
+        out.put_u32(m.samplers);
         for t in [
             m.base_color_tex,
             m.metallic_roughness_tex,
@@ -172,7 +225,7 @@ fn read_row(bytes: &[u8]) -> Option<GpuMaterial> {
         (f()?, f()?, f()?, f()?, f()?);
     let mut r = Reader::at(bytes, 48);
     let flags = r.u32("flags").ok()?;
-    let pad = r.u32("pad").ok()?;
+    let samplers = r.u32("samplers").ok()?;
     let mut t = || r.u64("texture").ok();
     Some(GpuMaterial {
         base_color_factor,
@@ -183,7 +236,7 @@ fn read_row(bytes: &[u8]) -> Option<GpuMaterial> {
         occlusion_strength,
         alpha_cutoff,
         flags,
-        pad,
+        samplers,
         base_color_tex: t()?,
         metallic_roughness_tex: t()?,
         normal_tex: t()?,
@@ -205,6 +258,15 @@ pub fn read(bytes: &[u8]) -> Result<HMat, HMatError> {
     debug_assert_eq!(materials.len(), header.count as usize);
     Ok(HMat { materials })
 }
+
+/// Texture slot names in slot order, for messages.
+const SLOT_NAMES: [&str; 5] = [
+    "baseColor",
+    "metallicRoughness",
+    "normal",
+    "occlusion",
+    "emissive",
+];
 
 /// Checks every rule of the `.hmat` v1 contract. An empty list means the file is valid.
 pub fn validate(bytes: &[u8]) -> Vec<Problem> {
@@ -267,8 +329,25 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
                 format!("flags {:#x} set reserved bits 4 and up", m.flags),
             );
         }
-        if m.pad != 0 {
-            bad(52, format!("pad is {:#x}, must be 0", m.pad));
+        if m.samplers & !SAMPLERS_USED != 0 {
+            bad(
+                52,
+                format!("samplers {:#x} set reserved bits 25 and up", m.samplers),
+            );
+        }
+        for (slot, name) in SLOT_NAMES.iter().enumerate() {
+            let s = sampler_of(m.samplers, slot as u32);
+            for (axis, wrap) in [("S", s.wrap_s), ("T", s.wrap_t)] {
+                if wrap > WRAP_MIRRORED_REPEAT {
+                    bad(
+                        52,
+                        format!(
+                            "{name} sampler wrap{axis} is {wrap} \
+                             (0 repeat, 1 clamp to edge, 2 mirrored repeat)"
+                        ),
+                    );
+                }
+            }
         }
     }
     problems
@@ -289,6 +368,8 @@ mod tests {
             flags: FLAG_DOUBLE_SIDED | (1 << ALPHA_MODE_SHIFT) | FLAG_UNLIT,
             base_color_tex: 0x1111,
             normal_tex: 0x2222,
+            // baseColor clamp S / mirrored T, normal mirrored S / repeat T with nearest.
+            samplers: 0b01001 | 0b10010 << 10,
             ..GpuMaterial::default()
         };
         HMat {
@@ -305,6 +386,43 @@ mod tests {
         assert_eq!(read(&bytes).unwrap(), sample());
         let empty = write(&HMat::default());
         assert_eq!(read(&empty).unwrap(), HMat::default());
+    }
+
+    #[test]
+    fn samplers_pack_five_bits_per_slot() {
+        let clamp_mirror = SlotSampler {
+            wrap_s: WRAP_CLAMP_TO_EDGE,
+            wrap_t: WRAP_MIRRORED_REPEAT,
+            mag_nearest: true,
+        };
+        // 1 | 2 << 2 | 1 << 4 = 0b11001, shifted to slot 2's bits 10-14.
+        let s = with_sampler(0, SLOT_NORMAL, clamp_mirror);
+        assert_eq!(s, 0b11001 << 10);
+        assert_eq!(sampler_of(s, SLOT_NORMAL), clamp_mirror);
+        for slot in [
+            SLOT_BASE_COLOR,
+            SLOT_METALLIC_ROUGHNESS,
+            SLOT_OCCLUSION,
+            SLOT_EMISSIVE,
+        ] {
+            assert_eq!(sampler_of(s, slot), SlotSampler::default(), "slot {slot}");
+        }
+        // Replacing a slot clears its old bits and leaves the others alone.
+        let all = (0..5).fold(0, |acc, slot| with_sampler(acc, slot, clamp_mirror));
+        // 0x10_8421 has a 1 at bits 0, 5, 10, 15 and 20: the same 5 bits in every slot.
+        assert_eq!(all, 0b11001 * 0x10_8421);
+        let back = with_sampler(all, SLOT_OCCLUSION, SlotSampler::default());
+        assert_eq!(sampler_of(back, SLOT_OCCLUSION), SlotSampler::default());
+        assert_eq!(sampler_of(back, SLOT_EMISSIVE), clamp_mirror);
+        let bytes = write(&HMat {
+            materials: vec![GpuMaterial {
+                samplers: all,
+                ..GpuMaterial::default()
+            }],
+        });
+        assert_eq!(&bytes[16 + 52..16 + 56], &all.to_le_bytes());
+        assert_eq!(validate(&bytes), vec![]);
+        assert_eq!(read(&bytes).unwrap().materials[0].samplers, all);
     }
 
     #[test]
@@ -353,7 +471,18 @@ mod tests {
                 "alpha mode 3",
             ),
             (row1(48, &16u32.to_le_bytes()), "reserved bits"),
-            (row1(52, &1u32.to_le_bytes()), "pad is 0x1"),
+            (
+                row1(52, &(1u32 << 25).to_le_bytes()),
+                "samplers 0x2000000 set reserved bits",
+            ),
+            (
+                row1(52, &(3u32 << 12).to_le_bytes()),
+                "normal sampler wrapT is 3",
+            ),
+            (
+                row1(52, &(3u32 << 20).to_le_bytes()),
+                "emissive sampler wrapS is 3",
+            ),
         ];
         for (file, expect) in cases {
             let problems = validate(&file);

@@ -1,15 +1,18 @@
 //! The material stage: the `.hmat` rows of one source, in material-slot order, and the
 //! textures those rows refer to.
 
-use crate::formats::hmat::{GpuMaterial, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED, FLAG_UNLIT};
+use crate::formats::hmat::{
+    self, GpuMaterial, SlotSampler, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED, FLAG_UNLIT,
+};
 use crate::pipeline::textures::{
     load_image_bytes, texture_id, TextureError, TextureMode, TextureSettings,
 };
-use crate::scene::{AlphaMode, Material, Scene, TextureRef};
+use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, Wrap};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-/// A material's texture slot: its ref, glTF name, mode, coverage cutoff and row field.
+/// A material's texture slot: its ref, glTF name, mode, coverage cutoff and row field, in
+/// `.hmat` slot order (so the position is the slot's sampler index).
 type SlotRef<'a> = (
     &'a Option<TextureRef>,
     &'static str,
@@ -121,8 +124,10 @@ pub fn build_material_table(
                 &mut row.emissive_tex,
             ),
         ];
-        for (tex, slot_name, mode, alpha_cutoff, field) in refs {
+        let mut samplers = 0;
+        for (slot, (tex, slot_name, mode, alpha_cutoff, field)) in (0u32..).zip(refs) {
             let Some(tex) = tex else { continue };
+            samplers = hmat::with_sampler(samplers, slot, slot_sampler(tex.sampler));
             if tex.has_transform {
                 dropped
                     .entry("KHR_texture_transform".into())
@@ -158,6 +163,7 @@ pub fn build_material_table(
                 });
             }
         }
+        row.samplers = samplers;
         table.rows.push(row);
     }
 
@@ -172,6 +178,20 @@ pub fn build_material_table(
         ));
     }
     Ok(table)
+}
+
+/// A texture ref's sampler in `.hmat`'s terms.
+fn slot_sampler(s: Sampler) -> SlotSampler {
+    let wrap = |w: Wrap| match w {
+        Wrap::Repeat => hmat::WRAP_REPEAT,
+        Wrap::ClampToEdge => hmat::WRAP_CLAMP_TO_EDGE,
+        Wrap::MirroredRepeat => hmat::WRAP_MIRRORED_REPEAT,
+    };
+    SlotSampler {
+        wrap_s: wrap(s.wrap_s),
+        wrap_t: wrap(s.wrap_t),
+        mag_nearest: s.mag_nearest,
+    }
 }
 
 fn label(scene: &Scene, image: usize) -> String {
@@ -344,9 +364,7 @@ mod tests {
     fn tex(image: usize) -> Option<TextureRef> {
         Some(TextureRef {
             image,
-            tex_coord: 0,
-            has_transform: false,
-            transform: None,
+            ..TextureRef::default()
         })
     }
 
@@ -364,6 +382,11 @@ mod tests {
                 tex_coord: 1,
                 has_transform: true,
                 transform: None,
+                sampler: Sampler {
+                    wrap_s: Wrap::MirroredRepeat,
+                    wrap_t: Wrap::ClampToEdge,
+                    mag_nearest: true,
+                },
             }),
             occlusion_texture: tex(1),
             metallic_roughness_texture: tex(1),
@@ -407,6 +430,10 @@ mod tests {
             texture_id(b"png-a", TextureMode::Color, Some(0.3), &settings)
         );
         assert_eq!(wood.metallic_roughness_tex, wood.occlusion_tex);
+        // Only the normal slot (2, bits 10-14) has a sampler other than repeat/linear:
+        // wrapS mirrored (2), wrapT clamp (1 << 2), nearest (1 << 4) = 0b10110.
+        assert_eq!(wood.samplers, 0b10110 << 10);
+        assert_eq!(glow.samplers, 0);
         assert_eq!(
             wood.normal_tex,
             texture_id(b"png-b", TextureMode::Normal, None, &settings)

@@ -21,6 +21,7 @@ pub mod prepare;
 pub mod regions;
 pub mod settings;
 pub mod tangents;
+pub mod texture_transform;
 pub mod textures;
 pub mod times;
 pub mod valence;

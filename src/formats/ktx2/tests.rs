@@ -214,6 +214,17 @@ fn validator_reports_layout_problems() {
     let problems = validate(&b);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].message.contains(KEY_ORIENTATION));
+    // Without the key (renamed "KTXorientatiox", still sorted before KTXwriter) the
+    // orientation is KTX 2.0's default, "rd": valid.
+    let mut b = bytes.clone();
+    let pos = b[kvd_at..]
+        .windows(KEY_ORIENTATION.len())
+        .position(|w| w == KEY_ORIENTATION.as_bytes())
+        .unwrap()
+        + kvd_at;
+    b[pos + KEY_ORIENTATION.len() - 1] = b'x';
+    assert_eq!(read(&b).unwrap().key_value_str(KEY_ORIENTATION), None);
+    assert_eq!(validate(&b), vec![]);
 
     // A DFD whose transfer function disagrees with vkFormat.
     let mut b = bytes;

@@ -75,9 +75,12 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
             "keys are not sorted and unique",
         ));
     }
+    // KTX 2.0 ("KTXorientation"): without the key a 2D texture's orientation is "rd". assetc always
+    // writes it; a foreign file (a source the Qt target copies into maps/) may leave it out.
     match ktx.key_value_str(KEY_ORIENTATION) {
+        None => {}
         Some(o) if o.starts_with("rd") => {}
-        other => problems.push(Problem::new(format!(
+        Some(other) => problems.push(Problem::new(format!(
             "{KEY_ORIENTATION} is {other:?}, not \"rd\""
         ))),
     }

@@ -7,7 +7,7 @@
 use super::super::gltf::{bad, paths, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
-use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef};
+use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -216,10 +216,20 @@ fn texture_ref(
     }
     // FBX names a texture's UV set per texture, by the set's name; runtime materials
     // sample set 0, which is what every exporter we read uses for material maps.
+    // FBX knows repeat and clamp per axis (no mirror, no filter).
+    let wrap = |mode: ufbx::WrapMode| match mode {
+        ufbx::WrapMode::Clamp => Wrap::ClampToEdge,
+        _ => Wrap::Repeat,
+    };
     Ok(Some(TextureRef {
         image,
         tex_coord: 0,
         has_transform: texture.has_uv_transform,
         transform: None,
+        sampler: Sampler {
+            wrap_s: wrap(texture.wrap_u),
+            wrap_t: wrap(texture.wrap_v),
+            mag_nearest: false,
+        },
     }))
 }

@@ -3,7 +3,9 @@
 
 use super::buffers::BufferData;
 use super::{bad, dangling, paths, Ctx, Res};
-use crate::scene::{AlphaMode, Image, ImageSource, Material, TextureRef, TextureTransform};
+use crate::scene::{
+    AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, TextureTransform, Wrap,
+};
 use gltf::json;
 use gltf::json::validation::Checked;
 use std::sync::Arc;
@@ -243,10 +245,68 @@ fn texture_ref(
             format!("image {image} does not exist"),
         );
     }
+    let sampler = sampler(ctx, path, texture.sampler, warnings)?;
     Ok(Some(TextureRef {
         image,
         tex_coord,
         has_transform,
         transform,
+        sampler,
     }))
+}
+
+/// The texture's sampler; none means repeat with linear filtering (glTF's default). A
+/// wrap or filter value glTF does not define keeps that default, with a warning.
+fn sampler(
+    ctx: &Ctx,
+    path: &str,
+    index: Option<json::Index<json::texture::Sampler>>,
+    warnings: &mut Vec<String>,
+) -> Res<Sampler> {
+    let Some(index) = index else {
+        return Ok(Sampler::default());
+    };
+    let i = index.value();
+    let Some(s) = ctx.root.samplers.get(i) else {
+        return dangling(path, format!("sampler {i} does not exist"));
+    };
+    let wrap = |warnings: &mut Vec<String>,
+                value: &Checked<json::texture::WrappingMode>,
+                field: &str| match value {
+        Checked::Valid(json::texture::WrappingMode::Repeat) => Wrap::Repeat,
+        Checked::Valid(json::texture::WrappingMode::ClampToEdge) => Wrap::ClampToEdge,
+        Checked::Valid(json::texture::WrappingMode::MirroredRepeat) => Wrap::MirroredRepeat,
+        Checked::Invalid => {
+            note(
+                warnings,
+                format!("samplers[{i}].{field} is not a glTF wrap mode; REPEAT used"),
+            );
+            Wrap::Repeat
+        }
+    };
+    let wrap_s = wrap(warnings, &s.wrap_s, "wrapS");
+    let wrap_t = wrap(warnings, &s.wrap_t, "wrapT");
+    let mag_nearest = match &s.mag_filter {
+        Some(Checked::Valid(json::texture::MagFilter::Nearest)) => true,
+        Some(Checked::Valid(json::texture::MagFilter::Linear)) | None => false,
+        Some(Checked::Invalid) => {
+            note(
+                warnings,
+                format!("samplers[{i}].magFilter is not a glTF filter; LINEAR used"),
+            );
+            false
+        }
+    };
+    Ok(Sampler {
+        wrap_s,
+        wrap_t,
+        mag_nearest,
+    })
+}
+
+/// Adds a warning once (a sampler is shared by every texture that names it).
+fn note(warnings: &mut Vec<String>, message: String) {
+    if !warnings.contains(&message) {
+        warnings.push(message);
+    }
 }

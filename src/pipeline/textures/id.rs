@@ -11,7 +11,8 @@ use crate::formats::ktx2;
 /// Bumped whenever the same settings start producing different bytes (a new quality
 /// mapping, zstd level or codec version), so that content-addressed outputs of an older
 /// assetc are not taken for current ones. 2: quality mapping and zstd levels of issue 3.
-pub const ENCODER_REVISION: u32 = 2;
+/// 3: normal-map mips and downscales keep negative components (they were clamped to 0).
+pub const ENCODER_REVISION: u32 = 3;
 
 pub fn texture_id(
     image_bytes: &[u8],

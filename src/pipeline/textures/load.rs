@@ -223,15 +223,16 @@ pub struct Ktx2Wanted {
     pub max_size: u32,
 }
 
-/// The orientation assetc writes (KTX 2.0 §5.2.2: rows top to bottom, texels left to
+/// The orientation assetc writes (KTX 2.0, "KTXorientation": rows top to bottom, texels left to
 /// right); a file without the key means the same.
 const ORIENTATION: &str = "rd";
 
 /// Reads a foreign KTX2 image with the `ktx2` crate: passes it through when it already is
 /// what the settings would write, else decodes level 0 to RGBA8 (rows top to bottom).
 /// Decoded: 8-bit R, RG, RGB, BGR, RGBA and BGRA vkFormats (UNORM or SRGB), BC1/BC3/BC7,
-/// and UASTC through the Basis transcoder; none, zstd or zlib supercompression. BasisLZ
-/// (ETC1S) and other formats are refused with a message naming them.
+/// and UASTC through the Basis transcoder; none, zstd or zlib supercompression; BasisLZ
+/// (ETC1S) through the Basis transcoder (`basislz`). Other formats are refused with a
+/// message naming them.
 pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx2, String> {
     read_ktx2(bytes, Some(wanted))
 }
@@ -282,9 +283,9 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
             && header.level_count.max(1) == levels
             && orientation == ORIENTATION
     });
-    if passes {
-        // Checked with our own reader too, as every file we ship is.
-        ours::read(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
+    // Shipped as it is only when our validator accepts it, as every file we ship must be
+    // (a file without KTXwriter, say, is re-encoded instead of failing the texture).
+    if passes && ours::validate(bytes).is_empty() {
         return Ok(ForeignKtx2::PassThrough);
     }
 
@@ -308,9 +309,25 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
                 .map_err(|e| format!("KTX2 source level 0 does not inflate: {e}"))?;
             out
         }
+        Some(ktx2::SupercompressionScheme::BasisLZ) => {
+            let pixels = super::basislz::decode_etc1s_level0(
+                reader.supercompression_global_data(),
+                header.level_count.max(1) as usize,
+                level.data,
+                w,
+                h,
+            )
+            .map_err(|e| format!("KTX2 source (ETC1S): {e}"))?;
+            let pixels = orient(pixels, w, &orientation)?;
+            return Ok(ForeignKtx2::Decoded(DecodedImage {
+                width: w,
+                height: h,
+                pixels,
+            }));
+        }
         Some(other) => {
             return Err(format!(
-                "KTX2 source uses {other:?} supercompression (ETC1S), which assetc cannot decode; convert it to UASTC or PNG"
+                "KTX2 source uses {other:?} supercompression, which assetc cannot decode; convert it to UASTC or PNG"
             ))
         }
     };

@@ -121,6 +121,28 @@ pub(super) fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
     }
 }
 
+/// Triangle-filtered resize. `image`'s resize clamps float results to [0, 1], which cut
+/// the negative half off normals in [-1, 1] (a map pointing toward -X/-Y came out as +Z on
+/// every mip level). Normals are therefore filtered as `n * 0.5 + 0.5`: the filter's
+/// weights are non-negative and sum to 1, so the biased result stays inside [0, 1] and
+/// unbiasing it gives exactly the unclamped average.
+fn resize(img: &FloatImage, width: u32, height: u32, mode: TextureMode) -> FloatImage {
+    if mode != TextureMode::Normal {
+        return imageops::resize(img, width, height, FilterType::Triangle);
+    }
+    let mut biased = img.clone();
+    for p in biased.pixels_mut() {
+        let [x, y, z, a] = p.0;
+        p.0 = [x * 0.5 + 0.5, y * 0.5 + 0.5, z * 0.5 + 0.5, a];
+    }
+    let mut out = imageops::resize(&biased, width, height, FilterType::Triangle);
+    for p in out.pixels_mut() {
+        let [x, y, z, a] = p.0;
+        p.0 = [x * 2.0 - 1.0, y * 2.0 - 1.0, z * 2.0 - 1.0, a];
+    }
+    out
+}
+
 /// Size after fitting the longest side into `max_size`, keeping the aspect ratio.
 pub fn fitted_size(width: u32, height: u32, max_size: u32) -> (u32, u32) {
     let max_size = max_size.max(1);
@@ -193,7 +215,7 @@ pub fn build_levels(
     let (w, h) = fitted_size(level0.width, level0.height, settings.max_size);
     let mut current = None;
     if (w, h) != (level0.width, level0.height) {
-        let f = imageops::resize(&to_float(&level0, mode), w, h, FilterType::Triangle);
+        let f = resize(&to_float(&level0, mode), w, h, mode);
         level0 = from_float(&f, mode);
         current = Some(f);
     }
@@ -219,7 +241,7 @@ pub fn build_levels(
         let (nw, nh) = ((current.width() / 2).max(1), (current.height() / 2).max(1));
         // A triangle filter at exactly half size is a 2x2 box for even sizes and weighs
         // the odd row/column in for odd sizes.
-        let mut next = imageops::resize(&current, nw, nh, FilterType::Triangle);
+        let mut next = resize(&current, nw, nh, mode);
         if mode == TextureMode::Normal {
             for p in next.pixels_mut() {
                 let [x, y, z, a] = p.0;

@@ -5,6 +5,7 @@
 //! the build driver runs textures in parallel on its one pool, so the codecs must not
 //! start threads of their own.
 
+mod basislz;
 mod encode_bc;
 mod encode_rgba8;
 mod encode_uastc;

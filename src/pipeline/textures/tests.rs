@@ -105,6 +105,72 @@ fn normal_mips_are_renormalised() {
     assert_eq!(p[2], 255);
 }
 
+/// Decodes an RGBA8 normal texel to a vector in [-1, 1].
+fn normal_of(texel: &[u8]) -> [f32; 3] {
+    [0, 1, 2].map(|i| f32::from(texel[i]) / 127.5 - 1.0)
+}
+
+#[test]
+fn normal_mips_keep_negative_directions() {
+    // Every texel is (-0.6, -0.6, 0.53): pointing toward -X and -Y. Filtering in [-1, 1]
+    // floats through a resize that clamps to [0, 1] turned every mip level into (0, 0, 1)
+    // (bytes 128, 128, 255). A uniform map must keep its one normal on every level, both
+    // through the mip chain and through the max_size downscale.
+    let src = png(8, 8, |_, _| [51, 51, 195, 255]);
+    let want = normal_of(&[51, 51, 195]);
+    for max_size in [8, 4] {
+        let k = ktx2::read(
+            &encode_texture(
+                &src,
+                None,
+                TextureMode::Normal,
+                None,
+                &TextureSettings {
+                    max_size,
+                    ..settings(TextureFormat::Rgba8)
+                },
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(k.levels.len(), if max_size == 8 { 4 } else { 3 });
+        for (i, level) in k.levels.iter().enumerate() {
+            for texel in level.data.chunks_exact(4) {
+                let got = normal_of(texel);
+                for c in 0..3 {
+                    assert!(
+                        (got[c] - want[c]).abs() < 0.02,
+                        "max_size {max_size} level {i}: {got:?}, want {want:?}"
+                    );
+                }
+            }
+        }
+    }
+    // A -X half and a +Y half: level 1 of a 2x1 map sums them, so the result points
+    // toward -X and +Y equally (bytes below and above 128), not toward +Y only.
+    let src = png(2, 1, |x, _| {
+        if x == 0 {
+            [37, 128, 218, 255]
+        } else {
+            [128, 218, 218, 255]
+        }
+    });
+    let k = ktx2::read(
+        &encode_texture(
+            &src,
+            None,
+            TextureMode::Normal,
+            None,
+            &settings(TextureFormat::Rgba8),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let v = normal_of(&k.levels[1].data);
+    assert!(v[0] < -0.3 && v[1] > 0.3, "{v:?}");
+    assert!((v[0] + v[1]).abs() < 0.02, "{v:?}");
+}
+
 #[test]
 fn alpha_coverage_is_preserved() {
     // Scattered opaque texels (about one in three): box-filtered mips average them to

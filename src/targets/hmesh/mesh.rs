@@ -309,8 +309,7 @@ mod tests {
             normal_texture: Some(TextureRef {
                 image: 0,
                 tex_coord: 1,
-                has_transform: false,
-                transform: None,
+                ..TextureRef::default()
             }),
             ..Default::default()
         };

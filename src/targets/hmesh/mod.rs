@@ -12,6 +12,8 @@ use crate::formats::{hanim, hmat, hmesh};
 use crate::pipeline::animation::{build_hanim, warn_without_skeleton};
 use crate::pipeline::materials::build_material_table;
 use crate::pipeline::skinning::build_skeleton;
+use crate::pipeline::texture_transform::bake_texture_transforms;
+use crate::scene::Scene;
 
 pub struct HMeshTarget;
 
@@ -33,9 +35,12 @@ fn stalled_lods_warning(lods: Option<&hmesh::Lods>) -> Option<String> {
 
 impl TargetWriter for HMeshTarget {
     fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
-        let scene = input.scene;
         let settings = input.settings;
         let mut out = TargetOutput::default();
+        // `.hmat` holds no texture transform: shared ones are baked into the UVs.
+        let (scene, transform_warnings) = bake_texture_transforms(input.scene);
+        let scene: &Scene = &scene;
+        out.warnings.extend(transform_warnings);
         let skeleton = build_skeleton(scene)?.map(|(skeleton, skin_warnings)| {
             out.warnings.extend(skin_warnings);
             skeleton

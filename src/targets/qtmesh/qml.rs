@@ -3,7 +3,7 @@
 
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
-use crate::scene::{AlphaMode, Material, Scene, TextureRef, TextureTransform};
+use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, TextureTransform, Wrap};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -75,7 +75,29 @@ fn srgb_hex(c: [f32; 4]) -> String {
     )
 }
 
-type TextureKey = (usize, u32, Option<[u32; 5]>);
+type TextureKey = (usize, u32, Sampler, Option<[u32; 5]>);
+
+/// A glTF sampler in Qt's terms, as Balsam 6.12 writes it: a tiling mode only when it is
+/// not Repeat (Qt's default), then `magFilter: Texture.Nearest` only for NEAREST (Qt's
+/// default is Linear).
+fn sampler(s: Sampler) -> String {
+    let mut out = String::new();
+    for (property, wrap) in [
+        ("tilingModeHorizontal", s.wrap_s),
+        ("tilingModeVertical", s.wrap_t),
+    ] {
+        let mode = match wrap {
+            Wrap::Repeat => continue,
+            Wrap::ClampToEdge => "ClampToEdge",
+            Wrap::MirroredRepeat => "MirroredRepeat",
+        };
+        let _ = writeln!(out, "        {property}: Texture.{mode}");
+    }
+    if s.mag_nearest {
+        out.push_str("        magFilter: Texture.Nearest\n");
+    }
+    out
+}
 
 /// `KHR_texture_transform` in Qt's terms, as Balsam writes it. glTF maps `uv` to
 /// `offset + R(rotation) * scale * uv`; in Qt's UVs (`q = (u, 1 - v)`) that is
@@ -229,6 +251,7 @@ impl Writer<'_> {
         let key = (
             t.image,
             t.tex_coord,
+            t.sampler,
             transform.map(|tr| {
                 [
                     tr.offset[0].to_bits(),
@@ -255,6 +278,7 @@ impl Writer<'_> {
                 t.image, t.tex_coord
             ));
         }
+        s.push_str(&sampler(t.sampler));
         if let Some(tr) = transform {
             s.push_str(&texture_transform(&tr));
         }

@@ -89,9 +89,7 @@ fn scene() -> Scene {
                 name: Some("Textured".into()),
                 base_color_texture: Some(TextureRef {
                     image: 0,
-                    tex_coord: 0,
-                    has_transform: false,
-                    transform: None,
+                    ..TextureRef::default()
                 }),
                 ..Default::default()
             },
@@ -512,4 +510,41 @@ fn qml_writes_transforms_lights_cameras_weights_and_timelines() {
     let unique: std::collections::HashSet<_> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "QML ids must be unique: {ids:?}");
     assert_eq!(qml.matches('{').count(), qml.matches('}').count());
+}
+
+#[test]
+fn qml_textures_carry_their_samplers_as_balsam_writes_them() {
+    use crate::scene::{Sampler, Wrap};
+    let mut s = scene();
+    let textured = &mut s.materials[1];
+    if let Some(t) = textured.base_color_texture.as_mut() {
+        t.sampler = Sampler {
+            wrap_s: Wrap::ClampToEdge,
+            wrap_t: Wrap::MirroredRepeat,
+            mag_nearest: true,
+        };
+    }
+    // The same image with glTF's default sampler must be a Texture of its own.
+    textured.emissive_texture = Some(TextureRef {
+        image: 0,
+        ..TextureRef::default()
+    });
+    let qml = quad_qml(&s);
+    let textures: Vec<&str> = qml.split("    Texture {\n").skip(1).collect();
+    assert_eq!(textures.len(), 2, "{qml}");
+    // Balsam 6.12's order and spelling (run on a glTF with these samplers).
+    assert!(
+        textures[0].contains(
+            "        tilingModeHorizontal: Texture.ClampToEdge\n        \
+             tilingModeVertical: Texture.MirroredRepeat\n        \
+             magFilter: Texture.Nearest\n        generateMipmaps: true\n"
+        ),
+        "{qml}"
+    );
+    // Repeat and linear are Qt's defaults, and Balsam leaves them out.
+    let plain = textures[1].split("\n    }").next().unwrap_or_default();
+    assert!(
+        !plain.contains("tilingMode") && !plain.contains("magFilter"),
+        "{qml}"
+    );
 }
