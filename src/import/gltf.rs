@@ -12,7 +12,7 @@ mod material;
 mod mesh;
 mod meshopt;
 mod nodes;
-mod paths;
+pub(crate) mod paths;
 mod placed;
 mod skin;
 
@@ -98,6 +98,14 @@ pub enum ImportError {
     Limit {
         file: String,
         gltf_path: String,
+        reason: String,
+    },
+    /// An OBJ or MTL file: `at` is `line 12` when the line is known, else the object,
+    /// group or material (`object "Chair"`, `material "Wood"`).
+    #[error("{file}: {at}: {reason}")]
+    Obj {
+        file: String,
+        at: String,
         reason: String,
     },
 }

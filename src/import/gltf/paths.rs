@@ -44,12 +44,22 @@ pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
     let decoded = percent_encoding::percent_decode_str(uri)
         .decode_utf8()
         .map_err(|_| "URI is not UTF-8 after percent-decoding".to_string())?;
-    let relative = Path::new(decoded.as_ref());
+    resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(decoded.as_ref()))
+}
+
+/// Resolves a relative file name (already decoded) against `base_dir` and checks that it
+/// stays inside `input_root`, lexically and by its real path, as [`resolve_relative`]
+/// describes. Shared with the OBJ importer (`mtllib` files and MTL texture maps).
+pub fn resolve_below(
+    base_dir: &Path,
+    input_root: &Path,
+    relative: &Path,
+) -> Result<PathBuf, String> {
     if relative.is_absolute() || relative.has_root() {
-        return Err("absolute URIs are not allowed".into());
+        return Err("absolute paths are not allowed".into());
     }
-    let joined = normalize(&absolute(&ctx.base_dir).join(relative));
-    let root = normalize(&absolute(&ctx.input_root));
+    let joined = normalize(&absolute(base_dir).join(relative));
+    let root = normalize(&absolute(input_root));
     if !joined.starts_with(&root) {
         return Err(format!(
             "resolves to {} outside the input root {}",
