@@ -17,6 +17,7 @@
 
 mod common;
 
+use assetc::formats::qtmesh::{self, component, QtMesh};
 use assetc::import::{import_gltf, import_obj, ImportOptions};
 use assetc::scene::Scene;
 use common::*;
@@ -89,8 +90,11 @@ fn triangles(scene: &Scene) -> Vec<Triangle> {
 /// Compares the OBJ's triangles with the glTF's: same count, and each OBJ triangle has a
 /// glTF triangle with the same corners (in the same cyclic order) and base colour.
 fn compare(name: &str, gltf: &Scene, obj: &Scene) -> usize {
-    let expected = triangles(gltf);
-    let got = triangles(obj);
+    compare_triangles(name, triangles(gltf), triangles(obj))
+}
+
+/// [`compare`] on triangle lists: `got` against `expected`.
+fn compare_triangles(name: &str, expected: Vec<Triangle>, got: Vec<Triangle>) -> usize {
     assert_eq!(got.len(), expected.len(), "{name}: triangle count");
     let extent = expected
         .iter()
@@ -269,4 +273,116 @@ fn assimp_exported_obj_matches_its_gltf_and_builds() {
         String::from_utf8_lossy(&check.stdout),
         String::from_utf8_lossy(&check.stderr)
     );
+}
+
+/// The triangles of a Balsam `.mesh` (positions, `attr_norm`, `attr_uv0`), base colour 1.
+/// Balsam writes UVs in Qt's bottom-left origin, OBJ's own: V is flipped to glTF's here.
+fn balsam_triangles(m: &QtMesh) -> Vec<Triangle> {
+    let vb = &m.vertex_buffer;
+    let attribute = |name: &str, n: usize| -> Option<Vec<Vec<f32>>> {
+        let e = vb.entries.iter().find(|e| e.name == name)?;
+        assert_eq!(e.component_type, component::F32, "{name}");
+        Some(
+            vb.data
+                .chunks_exact(vb.stride as usize)
+                .map(|v| {
+                    (0..n)
+                        .map(|k| {
+                            let o = e.offset as usize + 4 * k;
+                            f32::from_le_bytes([v[o], v[o + 1], v[o + 2], v[o + 3]])
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    };
+    let positions = attribute("attr_pos", 3).expect("attr_pos");
+    let normals = attribute("attr_norm", 3);
+    let uvs = attribute("attr_uv0", 2);
+    let ib = &m.index_buffer;
+    let indices: Vec<usize> = match ib.component_type {
+        component::U16 => ib
+            .data
+            .chunks_exact(2)
+            .map(|c| usize::from(u16::from_le_bytes([c[0], c[1]])))
+            .collect(),
+        _ => ib
+            .data
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
+            .collect(),
+    };
+    indices
+        .chunks_exact(3)
+        .map(|t| Triangle {
+            corners: [t[0], t[1], t[2]].map(|i| Corner {
+                position: Vec3::from_slice(&positions[i]),
+                normal: normals
+                    .as_ref()
+                    .map(|n| Vec3::from_slice(&n[i]).normalize()),
+                uv: uvs.as_ref().map(|uv| [uv[i][0], 1.0 - uv[i][1]]),
+            }),
+            base_color: [1.0; 4],
+        })
+        .collect()
+}
+
+/// A second, independent OBJ reader: Qt 6.4's Balsam (Assimp's OBJ importer) reads the
+/// same exported OBJ files; its meshes (one per group, no transforms) must hold the
+/// triangles our importer reads, corner for corner (positions, normals, UVs).
+#[test]
+fn balsam_reads_the_same_obj_triangles_as_we_do() {
+    let test = "balsam_reads_the_same_obj_triangles_as_we_do";
+    let Some(corpus) = corpus(test) else {
+        return;
+    };
+    let (Some(assimp), Some(balsam)) = (
+        tool("ASSETC_ASSIMP", "assimp", &["/usr/bin"]),
+        qt6_tool("balsam"),
+    ) else {
+        missing(test, "assimp (assimp-utils) or balsam (Qt 6.4)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut total = 0;
+    for source in SOURCES {
+        let path = corpus.join("gltf").join(source);
+        let stem = path.file_stem().unwrap().to_str().unwrap();
+        let obj = dir.path().join(format!("{stem}.obj"));
+        let export = std::process::Command::new(&assimp)
+            .arg("export")
+            .arg(&path)
+            .arg(&obj)
+            .output()
+            .unwrap();
+        assert!(export.status.success(), "assimp export {source}");
+        let out = dir.path().join(format!("{stem}.qt"));
+        let _ = std::process::Command::new(&balsam)
+            .env("QT_QPA_PLATFORM", "offscreen")
+            .arg("-o")
+            .arg(&out)
+            .arg(&obj)
+            .output()
+            .unwrap();
+        let mut theirs = Vec::new();
+        let mut meshes: Vec<_> = std::fs::read_dir(out.join("meshes"))
+            .unwrap_or_else(|e| panic!("{source}: Balsam wrote no meshes: {e}"))
+            .map(|e| e.unwrap().path())
+            .collect();
+        meshes.sort();
+        for mesh in meshes {
+            let file = qtmesh::read(&std::fs::read(&mesh).unwrap()).unwrap();
+            for (_, m) in &file.meshes {
+                theirs.extend(balsam_triangles(m));
+            }
+        }
+        let ours = import_obj(&obj, stem, &ImportOptions::new(dir.path()))
+            .unwrap_or_else(|e| panic!("{source} as OBJ: {e}"));
+        let mut ours = triangles(&ours);
+        for t in &mut ours {
+            t.base_color = [1.0; 4];
+        }
+        total += compare_triangles(&format!("{source} (Balsam)"), theirs, ours);
+    }
+    assert!(total > 1000, "only {total} triangles compared");
 }
