@@ -386,3 +386,65 @@ fn balsam_reads_the_same_obj_triangles_as_we_do() {
     }
     assert!(total > 1000, "only {total} triangles compared");
 }
+
+/// A broken OBJ fails alone, naming its file and line; the good one beside it builds, and
+/// an edit of its MTL (an input, not a source) rebuilds it.
+#[test]
+fn a_bad_obj_fails_alone_and_an_mtl_edit_rebuilds_its_obj() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&input).unwrap();
+    let quad = "mtllib good.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nusemtl Red\nf 1 2 3 4\n";
+    std::fs::write(input.join("good.obj"), quad).unwrap();
+    std::fs::write(input.join("good.mtl"), "newmtl Red\nKd 1 0 0\n").unwrap();
+    std::fs::write(input.join("bad.obj"), "v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap();
+    let build = || {
+        assetc(&[
+            "build",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let first = build();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.obj: line 3: f: corner \"7\": position index 7 is out of range"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.join("good.hmesh").is_file() && out.join("good.hmat").is_file());
+    assert!(!out.join("bad.hmesh").exists() && !out.join("bad.hmat").exists());
+    let table =
+        assetc::formats::hmat::read(&std::fs::read(out.join("good.hmat")).unwrap()).unwrap();
+    assert_eq!(table.materials[0].base_color_factor, [1.0, 0.0, 0.0, 1.0]);
+
+    // Unchanged: fresh. The MTL edited: the OBJ is built again with the new colour.
+    std::fs::remove_file(input.join("bad.obj")).unwrap();
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let second = build();
+    assert!(second.status.success(), "{}", text(&second));
+    assert!(
+        text(&second).contains("0 built, 1 fresh"),
+        "{}",
+        text(&second)
+    );
+    std::fs::write(input.join("good.mtl"), "newmtl Red\nKd 0 0 1\n").unwrap();
+    let third = build();
+    assert!(
+        text(&third).contains("1 built, 0 fresh"),
+        "{}",
+        text(&third)
+    );
+    let table =
+        assetc::formats::hmat::read(&std::fs::read(out.join("good.hmat")).unwrap()).unwrap();
+    assert_eq!(table.materials[0].base_color_factor, [0.0, 0.0, 1.0, 1.0]);
+}

@@ -364,7 +364,12 @@ fn entries_differing_only_in_case_are_reported_and_extracted_once() {
     let long_archive = tmp.path().join("long.spk");
     fs::write(&long_archive, assemble_raw(b"ok", &toc)).unwrap();
     let report = extract(&long_archive, &tmp.path().join("long")).unwrap();
-    assert_eq!(report.written, [long.clone()], "{:?}", report.failed);
+    assert_eq!(
+        report.written,
+        std::slice::from_ref(&long),
+        "{:?}",
+        report.failed
+    );
     let out = tmp.path().join("cli");
     let (code, _, stderr) = pack_cli(&[
         "extract",

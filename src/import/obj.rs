@@ -70,7 +70,6 @@ pub fn import_obj(
         triangulate: false,
         ignore_points: true,
         ignore_lines: true,
-        ..Default::default()
     };
     let by_name: HashMap<&str, &Library> = libraries.iter().map(|l| (l.name.as_str(), l)).collect();
     let mut reader = LineCounter::new(scanned.text.as_bytes());

@@ -204,7 +204,6 @@ mod tests {
             triangulate: false,
             ignore_points: true,
             ignore_lines: true,
-            ..Default::default()
         };
         tobj::load_obj_buf(&mut text.as_bytes(), &options, |_| {
             Err(tobj::LoadError::OpenFileFailed)
