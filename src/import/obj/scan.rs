@@ -57,6 +57,13 @@ pub fn scan(text: &str) -> Result<Scanned, LineError> {
                     return Err(err("v: w is 0 (the position would be divided by 0)".into()));
                 }
                 counts[0] += 1;
+                if numbers.len() == 6 {
+                    // Vertex colours are not imported; tobj fails a file that colours
+                    // only some vertices, so it sees the position alone.
+                    let xyz: Vec<&str> = raw.split_whitespace().skip(1).take(3).collect();
+                    out.text.push_str(&format!("v {}\n", xyz.join(" ")));
+                    continue;
+                }
             }
             Some("vt") => {
                 let n = floats(words, "vt").map_err(err)?.len();
@@ -196,7 +203,7 @@ mod tests {
     #[test]
     fn faces_groups_and_dropped_statements() {
         let s = scan(
-            "mtllib my mats.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\ns 1\nf 1/1 2/1 3/1\n\
+            "mtllib my mats.mtl\nv 0 0 0\nv 1 0 0 1 0.5 0\nv 0 1 0\nvt 0 0\ns 1\nf 1/1 2/1 3/1\n\
              l 1 2\nf 1 2\ns off\nf -3 -2 -1\nusemtl red\n",
         )
         .unwrap();
@@ -208,6 +215,8 @@ mod tests {
         // Same line count, so tobj's lines are the source's lines.
         assert_eq!(s.text.lines().count(), 13);
         assert!(!s.text.contains("l 1 2"));
+        // Colours dropped (some vertices have them, some not: tobj would refuse).
+        assert!(s.text.contains("\nv 1 0 0\n"), "{}", s.text);
     }
 
     #[test]
