@@ -1120,3 +1120,153 @@ fn an_image_over_the_size_limits_fails_under_every_target_that_reads_it() {
         assert!(check.status.success(), "{target}: check failed");
     }
 }
+
+// OBJ + MTL sources, fuzzed the same way: seeds written here (quads, polygons, negative
+// indices, smoothing groups, several materials and maps, an image), mutated by line (a
+// number made hostile, lines dropped, repeated or swapped) and by byte, the MTL as well as
+// the OBJ; batches through `assetc build`, judged as above.
+
+const OBJ_SEEDS: &[&str] = &[
+    "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\
+     vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 -1\nvn 0 0 1\no Box\nusemtl Red\ns 1\n\
+     f 1/1/1 4/4/1 3/3/1 2/2/1\nf 5/1/2 6/2/2 7/3/2 8/4/2\nusemtl Tex\ns off\n\
+     f 1/1 2/2 6/3 5/4\nf -1/-1 -2/-2 -6/-3 -5/-4\ng Side\nf 2 3 7 6\nl 1 2 3\n",
+    "mtllib m.mtl\nv 0 0 0\nv 2 0 0\nv 3 1 0\nv 2 2 0\nv 0 2 0\nv -1 1 0\nvt 0.5 0\n\
+     vt 1 0.5\nvt 0.5 1\ng Hexagon\nusemtl Tex\nf 1/1 2/2 3/3 4/1 5/2 6/3\n\
+     usemtl Missing\nf 1 3 5\n",
+    "v 0 0 0 1\nv 1 0 0 0.5\nv 0 1 0 2\nv 0 0 1 1 0 0\nf 1 2 3\nf 1 3 4\nf 1 4 2\n",
+];
+
+const OBJ_MTL: &str = "newmtl Red\nKd 1 0 0\nNs 100\nd 0.5\nnewmtl Tex\nKd 1 1 1\nTr 0.1\n\
+     map_Kd -s 1 1 1 tex.png\nmap_Bump -bm 0.5 tex.png\nmap_d tex.png\nPr 0.3\nPm 0.2\n";
+
+/// One line-level mutation of OBJ or MTL text.
+fn mutate_lines(rng: &mut Rng, text: &str, log: &mut Vec<String>) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let l = rng.below(lines.len());
+    match rng.below(4) {
+        0 => {
+            let words: Vec<&str> = lines[l].split_whitespace().collect();
+            if words.len() > 1 {
+                let w = 1 + rng.below(words.len() - 1);
+                let hostile = [
+                    "0",
+                    "-1",
+                    "-99999",
+                    "2147483648",
+                    "99999999999999999999",
+                    "1e30",
+                    "-1e38",
+                    "nan",
+                    "inf",
+                    "1/0/0",
+                    "1//",
+                    "/1",
+                    "1/2/3/4",
+                    "",
+                    "x",
+                ][rng.below(15)];
+                let mut words: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+                words[w] = hostile.to_string();
+                log.push(format!("line {}: word {w} = {hostile:?}", l + 1));
+                lines[l] = words.join(" ");
+            }
+        }
+        1 => {
+            lines.remove(l);
+            log.push(format!("drop line {}", l + 1));
+        }
+        2 => {
+            let copies = 1 + rng.below(3);
+            for _ in 0..copies {
+                lines.insert(l, lines[l].clone());
+            }
+            log.push(format!("repeat line {} {copies} times", l + 1));
+        }
+        _ => {
+            let m = rng.below(lines.len());
+            lines.swap(l, m);
+            log.push(format!("swap lines {} and {}", l + 1, m + 1));
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+fn mutate_text(rng: &mut Rng, text: &str, log: &mut Vec<String>) -> Vec<u8> {
+    let mut out = text.to_string();
+    for _ in 0..1 + rng.below(3) {
+        out = mutate_lines(rng, &out, log);
+    }
+    let mut bytes = out.into_bytes();
+    if rng.chance(25) {
+        mutate_bytes(rng, &mut bytes, log);
+    }
+    bytes
+}
+
+#[test]
+fn mutated_obj_sources_never_crash_the_build_or_write_invalid_output() {
+    let seed = env_number("ASSETC_FUZZ_SEED", 14);
+    let total = env_number("ASSETC_FUZZ_OBJ_CASES", 400) as usize;
+    let mut rng = Rng(seed ^ 0x0b1);
+    let work = tempfile::tempdir().unwrap();
+    let config = fuzz_settings(work.path());
+    // A real PNG for the maps: 2x2 RGBA.
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([200, 100, 50, 128]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let mut failures = Vec::new();
+    let mut built = 0;
+    for batch in 0..total.div_ceil(CASES_PER_BATCH) {
+        let input = work.path().join(format!("obj_in{batch}"));
+        let output = work.path().join(format!("obj_out{batch}"));
+        let mut cases = Vec::new();
+        for n in 0..CASES_PER_BATCH {
+            // Each case in its own folder, with its own (maybe mutated) MTL.
+            let dir = input.join(format!("c{}", batch * CASES_PER_BATCH + n));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("tex.png"), &png).unwrap();
+            let s = rng.below(OBJ_SEEDS.len());
+            let mut log = Vec::new();
+            let obj = mutate_text(&mut rng, OBJ_SEEDS[s], &mut log);
+            let mtl = if rng.chance(30) {
+                log.push("MTL:".into());
+                mutate_text(&mut rng, OBJ_MTL, &mut log)
+            } else {
+                OBJ_MTL.as_bytes().to_vec()
+            };
+            std::fs::write(dir.join("m.mtl"), mtl).unwrap();
+            std::fs::write(dir.join("model.obj"), obj).unwrap();
+            cases.push(Case {
+                rel: format!("c{}/model.obj", batch * CASES_PER_BATCH + n),
+                seed_file: PathBuf::from(format!("OBJ_SEEDS[{s}]")),
+                mutation: log.join("; "),
+            });
+        }
+        let o = build(&input, &output, &config);
+        built += String::from_utf8_lossy(&o.stdout)
+            .matches("\"status\":\"built\"")
+            .count();
+        let problems = judge(&o, &output);
+        if !problems.is_empty() {
+            let named = culprits(&cases, &input, &config);
+            failures.push(format!(
+                "seed {seed}, OBJ batch {batch}: {}\n  {}",
+                problems.join(" | "),
+                named.join("\n  ")
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&input);
+        let _ = std::fs::remove_dir_all(&output);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{built} of {total} mutated OBJ cases built");
+    assert!(
+        built * 10 >= total,
+        "only {built} of {total} OBJ cases built: the mutations are too destructive"
+    );
+}

@@ -138,7 +138,7 @@ pub struct InitArgs {
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// Source folder or a single .gltf/.glb/.fbx file [default: build.toml's `input`, else assets]
+    /// Source folder or a single .gltf/.glb/.obj/.fbx file [default: build.toml's `input`, else assets]
     pub input: Option<PathBuf>,
     /// Output folder [default: build.toml's `output` (or the preset's), else runtime]
     #[arg(short, long)]

@@ -120,6 +120,9 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
                     s.joints.iter().map(|j| j.parent).collect::<Vec<_>>()
                 );
             }
+            if let Some(uv1) = &v.uv1 {
+                let _ = writeln!(w, "second UV set (UV1S): {} entries", uv1.len());
+            }
         }
         FormatKind::HMat => {
             let t = hmat::read(bytes).map_err(|e| e.to_string())?;
@@ -459,6 +462,9 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     );
     if let Some(s) = &v.skin {
         doc.fact("skin", format!("{} joints", s.joints.len()));
+    }
+    if v.uv1.is_some() {
+        doc.fact("second UV set", "UV1S");
     }
     let t = doc.table("materials", &["slot", "material id"]);
     for (i, m) in v.materials.iter().enumerate() {

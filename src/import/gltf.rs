@@ -106,6 +106,15 @@ pub enum ImportError {
         gltf_path: String,
         reason: String,
     },
+    /// An OBJ or MTL file: `at` is `line 12` when the line is known, else the object,
+    /// group or material (`object "Chair"`, `material "Wood"`).
+    #[error("{file}: {at}: {reason}")]
+    Obj {
+        file: String,
+        at: String,
+        reason: String,
+        code: DiagnosticCode,
+    },
 }
 
 impl ImportError {
@@ -119,6 +128,7 @@ impl ImportError {
             Self::UnsupportedExtension { .. } => DiagnosticCode::UnsupportedExtension,
             Self::Invalid { code, .. } => *code,
             Self::Limit { .. } => DiagnosticCode::ResourceLimit,
+            Self::Obj { code, .. } => *code,
         }
     }
 }

@@ -2,17 +2,19 @@
 
 pub mod fbx;
 pub mod gltf;
+pub mod obj;
 pub mod scene_check;
 
 pub use self::fbx::import_fbx;
 pub use self::gltf::{import_gltf, ImportError, ImportLimits, ImportOptions};
+pub use self::obj::import_obj;
 
 use crate::scene::Scene;
 use std::path::Path;
 
 /// Imports a model source with the importer its extension names (case ignored):
-/// `.gltf`/`.glb` -> [`import_gltf`], `.fbx` -> [`import_fbx`]. Anything else is read as
-/// glTF, which reports what it finds.
+/// `.gltf`/`.glb` -> [`import_gltf`], `.obj` -> [`import_obj`], `.fbx` -> [`import_fbx`].
+/// Anything else is read as glTF, which reports what it finds.
 pub fn import_model(
     path: &Path,
     source_ref: &str,
@@ -23,6 +25,7 @@ pub fn import_model(
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     match extension.as_deref() {
         Some("fbx") => import_fbx(path, source_ref, options),
+        Some("obj") => import_obj(path, source_ref, options),
         _ => import_gltf(path, source_ref, options),
     }
 }

@@ -1,5 +1,6 @@
-//! Models: glTF 2.0 sources (`.gltf` with its buffers and images, `.glb`) and FBX
-//! (`.fbx`, binary or ASCII, with its images), imported into one
+//! Models: glTF 2.0 sources (`.gltf` with its buffers and images, `.glb`), Wavefront OBJ
+//! (`.obj` with its `mtllib` files and their maps) and FBX (`.fbx`, binary or ASCII, with
+//! its images), imported into one
 //! [`crate::scene::Scene`] that every target writer serialises.
 
 use super::{AssetKind, CompileContext, KindId, Recognise};
@@ -14,8 +15,8 @@ use std::path::{Path, PathBuf};
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Model,
     name: "model",
-    recognise: Recognise::FileSuffixes(&[".gltf", ".glb", ".fbx"]),
-    sources: ".gltf (with its .bin and images), .glb, .fbx (binary or ASCII, with its images)",
+    recognise: Recognise::FileSuffixes(&[".gltf", ".glb", ".obj", ".fbx"]),
+    sources: ".gltf (with its .bin and images), .glb, .obj (with its .mtl files and their maps), .fbx (binary or ASCII, with its images)",
     outputs: "<ref>.hmesh, <ref>.hmat, <ref>.hanim, tex/<id>.ktx2 (and the bmd1/qtmesh targets)",
     compile,
 };
@@ -89,8 +90,8 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
 
 /// The files a model source names (its buffers and images, resolved below its folder):
 /// they are that model's inputs, not standalone assets. Read from the glTF JSON alone
-/// (a `.glb`'s JSON chunk), without importing; an unreadable source names none (its
-/// build reports why).
+/// (a `.glb`'s JSON chunk), or an OBJ's `mtllib` lines and their libraries' map lines,
+/// without importing; an unreadable source names none (its build reports why).
 ///
 /// An FBX is parsed by ufbx with geometry, animation and embedded content skipped, which
 /// lists its external images cheaply (see [`crate::import::fbx::referenced_files`]).
@@ -104,6 +105,12 @@ pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
     let Ok(bytes) = std::fs::read(source) else {
         return Vec::new();
     };
+    if source
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("obj"))
+    {
+        return obj_referenced_files(source, &bytes);
+    }
     let json = if bytes.starts_with(b"glTF") {
         glb_json_chunk(&bytes)
     } else {
@@ -123,6 +130,46 @@ pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
             let decoded = percent_encoding::percent_decode_str(uri).decode_utf8_lossy();
             folder.join(decoded.as_ref())
         })
+        .collect()
+}
+
+/// An OBJ's `mtllib` files (relative to the OBJ) and the maps they name (relative to
+/// each library), as the importer resolves them; options before a map's file name skipped.
+fn obj_referenced_files(source: &Path, bytes: &[u8]) -> Vec<PathBuf> {
+    let folder = source.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for library in statements(bytes, &["mtllib"]) {
+        let path = folder.join(library.replace('\\', "/"));
+        let Ok(mtl) = std::fs::read(&path) else {
+            out.push(path);
+            continue;
+        };
+        let mtl_folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let maps = ["map_Kd", "map_Bump", "map_bump", "bump", "norm", "map_d"];
+        for map in statements(&mtl, &maps) {
+            if let Some(t) = crate::import::obj::texture_file(&map) {
+                out.push(mtl_folder.join(t.replace('\\', "/")));
+            }
+        }
+        out.push(path);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The rest of every line of `bytes` whose first word is one of `keywords`, trimmed.
+fn statements(bytes: &[u8], keywords: &[&str]) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let keyword = line.split_whitespace().next()?;
+            keywords
+                .contains(&keyword)
+                .then(|| line[keyword.len()..].trim().to_string())
+        })
+        .filter(|rest| !rest.is_empty())
         .collect()
 }
 
@@ -158,6 +205,28 @@ mod tests {
         );
         std::fs::write(&gltf, b"not json").unwrap();
         assert!(referenced_files(&gltf).is_empty());
+    }
+
+    #[test]
+    fn an_obj_names_its_material_libraries_and_their_maps() {
+        let dir = tempfile::tempdir().unwrap();
+        let obj = dir.path().join("m.obj");
+        std::fs::create_dir(dir.path().join("mat")).unwrap();
+        std::fs::write(&obj, "mtllib mat/a b.mtl\nmtllib gone.mtl\nv 0 0 0\n").unwrap();
+        std::fs::write(
+            dir.path().join("mat/a b.mtl"),
+            "newmtl x\nmap_Kd -s 2 2 1 wood.png\nnorm ..\\n.png\nKd 1 1 1\n",
+        )
+        .unwrap();
+        assert_eq!(
+            referenced_files(&obj),
+            vec![
+                dir.path().join("gone.mtl"),
+                dir.path().join("mat/../n.png"),
+                dir.path().join("mat/a b.mtl"),
+                dir.path().join("mat/wood.png"),
+            ]
+        );
     }
 
     #[test]

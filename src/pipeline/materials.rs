@@ -135,8 +135,15 @@ pub fn build_material_table(
                     .push(format!("{where_}.{slot_name}"));
             }
             if tex.tex_coord != 0 {
+                // The set's UVs are kept (TEXCOORD_1 is the .hmesh's UV1S); only the row
+                // cannot say that this slot reads them.
+                let kept = if tex.tex_coord == 1 {
+                    "its UVs are the .hmesh's UV1S, but a .hmat row cannot name the set"
+                } else {
+                    "UV0 is used"
+                };
                 dropped
-                    .entry(format!("texCoord {} (UV0 is used)", tex.tex_coord))
+                    .entry(format!("texCoord {} ({kept})", tex.tex_coord))
                     .or_default()
                     .push(format!("{where_}.{slot_name}"));
             }

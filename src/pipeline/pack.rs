@@ -37,6 +37,14 @@ pub fn pack_vertices(geometry: &Geometry, real_tangents: bool) -> Vec<GpuVertex>
         .collect()
 }
 
+/// The second UV set of every vertex (`.hmesh` UV1S), zeros when the geometry has none.
+pub fn pack_uv1(geometry: &Geometry) -> Vec<[f32; 2]> {
+    match geometry.stream(Semantic::TexCoord, 1) {
+        Some(uvs) => uvs.iter().map(|uv| [uv[0], uv[1]]).collect(),
+        None => vec![[0.0, 0.0]; geometry.vertex_count()],
+    }
+}
+
 /// The skinning stream of every vertex (joints and weights set 0), when the geometry has one.
 pub fn pack_skin(geometry: &Geometry) -> Option<Vec<GpuSkinVertex>> {
     let joints = geometry.stream(Semantic::Joints, 0)?;

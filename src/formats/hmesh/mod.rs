@@ -173,6 +173,9 @@ pub struct HMesh {
     pub meshlet_max_tris: u32,
     pub skinning: Option<Skinning>,
     pub lods: Option<Lods>,
+    /// UV1S: the second UV set, parallel to `vertices` (glTF TEXCOORD_1); `None` writes
+    /// no chunk.
+    pub uv1: Option<Vec<[f32; 2]>>,
 }
 
 const HEADER_SIZE: u64 = 32;
@@ -217,11 +220,13 @@ pub mod chunk {
     pub const SKEL: FourCc = FourCc::new(b"SKEL");
     pub const LODI: FourCc = FourCc::new(b"LODI");
     pub const LODT: FourCc = FourCc::new(b"LODT");
+    pub const UV1S: FourCc = FourCc::new(b"UV1S");
 
     /// Every chunk this version defines, in the order writers emit them; the first
-    /// `REQUIRED` are present in every file.
-    pub const KNOWN: [FourCc; 14] = [
-        DESC, BNDS, VTXS, IDXS, MLET, MLVR, MLTR, MLBN, MTRL, SUBM, SKIN, SKEL, LODI, LODT,
+    /// `REQUIRED` are present in every file. UV1S came later than the others and is
+    /// written last, so the earlier chunks keep their places in existing files.
+    pub const KNOWN: [FourCc; 15] = [
+        DESC, BNDS, VTXS, IDXS, MLET, MLVR, MLTR, MLBN, MTRL, SUBM, SKIN, SKEL, LODI, LODT, UV1S,
     ];
     pub const REQUIRED: usize = 10;
 }

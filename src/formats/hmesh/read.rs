@@ -75,8 +75,10 @@ pub struct HMeshView<'a> {
     pub submeshes: Cow<'a, [SubMesh]>,
     pub skin: Option<SkinView<'a>>,
     pub lods: Option<LodsView<'a>>,
+    /// UV1S: the second UV set, one per vertex.
+    pub uv1: Option<Cow<'a, [[f32; 2]]>>,
     /// File offset of each known chunk's payload, indexed like `chunk::KNOWN`.
-    offsets: [u64; 14],
+    offsets: [u64; 15],
 }
 
 /// One entry of the chunk table, as stored.
@@ -180,8 +182,8 @@ pub(super) fn check_entry_bounds(e: &Entry, len: u64) -> Result<(), HMeshError> 
 }
 
 /// Known chunks by `chunk::KNOWN` index; unknown ones are skipped unchecked.
-fn locate_known(bytes: &[u8], entries: &[Entry]) -> Result<[Option<Entry>; 14], HMeshError> {
-    let mut found: [Option<Entry>; 14] = [None; 14];
+fn locate_known(bytes: &[u8], entries: &[Entry]) -> Result<[Option<Entry>; 15], HMeshError> {
+    let mut found: [Option<Entry>; 15] = [None; 15];
     for e in entries {
         let Some(k) = chunk::KNOWN.iter().position(|&c| c == e.fourcc) else {
             continue;
@@ -206,7 +208,7 @@ impl<'a> HMeshView<'a> {
         let header = read_header(bytes)?;
         let entries = read_entries(bytes, header.chunk_count);
         let found = locate_known(bytes, &entries)?;
-        let mut offsets = [0u64; 14];
+        let mut offsets = [0u64; 15];
         for (slot, e) in offsets.iter_mut().zip(&found) {
             *slot = e.map_or(0, |e| e.offset);
         }
@@ -356,6 +358,11 @@ impl<'a> HMeshView<'a> {
             None
         };
 
+        let uv1 = match found[14] {
+            Some(_) => Some(cast(sized(14, desc.vertex_count.into(), 8)?)),
+            None => None,
+        };
+
         Ok(HMeshView {
             desc,
             bounds,
@@ -369,6 +376,7 @@ impl<'a> HMeshView<'a> {
             submeshes,
             skin,
             lods,
+            uv1,
             offsets,
         })
     }
@@ -397,6 +405,7 @@ impl<'a> HMeshView<'a> {
                 indices: l.indices.to_vec(),
                 ranges: l.ranges.to_vec(),
             }),
+            uv1: self.uv1.as_ref().map(|u| u.to_vec()),
         }
     }
 

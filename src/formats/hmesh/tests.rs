@@ -54,6 +54,7 @@ fn triangle() -> HMesh {
         meshlet_max_tris: 124,
         skinning: None,
         lods: None,
+        uv1: None,
     }
 }
 
@@ -88,7 +89,53 @@ fn skinned() -> HMesh {
             index_count: 3,
         }],
     });
+    // Every optional chunk is present, so the prefix and bit-flip tests cover UV1S too.
+    m.uv1 = Some(vec![[0.25, 0.75], [0.5, 0.5], [1.0, 0.0]]);
     m
+}
+
+#[test]
+fn second_uv_set_is_the_last_chunk_and_reads_back() {
+    let bytes = write(&skinned()).unwrap();
+    let view = HMeshView::parse(&bytes).unwrap();
+    let at = view.chunk_offset(chunk::UV1S) as usize;
+    // The writer's fixed order puts UV1S after LODT: its entry is the 15th and last.
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 15);
+    let last_entry = 32 + 24 * 14;
+    assert_eq!(&bytes[last_entry..last_entry + 4], b"UV1S");
+    assert_eq!(at % 16, 0);
+    // Vertex 0's second UV, as f32 LE pairs, 24 bytes for 3 vertices.
+    assert_eq!(bytes[at..at + 4], 0.25f32.to_le_bytes());
+    assert_eq!(bytes[at + 4..at + 8], 0.75f32.to_le_bytes());
+    assert_eq!(
+        at + 24,
+        bytes.len(),
+        "UV1S is the last payload: 3 x 8 bytes"
+    );
+    assert_eq!(
+        view.uv1.as_deref(),
+        Some(&[[0.25, 0.75], [0.5, 0.5], [1.0, 0.0]][..])
+    );
+    // Without a second set the file has no UV1S entry at all.
+    let plain = write(&triangle()).unwrap();
+    assert!(!plain.windows(4).any(|w| w == b"UV1S"));
+    assert_eq!(read(&plain).unwrap().uv1, None);
+    // A set that is not parallel to the vertices is refused by the writer.
+    let mut wrong = skinned();
+    wrong.uv1 = Some(vec![[0.0; 2]; 2]);
+    assert!(
+        matches!(write(&wrong), Err(HMeshError::Inconsistent(m)) if m.contains("2 second-set UVs for 3 vertices"))
+    );
+    // A UV1S entry whose size is not 8 x vertexCount (16 instead of 24) is refused.
+    let mut short = bytes.clone();
+    short[last_entry + 16..last_entry + 24].copy_from_slice(&16u64.to_le_bytes());
+    let err = HMeshView::parse(&short).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("chunk UV1S is 16 bytes, expected 3 x 8"),
+        "{err}"
+    );
+    assert!(!validate(&short).is_empty());
 }
 
 #[test]
@@ -232,6 +279,17 @@ fn one_file_per_rule() {
                 None,
             ),
             "LODI index 0 is 3",
+        ),
+        (
+            file(
+                |m| {
+                    if let Some(u) = &mut m.uv1 {
+                        u[2][1] = f32::INFINITY;
+                    }
+                },
+                None,
+            ),
+            "UV1S entry 2",
         ),
     ];
     for (i, (bytes, expect)) in cases.into_iter().enumerate() {

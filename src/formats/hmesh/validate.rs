@@ -292,6 +292,17 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     if let Some(lods) = &v.lods {
         validate_lods(v, lods, sink);
     }
+    if let Some(uv1) = &v.uv1 {
+        // Its size was checked against vertexCount when parsing; only the values remain.
+        let o_uv1s = v.chunk_offset(chunk::UV1S);
+        for (i, uv) in uv1.iter().enumerate() {
+            if !finite(uv) {
+                sink.at("finite", o_uv1s + 8 * i as u64, || {
+                    format!("UV1S entry {i} (vertex {i}'s second UV) is not finite")
+                });
+            }
+        }
+    }
 }
 
 fn validate_submeshes(v: &HMeshView<'_>, mesh_bounds_ok: bool, sink: &mut Sink) {

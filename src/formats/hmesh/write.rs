@@ -82,6 +82,9 @@ pub fn write(mesh: &HMesh) -> Result<Vec<u8>, HMeshError> {
         table.extend_from_slice(bytemuck::cast_slice(&lods.ranges));
         chunks.push((chunk::LODT, Cow::Owned(table)));
     }
+    if let Some(uv1) = &mesh.uv1 {
+        chunks.push((chunk::UV1S, Cow::Borrowed(bytemuck::cast_slice(uv1))));
+    }
     let refs: Vec<(FourCc, &[u8])> = chunks.iter().map(|(c, d)| (*c, d.as_ref())).collect();
     Ok(assemble(&refs))
 }
@@ -169,6 +172,15 @@ fn describe(mesh: &HMesh) -> Result<MeshDesc, HMeshError> {
             )));
         }
         count("joints", skin.joints.len())?;
+    }
+    if let Some(uv1) = &mesh.uv1 {
+        if uv1.len() != mesh.vertices.len() {
+            return Err(HMeshError::Inconsistent(format!(
+                "{} second-set UVs for {} vertices",
+                uv1.len(),
+                mesh.vertices.len()
+            )));
+        }
     }
     if let Some(lods) = &mesh.lods {
         count("LOD indices", lods.indices.len())?;

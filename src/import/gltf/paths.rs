@@ -44,17 +44,12 @@ pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
     let decoded = percent_encoding::percent_decode_str(uri)
         .decode_utf8()
         .map_err(|_| "URI is not UTF-8 after percent-decoding".to_string())?;
-    let relative = Path::new(decoded.as_ref());
-    if relative.is_absolute() || relative.has_root() {
-        return Err("absolute URIs are not allowed".into());
-    }
-    resolve_below(&ctx.base_dir, &ctx.input_root, relative)
+    resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(decoded.as_ref()))
 }
 
-/// Joins an already decoded relative path to `base_dir` and checks that the result stays
-/// inside `input_root`, lexically and (for a file that exists) by its real path. The part
-/// of [`resolve_relative`] that other importers (FBX) share: they name files by plain
-/// paths, not URIs.
+/// Resolves a relative file name (already decoded) against `base_dir` and checks that it
+/// stays inside `input_root`, lexically and by its real path, as [`resolve_relative`]
+/// describes. Shared with the OBJ importer (`mtllib` files and MTL texture maps).
 pub fn resolve_below(
     base_dir: &Path,
     input_root: &Path,

@@ -5,7 +5,7 @@ use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
 use crate::pipeline::geometry::Semantic;
 use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
-use crate::pipeline::pack::{pack_skin, pack_vertices, skin_streams};
+use crate::pipeline::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
 use crate::pipeline::prepare::{
     prepare, MeshletRequest, PrepareCache, PrepareError, PrepareRequest, Prepared, WeldRequest,
 };
@@ -41,12 +41,14 @@ pub struct MeshBuild {
     pub warnings: Vec<String>,
 }
 
-/// The streams `.hmesh` stores: position, normal, tangent, UV0 and (added by the skinning
-/// stage, not taken from the source) joints and weights set 0.
+/// The streams `.hmesh` stores: position, normal, tangent, UV0, UV1 (the optional UV1S
+/// chunk) and (added by the skinning stage, not taken from the source) joints and weights
+/// set 0. Keeping UV1 means welding never merges two vertices whose second UVs differ, and
+/// every later stage (optimisation, LODs, meshlets) carries it like UV0.
 fn stored(semantic: Semantic, set: u32) -> bool {
     matches!(
         (semantic, set),
-        (Semantic::Normal | Semantic::Tangent | Semantic::TexCoord, 0)
+        (Semantic::Normal | Semantic::Tangent | Semantic::TexCoord, 0) | (Semantic::TexCoord, 1)
     )
 }
 
@@ -204,6 +206,12 @@ fn assemble(
         ..Default::default()
     };
     let mut skin_vertices = Vec::new();
+    // UV1S is written when any submesh has a second UV set; the others get zeros there,
+    // as absent UV0 does in VTXS.
+    let any_uv1 = processed
+        .iter()
+        .any(|p| p.geometry.has(Semantic::TexCoord, 1));
+    let mut uv1 = Vec::new();
     let mut times = StageTimes::default();
     for (i, p) in processed.into_iter().enumerate() {
         let t = Instant::now();
@@ -253,11 +261,17 @@ fn assemble(
         if let Some(s) = pack_skin(&p.geometry) {
             skin_vertices.extend(s);
         }
+        if any_uv1 {
+            uv1.extend(pack_uv1(&p.geometry));
+        }
         mesh.vertices.extend(vertices);
     }
     mesh.bounds = compute_bounds(mesh.vertices.iter().map(|v| &v.position));
     if lod_count > 0 {
         mesh.lods = Some(lods);
+    }
+    if any_uv1 {
+        mesh.uv1 = Some(uv1);
     }
     if let Some(skeleton) = skeleton {
         mesh.skinning = Some(Skinning {
@@ -378,7 +392,7 @@ mod tests {
         for (t, w) in submesh_tangents(&mesh, 1) {
             assert!(t.dot(fixed) > 0.999 && w == 1.0, "{t} {w}");
         }
-        // TEXCOORD_1 was read for the tangents but is not stored: the UVs are TEXCOORD_0's.
+        // TEXCOORD_1 goes to UV1S, not VTXS: the UVs there are TEXCOORD_0's.
         for v in &mesh.vertices {
             assert_eq!(
                 v.uv,
@@ -386,6 +400,39 @@ mod tests {
                 "TEXCOORD_0 stored"
             );
         }
+    }
+
+    #[test]
+    fn the_second_uv_set_is_stored_per_vertex_and_zero_where_a_submesh_has_none() {
+        let mesh = build(TangentMode::Auto);
+        let uv1 = mesh.uv1.as_ref().expect("primitive 0 has TEXCOORD_1");
+        assert_eq!(uv1.len(), mesh.vertices.len());
+        let vertices_of = |s: usize| {
+            let sub = &mesh.submeshes[s];
+            mesh.indices[sub.first_index as usize..(sub.first_index + sub.index_count) as usize]
+                .to_vec()
+        };
+        // two_quads' TEXCOORD_1 is (y, x) of each corner's position.
+        for v in vertices_of(0) {
+            let p = mesh.vertices[v as usize].position;
+            assert_eq!(uv1[v as usize], [p[1], p[0]], "vertex {v}");
+        }
+        // Primitive 1 has no second set: zeros, as the writer documents.
+        for v in vertices_of(1) {
+            assert_eq!(uv1[v as usize], [0.0, 0.0], "vertex {v}");
+        }
+        // Without any second set there is no UV1S.
+        let mut scene = two_quads();
+        scene.meshes[0].primitives[0].uv1 = None;
+        let plain = build_hmesh(
+            &scene,
+            &MeshSettings::default(),
+            None,
+            &PrepareCache::default(),
+        )
+        .unwrap()
+        .mesh;
+        assert_eq!(plain.uv1, None);
     }
 
     #[test]
