@@ -14,8 +14,8 @@ mod mtl;
 mod scan;
 
 use super::gltf::paths::resolve_below;
-use crate::build::code::DiagnosticCode;
 use super::{ImportError, ImportOptions};
+use crate::build::code::DiagnosticCode;
 use crate::scene::{Image, ImageSource, Material, Mesh, Node, Scene};
 use glam::{Mat4, Quat, Vec3};
 use std::collections::HashMap;
@@ -31,14 +31,13 @@ pub fn import_obj(
     opts: &ImportOptions,
 ) -> Result<Scene, ImportError> {
     let file = path.display().to_string();
-    let at_line = |file: &str, line: usize, code: DiagnosticCode, reason: String| {
-        ImportError::Obj {
+    let at_line =
+        |file: &str, line: usize, code: DiagnosticCode, reason: String| ImportError::Obj {
             file: file.to_string(),
             at: format!("line {line}"),
             reason,
             code,
-        }
-    };
+        };
     let text = read_text(path, opts)?;
     let scanned = scan::scan(&text).map_err(|e| at_line(&file, e.line, e.code, e.reason))?;
     let base_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -53,8 +52,8 @@ pub fn import_obj(
     let mut libraries: Vec<Library> = Vec::new();
     for (line, name) in &scanned.mtllibs {
         let relative = name.replace('\\', "/");
-        let mtl_path = resolve_below(&base_dir, &input_root, Path::new(&relative))
-            .map_err(|reason| {
+        let mtl_path =
+            resolve_below(&base_dir, &input_root, Path::new(&relative)).map_err(|reason| {
                 at_line(
                     &file,
                     *line,
@@ -67,15 +66,14 @@ pub fn import_obj(
             .map_err(|e| at_line(&file, *line, e.code(), format!("mtllib {name}: {e}")))?;
         mtl::check(&mtl_text).map_err(|e| at_line(&mtl_file, e.line, e.code, e.reason))?;
         let mut reader = LineCounter::new(mtl_text.as_bytes());
-        let parsed = tobj::load_mtl_buf(&mut reader)
-            .map_err(|e| {
-                at_line(
-                    &mtl_file,
-                    reader.line(),
-                    DiagnosticCode::InvalidSource,
-                    format!("{e}"),
-                )
-            })?;
+        let parsed = tobj::load_mtl_buf(&mut reader).map_err(|e| {
+            at_line(
+                &mtl_file,
+                reader.line(),
+                DiagnosticCode::InvalidSource,
+                format!("{e}"),
+            )
+        })?;
         libraries.push(Library {
             name: name.clone(),
             path: mtl_path,
@@ -98,7 +96,14 @@ pub fn import_obj(
             .map(|l| l.parsed.clone())
             .ok_or(tobj::LoadError::OpenFileFailed)
     })
-    .map_err(|e| at_line(&file, reader.line(), DiagnosticCode::InvalidSource, format!("{e}")))?;
+    .map_err(|e| {
+        at_line(
+            &file,
+            reader.line(),
+            DiagnosticCode::InvalidSource,
+            format!("{e}"),
+        )
+    })?;
     // Only an error when there were libraries and none gave a material: already reported.
     let tobj_materials = tobj_materials.unwrap_or_default();
 

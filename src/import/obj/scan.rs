@@ -168,23 +168,27 @@ fn check_corner(word: &str, counts: &[usize; 3]) -> Result<(), (DiagnosticCode, 
     const WHAT: [&str; 3] = ["position", "texture coordinate", "normal"];
     let parts: Vec<&str> = word.split('/').collect();
     if parts.len() > 3 {
-        return Err(format!("corner {word:?} has more than three indices"));
+        return Err((
+            DiagnosticCode::InvalidSource,
+            format!("corner {word:?} has more than three indices"),
+        ));
     }
     if parts[0].is_empty() {
-        return Err(format!("corner {word:?} has no position index"));
+        return Err((
+            DiagnosticCode::InvalidSource,
+            format!("corner {word:?} has no position index"),
+        ));
     }
     for (k, part) in parts.iter().enumerate() {
         if part.is_empty() {
             continue;
         }
-        let index: i64 = part
-            .parse()
-            .map_err(|_| {
-                (
-                    DiagnosticCode::InvalidSource,
-                    format!("corner {word:?}: {part:?} is not an index"),
-                )
-            })?;
+        let index: i64 = part.parse().map_err(|_| {
+            (
+                DiagnosticCode::InvalidSource,
+                format!("corner {word:?}: {part:?} is not an index"),
+            )
+        })?;
         let defined = counts[k] as i64;
         let ok = if index > 0 {
             index <= defined
