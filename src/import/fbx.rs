@@ -42,25 +42,7 @@ pub fn import_fbx(
     opts: &ImportOptions,
 ) -> Result<Scene, ImportError> {
     let file = path.display().to_string();
-    let io_err = |source| ImportError::Io {
-        file: file.clone(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io_err)?;
-    if meta.len() > opts.limits.max_file_bytes {
-        return Err(ImportError::Limit {
-            file,
-            gltf_path: "file".into(),
-            reason: format!(
-                "{} bytes exceeds the limit of {} bytes",
-                meta.len(),
-                opts.limits.max_file_bytes
-            ),
-        });
-    }
-    let data = std::fs::read(path).map_err(io_err)?;
-    // The inputs' stamps are the bytes read here (build/cache.rs).
-    crate::build::cache::note_read(path, &meta, &data);
+    let data = super::read_source(path, &opts.limits)?;
     let fbx = load::load(&data, path, &opts.limits).map_err(|e| {
         if e.limit {
             ImportError::Limit {

@@ -218,25 +218,7 @@ pub fn import_gltf(
     opts: &ImportOptions,
 ) -> Result<Scene, ImportError> {
     let file = path.display().to_string();
-    let io_err = |source| ImportError::Io {
-        file: file.clone(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io_err)?;
-    let size = meta.len();
-    if size > opts.limits.max_file_bytes {
-        return Err(ImportError::Limit {
-            file,
-            gltf_path: "file".into(),
-            reason: format!(
-                "{size} bytes exceeds the limit of {} bytes",
-                opts.limits.max_file_bytes
-            ),
-        });
-    }
-    let data = std::fs::read(path).map_err(io_err)?;
-    // The inputs' stamps are the bytes read here (build/cache.rs).
-    crate::build::cache::note_read(path, &meta, &data);
+    let data = super::read_source(path, &opts.limits)?;
     let named_glb = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("glb"));

@@ -12,6 +12,32 @@ pub use self::obj::import_obj;
 use crate::scene::Scene;
 use std::path::Path;
 
+/// The bytes of a source file, refused over `limits.max_file_bytes` before they are read,
+/// and noted for the build cache (an input is stamped by the bytes its import read). What
+/// every importer does first.
+pub(crate) fn read_source(path: &Path, limits: &ImportLimits) -> Result<Vec<u8>, ImportError> {
+    let file = path.display().to_string();
+    let io_err = |source| ImportError::Io {
+        file: file.clone(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io_err)?;
+    if meta.len() > limits.max_file_bytes {
+        return Err(ImportError::Limit {
+            file,
+            gltf_path: "file".into(),
+            reason: format!(
+                "{} bytes exceeds the limit of {} bytes",
+                meta.len(),
+                limits.max_file_bytes
+            ),
+        });
+    }
+    let data = std::fs::read(path).map_err(io_err)?;
+    crate::build::cache::note_read(path, &meta, &data);
+    Ok(data)
+}
+
 /// Imports a model source with the importer its extension names (case ignored):
 /// `.gltf`/`.glb` -> [`import_gltf`], `.obj` -> [`import_obj`], `.fbx` -> [`import_fbx`].
 /// Anything else is read as glTF, which reports what it finds.

@@ -166,24 +166,7 @@ struct Library {
 /// Reads a text file within the size limit and notes it for the build cache.
 fn read_text(path: &Path, opts: &ImportOptions) -> Result<String, ImportError> {
     let file = path.display().to_string();
-    let io_err = |source| ImportError::Io {
-        file: file.clone(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io_err)?;
-    if meta.len() > opts.limits.max_file_bytes {
-        return Err(ImportError::Limit {
-            file,
-            gltf_path: "file".into(),
-            reason: format!(
-                "{} bytes exceeds the limit of {} bytes",
-                meta.len(),
-                opts.limits.max_file_bytes
-            ),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io_err)?;
-    crate::build::cache::note_read(path, &meta, &bytes);
+    let bytes = super::read_source(path, &opts.limits)?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;

@@ -473,11 +473,15 @@ fn portable_inputs<'a>(
     saw_source.then_some(deps)
 }
 
-/// `path` below the input root, named as [`relative_to`] does. Input stamps carry real paths
-/// (the importer resolves symlinks to confine reads to the root), while the root is kept as
-/// the user spelled it (`../assets`), so the root's real path is tried too.
+/// `path` below the input root, named as [`relative_to`] does. Input stamps carry absolute
+/// paths with `..` resolved by name (symlinks kept) or real paths, while the root is kept as
+/// the user spelled it (`../assets`): the root as spelled, with `..` resolved by name, and
+/// its real path are tried in turn. (A root spelled with `..` through a symlinked folder
+/// matched neither spelling of its inputs: such multi-file models were never uploaded.)
 fn below_root(path: &Path, root: &Path) -> Option<String> {
-    relative_to(path, root).or_else(|| relative_to(path, &std::fs::canonicalize(root).ok()?))
+    relative_to(path, root)
+        .or_else(|| relative_to(path, &crate::build::discover::normalized_absolute(root)))
+        .or_else(|| relative_to(path, &std::fs::canonicalize(root).ok()?))
 }
 
 /// `path` below `root`, `/`-separated, with `.` and `..` resolved by name.
@@ -533,5 +537,20 @@ mod tests {
             Some("tex/a.png")
         );
         assert_eq!(below_root(&dir.path().join("x.png"), &spelled), None);
+    }
+
+    #[test]
+    fn a_root_spelled_with_dot_dot_through_a_symlink_names_its_inputs() {
+        // `checkout/../shared/in` where `shared` is a link: the importer names inputs
+        // `.../shared/in/...` (`..` resolved by name, the link kept), which is neither
+        // below the root as spelled nor below its real path.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real/in/tex")).unwrap();
+        std::fs::create_dir_all(dir.path().join("checkout")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("shared")).unwrap();
+        let spelled = dir.path().join("checkout/../shared/in");
+        let input = dir.path().join("shared/in/tex/a.png");
+        assert_eq!(relative_to(&input, &spelled), None);
+        assert_eq!(below_root(&input, &spelled).as_deref(), Some("tex/a.png"));
     }
 }
