@@ -133,7 +133,7 @@ fn decode_image(
 }
 
 /// One BC4 block as grey RGBA8 (R replicated, alpha 255).
-fn bc4_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
+pub fn bc4_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
     let mut r = [0u8; 16];
     bcdec_rs::bc4(block, &mut r, 4, false);
     for (i, &v) in r.iter().enumerate() {
@@ -143,7 +143,7 @@ fn bc4_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
 
 /// One BC5 block as a normal map's RGBA8: X and Y as stored, Z = sqrt(1 - x² - y²) with
 /// x, y = stored * 2 - 1 (0 when x² + y² > 1), stored back as z * 0.5 + 0.5.
-fn bc5_normal_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
+pub fn bc5_normal_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
     let mut rg = [0u8; 32];
     bcdec_rs::bc5(block, &mut rg, 8, false);
     for i in 0..16 {

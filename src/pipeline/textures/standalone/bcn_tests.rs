@@ -420,3 +420,38 @@ fn new_formats_do_not_depend_on_the_thread_count() {
     };
     assert_eq!(encode_all(1), encode_all(3));
 }
+
+#[test]
+fn a_bc5_or_bc4_ktx2_source_is_decoded_when_another_format_is_wanted() {
+    // Our own BC5 normal map fed back as a source, wanted as BC7: decoded with Z rebuilt,
+    // so the BC7 result still holds the normals (BC5 then BC7 error, within 3°).
+    let src = png(32, 32, normal_texel);
+    let normal = TextureMode::Normal;
+    let bc5 = encode_texture(&src, None, normal, None, &with(TextureFormat::Bc5, false)).unwrap();
+    let bc7 = encode_texture(&bc5, None, normal, None, &with(TextureFormat::Bc7, false)).unwrap();
+    let k = read_as(&bc7, PixelFormat::Bc7);
+    let shown = decode_ktx2(&k, 0).unwrap();
+    for (i, p) in shown.rgba.chunks_exact(4).enumerate() {
+        let s = normal_texel(i as u32 % 32, i as u32 / 32);
+        let e = angle_deg(unpack(p), unpack(&s));
+        assert!(e < 3.0, "texel {i}: {e}°");
+    }
+    // Wanted as BC5 with the same settings, it passes through byte for byte.
+    let again = encode_texture(&bc5, None, normal, None, &with(TextureFormat::Bc5, false)).unwrap();
+    assert_eq!(again, bc5);
+    // A BC4 source becomes grey.
+    let single = TextureMode::Single;
+    let bc4 = encode_texture(&src, None, single, None, &with(TextureFormat::Bc4, false)).unwrap();
+    let rgba8 =
+        encode_texture(&bc4, None, single, None, &with(TextureFormat::Rgba8, false)).unwrap();
+    let shown = decode_ktx2(&read_as(&rgba8, PixelFormat::Rgba8), 0).unwrap();
+    for (i, p) in shown.rgba.chunks_exact(4).enumerate() {
+        let r = normal_texel(i as u32 % 32, i as u32 / 32)[0];
+        assert_eq!((p[0], p[1], p[2], p[3]), (p[0], p[0], p[0], 255));
+        assert!(
+            p[0].abs_diff(r) <= BC45_MAX_ERROR,
+            "texel {i}: {} vs {r}",
+            p[0]
+        );
+    }
+}
