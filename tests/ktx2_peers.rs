@@ -377,6 +377,9 @@ fn format_model(f: TextureFormat) -> u8 {
         TextureFormat::Bc7 => ktx2::MODEL_BC7,
         TextureFormat::Bc1 => ktx2::MODEL_BC1A,
         TextureFormat::Bc3 => ktx2::MODEL_BC3,
+        TextureFormat::Bc4 => ktx2::MODEL_BC4,
+        TextureFormat::Bc5 => ktx2::MODEL_BC5,
+        TextureFormat::Bc6h => ktx2::MODEL_BC6H,
         TextureFormat::Rgba8 => ktx2::MODEL_RGBSDA,
     }
 }

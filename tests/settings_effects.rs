@@ -406,6 +406,9 @@ const CASES: &[Case] = &[
     ("texture", "bc_zstd", "true", |r| {
         r.settings.texture.bc_zstd = true
     }),
+    ("texture", "per_class", "true", |r| {
+        r.settings.texture.per_class = true
+    }),
     ("animation", "import", "false", |r| {
         r.settings.animation.import = false
     }),

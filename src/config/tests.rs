@@ -188,3 +188,35 @@ fn the_remote_cache_table_is_checked_where_it_is_written() {
     let e = err("[cache]\nremtoe = \"http://x\"\n");
     assert!(e.message.contains("did you mean `remote`?"), "{e}");
 }
+
+#[test]
+fn bc4_bc5_bc6h_and_per_class_are_settings_of_rules_and_presets() {
+    use crate::pipeline::textures::TextureMode;
+    let o = resolved(
+        "[texture]\nformat = \"bc7\"\nper_class = true\n\n\
+         [[rules]]\nmatch = \"sky/**\"\ntexture.format = \"bc6h\"\n\n\
+         [[rules]]\nmatch = \"masks/**\"\ntexture.format = \"bc4\"\ntexture.per_class = false\n",
+    );
+    let top = &o.settings.texture;
+    assert_eq!((top.format, top.per_class), (TextureFormat::Bc7, true));
+    assert_eq!(top.format_for(TextureMode::Normal), TextureFormat::Bc5);
+    assert_eq!(top.format_for(TextureMode::Single), TextureFormat::Bc4);
+    assert_eq!(top.format_for(TextureMode::Color), TextureFormat::Bc7);
+    assert!(top.hdr_as_bc6h());
+    let sky = o.settings_for("sky/noon.exr").texture;
+    assert_eq!(sky.format, TextureFormat::Bc6h);
+    assert!(sky.hdr_as_bc6h());
+    let masks = o.settings_for("masks/a.png").texture;
+    assert_eq!(masks.format_for(TextureMode::Color), TextureFormat::Bc4);
+    assert!(
+        !masks.hdr_as_bc6h(),
+        "bc4 without per_class keeps HDR in RGBA16F"
+    );
+    // Off by default: the format alone decides, for every class.
+    let plain = resolved("[texture]\nformat = \"bc7\"\n").settings.texture;
+    assert!(!plain.per_class);
+    assert_eq!(plain.format_for(TextureMode::Normal), TextureFormat::Bc7);
+    assert!(!plain.hdr_as_bc6h());
+    let e = err("[texture]\nformat = \"bc6\"\n");
+    assert!(e.to_string().contains("bc6"), "{e}");
+}

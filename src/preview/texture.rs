@@ -1,5 +1,6 @@
 //! Decoding one level of our `.ktx2` files to RGBA8: UASTC through the Basis Universal
-//! transcoder, BC1/BC3/BC7 through `bcdec_rs`, RGBA8 as stored, RGBA16F tone mapped;
+//! transcoder, BC1/BC3/BC4/BC5/BC6H/BC7 through `bcdec_rs` (BC4 as grey, BC5 as a normal
+//! with Z rebuilt), RGBA8 as stored, RGBA16F and BC6H tone mapped;
 //! cubemaps and 3D textures laid out as one picture.
 
 use super::raster::Texture;
@@ -28,6 +29,9 @@ pub fn format_name(ktx: &Ktx2) -> String {
                 PixelFormat::Uastc => "UASTC",
                 PixelFormat::Bc1 => "BC1",
                 PixelFormat::Bc3 => "BC3",
+                PixelFormat::Bc4 => "BC4",
+                PixelFormat::Bc5 => "BC5",
+                PixelFormat::Bc6h => "BC6H",
                 PixelFormat::Bc7 => "BC7",
                 PixelFormat::Rgba8 => "RGBA8",
                 PixelFormat::Rgba16f => "RGBA16F",
@@ -119,7 +123,54 @@ fn decode_image(
         PixelFormat::Bc1 => decode_bc(data, width, height, 8, bcdec_rs::bc1)?,
         PixelFormat::Bc3 => decode_bc(data, width, height, 16, bcdec_rs::bc3)?,
         PixelFormat::Bc7 => decode_bc(data, width, height, 16, bcdec_rs::bc7)?,
+        PixelFormat::Bc4 => decode_bc(data, width, height, 8, bc4_rgba)?,
+        PixelFormat::Bc5 => decode_bc(data, width, height, 16, bc5_normal_rgba)?,
+        PixelFormat::Bc6h => {
+            let f16 = decode_bc_texels(data, width, height, 16, 8, bc6h_rgba16f)?;
+            tonemap::rgba16f_to_rgba8(&f16, texels)?
+        }
     })
+}
+
+/// One BC4 block as grey RGBA8 (R replicated, alpha 255).
+pub fn bc4_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
+    let mut r = [0u8; 16];
+    bcdec_rs::bc4(block, &mut r, 4, false);
+    for (i, &v) in r.iter().enumerate() {
+        out[(i / 4) * pitch + (i % 4) * 4..][..4].copy_from_slice(&[v, v, v, 255]);
+    }
+}
+
+/// One BC5 block as a normal map's RGBA8: X and Y as stored, Z = sqrt(1 - x² - y²) with
+/// x, y = stored * 2 - 1 (0 when x² + y² > 1), stored back as z * 0.5 + 0.5.
+pub fn bc5_normal_rgba(block: &[u8], out: &mut [u8], pitch: usize) {
+    let mut rg = [0u8; 32];
+    bcdec_rs::bc5(block, &mut rg, 8, false);
+    for i in 0..16 {
+        let (r, g) = (rg[i * 2], rg[i * 2 + 1]);
+        out[(i / 4) * pitch + (i % 4) * 4..][..4].copy_from_slice(&[r, g, bc5_z(r, g), 255]);
+    }
+}
+
+/// The stored Z (z * 0.5 + 0.5 as 0..255) of a normal whose X and Y are stored as `r`, `g`.
+pub fn bc5_z(r: u8, g: u8) -> u8 {
+    let x = f32::from(r) / 255.0 * 2.0 - 1.0;
+    let y = f32::from(g) / 255.0 * 2.0 - 1.0;
+    let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+    ((z * 0.5 + 0.5) * 255.0).round() as u8
+}
+
+/// One BC6H block as RGBA16F texels (little-endian half floats, alpha 1.0).
+pub fn bc6h_rgba16f(block: &[u8], out: &mut [u8], pitch: usize) {
+    let mut rgb = [0u16; 48];
+    bcdec_rs::bc6h_half(block, &mut rgb, 12, false);
+    for i in 0..16 {
+        let texel = [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], 0x3C00];
+        let at = (i / 4) * pitch + (i % 4) * 8;
+        for (c, v) in texel.iter().enumerate() {
+            out[at + c * 2..][..2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
 }
 
 /// Decodes 4x4 blocks into a padded RGBA8 image, then crops it to the level's size.
@@ -130,6 +181,19 @@ fn decode_bc(
     block_bytes: usize,
     decode: fn(&[u8], &mut [u8], usize),
 ) -> Result<Vec<u8>, String> {
+    decode_bc_texels(blocks, width, height, block_bytes, 4, decode)
+}
+
+/// Decodes 4x4 blocks into a padded image of `texel`-byte texels, then crops it to the
+/// level's size.
+fn decode_bc_texels(
+    blocks: &[u8],
+    width: u32,
+    height: u32,
+    block_bytes: usize,
+    texel: usize,
+    decode: fn(&[u8], &mut [u8], usize),
+) -> Result<Vec<u8>, String> {
     let (bw, bh) = (width.div_ceil(4) as usize, height.div_ceil(4) as usize);
     if blocks.len() < bw * bh * block_bytes {
         return Err(format!(
@@ -138,15 +202,15 @@ fn decode_bc(
             bw * bh * block_bytes
         ));
     }
-    let pitch = bw * 16;
+    let pitch = bw * 4 * texel;
     let mut padded = vec![0u8; pitch * bh * 4];
     for by in 0..bh {
         for bx in 0..bw {
             let block = &blocks[(by * bw + bx) * block_bytes..][..block_bytes];
-            decode(block, &mut padded[by * 4 * pitch + bx * 16..], pitch);
+            decode(block, &mut padded[by * 4 * pitch + bx * 4 * texel..], pitch);
         }
     }
-    let row = width as usize * 4;
+    let row = width as usize * texel;
     Ok((0..height as usize)
         .flat_map(|y| padded[y * pitch..][..row].iter().copied())
         .collect())

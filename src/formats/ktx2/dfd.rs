@@ -7,6 +7,9 @@ use crate::formats::bytes::{Reader, WriteLe};
 pub const MODEL_RGBSDA: u8 = 1;
 pub const MODEL_BC1A: u8 = 128;
 pub const MODEL_BC3: u8 = 130;
+pub const MODEL_BC4: u8 = 131;
+pub const MODEL_BC5: u8 = 132;
+pub const MODEL_BC6H: u8 = 133;
 pub const MODEL_BC7: u8 = 134;
 pub const MODEL_UASTC: u8 = 166;
 
@@ -77,7 +80,7 @@ impl Dfd {
     /// `format`. `has_alpha` only matters for UASTC, whose channel id says whether the
     /// blocks carry alpha; `srgb` is ignored for RGBA16F, which is always linear.
     pub fn for_format(format: PixelFormat, srgb: bool, has_alpha: bool) -> Self {
-        let srgb = srgb && format != PixelFormat::Rgba16f;
+        let srgb = srgb && format.has_srgb();
         let transfer = if srgb { TRANSFER_SRGB } else { TRANSFER_LINEAR };
         // Alpha is never sRGB-encoded; the LINEAR qualifier says so when the transfer is sRGB.
         let alpha_qualifier = if srgb { QUALIFIER_LINEAR } else { 0 };
@@ -129,6 +132,26 @@ impl Dfd {
                     block_sample(64, 0, CHANNEL_ALPHA | alpha_qualifier),
                     block_sample(64, 64, 0),
                 ],
+            ),
+            // Khronos dfdutils (createDFDCompressed): BC4 one 64-bit sample (channel DATA),
+            // BC5 RED at bit 0 and GREEN at bit 64, BC6H one 128-bit FLOAT sample whose
+            // range for UFLOAT is 0.0 ..= 1.0.
+            PixelFormat::Bc4 => (MODEL_BC4, [3, 3, 0, 0], 8, vec![block_sample(64, 0, 0)]),
+            PixelFormat::Bc5 => (
+                MODEL_BC5,
+                [3, 3, 0, 0],
+                16,
+                vec![block_sample(64, 0, 0), block_sample(64, 64, 1)],
+            ),
+            PixelFormat::Bc6h => (
+                MODEL_BC6H,
+                [3, 3, 0, 0],
+                16,
+                vec![Sample {
+                    lower: 0,
+                    upper: FLOAT_UPPER,
+                    ..block_sample(128, 0, QUALIFIER_FLOAT)
+                }],
             ),
             PixelFormat::Bc7 => (MODEL_BC7, [3, 3, 0, 0], 16, vec![block_sample(128, 0, 0)]),
             PixelFormat::Uastc => (

@@ -1,5 +1,5 @@
 //! KTX 2.0 textures: writer, reader and validator for the subset assetc writes (UASTC,
-//! BC1/BC3/BC7, RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
+//! BC1/BC3/BC4/BC5/BC6H/BC7, RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
 //! optionally zstd supercompressed), with a reader general enough to check the KTX2 files
 //! glTF sources bring in (`KHR_texture_basisu`).
 //!
@@ -17,8 +17,9 @@ pub use validate::validate;
 pub use write::{write, Ktx2Image};
 
 pub use dfd::{
-    CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_BC1A, MODEL_BC3, MODEL_BC7, MODEL_RGBSDA,
-    MODEL_UASTC, QUALIFIER_FLOAT, QUALIFIER_SIGNED, TRANSFER_LINEAR, TRANSFER_SRGB,
+    CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_BC1A, MODEL_BC3, MODEL_BC4, MODEL_BC5, MODEL_BC6H,
+    MODEL_BC7, MODEL_RGBSDA, MODEL_UASTC, QUALIFIER_FLOAT, QUALIFIER_SIGNED, TRANSFER_LINEAR,
+    TRANSFER_SRGB,
 };
 
 use crate::formats::bytes::OutOfBounds;
@@ -45,6 +46,9 @@ pub const VK_FORMAT_BC1_RGB_UNORM_BLOCK: u32 = 131;
 pub const VK_FORMAT_BC1_RGB_SRGB_BLOCK: u32 = 132;
 pub const VK_FORMAT_BC3_UNORM_BLOCK: u32 = 137;
 pub const VK_FORMAT_BC3_SRGB_BLOCK: u32 = 138;
+pub const VK_FORMAT_BC4_UNORM_BLOCK: u32 = 139;
+pub const VK_FORMAT_BC5_UNORM_BLOCK: u32 = 141;
+pub const VK_FORMAT_BC6H_UFLOAT_BLOCK: u32 = 143;
 pub const VK_FORMAT_BC7_UNORM_BLOCK: u32 = 145;
 pub const VK_FORMAT_BC7_SRGB_BLOCK: u32 = 146;
 
@@ -69,6 +73,12 @@ pub enum PixelFormat {
     Uastc,
     Bc1,
     Bc3,
+    /// One channel (R), 8 bytes a 4x4 block; linear only (no sRGB vkFormat).
+    Bc4,
+    /// Two channels (RG), 16 bytes a 4x4 block; linear only.
+    Bc5,
+    /// HDR RGB, unsigned half float (VK_FORMAT_BC6H_UFLOAT_BLOCK), 16 bytes a 4x4 block.
+    Bc6h,
     Bc7,
     Rgba8,
     /// VK_FORMAT_R16G16B16A16_SFLOAT: linear half floats (HDR), 8 bytes a texel.
@@ -83,6 +93,10 @@ impl PixelFormat {
             (Self::Bc1, true) => VK_FORMAT_BC1_RGB_SRGB_BLOCK,
             (Self::Bc3, false) => VK_FORMAT_BC3_UNORM_BLOCK,
             (Self::Bc3, true) => VK_FORMAT_BC3_SRGB_BLOCK,
+            // No sRGB variant; the writer refuses `srgb` for them.
+            (Self::Bc4, _) => VK_FORMAT_BC4_UNORM_BLOCK,
+            (Self::Bc5, _) => VK_FORMAT_BC5_UNORM_BLOCK,
+            (Self::Bc6h, _) => VK_FORMAT_BC6H_UFLOAT_BLOCK,
             (Self::Bc7, false) => VK_FORMAT_BC7_UNORM_BLOCK,
             (Self::Bc7, true) => VK_FORMAT_BC7_SRGB_BLOCK,
             (Self::Rgba8, false) => VK_FORMAT_R8G8B8A8_UNORM,
@@ -101,6 +115,9 @@ impl PixelFormat {
             VK_FORMAT_BC1_RGB_SRGB_BLOCK => (Self::Bc1, true),
             VK_FORMAT_BC3_UNORM_BLOCK => (Self::Bc3, false),
             VK_FORMAT_BC3_SRGB_BLOCK => (Self::Bc3, true),
+            VK_FORMAT_BC4_UNORM_BLOCK => (Self::Bc4, false),
+            VK_FORMAT_BC5_UNORM_BLOCK => (Self::Bc5, false),
+            VK_FORMAT_BC6H_UFLOAT_BLOCK => (Self::Bc6h, false),
             VK_FORMAT_BC7_UNORM_BLOCK => (Self::Bc7, false),
             VK_FORMAT_BC7_SRGB_BLOCK => (Self::Bc7, true),
             VK_FORMAT_R8G8B8A8_UNORM => (Self::Rgba8, false),
@@ -122,12 +139,12 @@ impl PixelFormat {
                 height: 1,
                 bytes: 8,
             },
-            Self::Bc1 => BlockInfo {
+            Self::Bc1 | Self::Bc4 => BlockInfo {
                 width: 4,
                 height: 4,
                 bytes: 8,
             },
-            Self::Bc3 | Self::Bc7 | Self::Uastc => BlockInfo {
+            Self::Bc3 | Self::Bc5 | Self::Bc6h | Self::Bc7 | Self::Uastc => BlockInfo {
                 width: 4,
                 height: 4,
                 bytes: 16,
@@ -143,6 +160,9 @@ impl PixelFormat {
             Self::Uastc => "uastc",
             Self::Bc1 => "bc1",
             Self::Bc3 => "bc3",
+            Self::Bc4 => "bc4",
+            Self::Bc5 => "bc5",
+            Self::Bc6h => "bc6h",
             Self::Bc7 => "bc7",
             Self::Rgba8 => "rgba8",
             Self::Rgba16f => "rgba16f",
@@ -154,8 +174,20 @@ impl PixelFormat {
     pub fn type_size(self) -> u32 {
         match self {
             Self::Rgba16f => 2,
-            Self::Uastc | Self::Bc1 | Self::Bc3 | Self::Bc7 | Self::Rgba8 => 1,
+            Self::Uastc
+            | Self::Bc1
+            | Self::Bc3
+            | Self::Bc4
+            | Self::Bc5
+            | Self::Bc6h
+            | Self::Bc7
+            | Self::Rgba8 => 1,
         }
+    }
+
+    /// Whether the format has an sRGB vkFormat (BC4, BC5 and the float formats do not).
+    pub fn has_srgb(self) -> bool {
+        !matches!(self, Self::Bc4 | Self::Bc5 | Self::Bc6h | Self::Rgba16f)
     }
 
     /// Whether texels come in blocks larger than one texel (these cannot be 3D for us).

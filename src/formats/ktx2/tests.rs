@@ -28,10 +28,13 @@ fn image(format: PixelFormat, srgb: bool, zstd: bool) -> Ktx2Image {
     }
 }
 
-const ALL: [PixelFormat; 6] = [
+const ALL: [PixelFormat; 9] = [
     PixelFormat::Uastc,
     PixelFormat::Bc1,
     PixelFormat::Bc3,
+    PixelFormat::Bc4,
+    PixelFormat::Bc5,
+    PixelFormat::Bc6h,
     PixelFormat::Bc7,
     PixelFormat::Rgba8,
     PixelFormat::Rgba16f,
@@ -41,8 +44,10 @@ const ALL: [PixelFormat; 6] = [
 fn round_trip_every_format() {
     for format in ALL {
         for srgb in [false, true] {
-            if srgb && format == PixelFormat::Rgba16f {
-                continue; // refused: see rgba16f_round_trips_with_mips
+            if srgb && !format.has_srgb() {
+                // Refused: see rgba16f_round_trips_with_mips and bc4_bc5_bc6h_are_linear.
+                assert!(write(&image(format, srgb, false)).is_err(), "{format:?}");
+                continue;
             }
             for zstd in [false, true] {
                 let img = image(format, srgb, zstd);
@@ -243,7 +248,7 @@ mod props {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
-        fn any_size_round_trips(w in 1u32..70, h in 1u32..70, f in 0usize..6, zstd: bool, mips: bool) {
+        fn any_size_round_trips(w in 1u32..70, h in 1u32..70, f in 0usize..9, zstd: bool, mips: bool) {
             let format = ALL[f];
             let count = if mips { full_mip_count(w, h) } else { 1 };
             let img = Ktx2Image { format, srgb: false, has_alpha: false, width: w, height: h,
@@ -838,4 +843,59 @@ mod shapes {
             let _ = validate(&bytes);
         }
     }
+}
+
+#[test]
+fn bc4_bc5_bc6h_are_linear_with_their_own_dfd() {
+    use super::dfd::{MODEL_BC4, MODEL_BC5, MODEL_BC6H};
+    for (format, vk, model, block_bytes) in [
+        (PixelFormat::Bc4, 139, MODEL_BC4, 8),
+        (PixelFormat::Bc5, 141, MODEL_BC5, 16),
+        (PixelFormat::Bc6h, 143, MODEL_BC6H, 16),
+    ] {
+        let e = write(&image(format, true, false)).unwrap_err();
+        assert!(e.to_string().contains("no sRGB vkFormat"), "{e}");
+        let bytes = write(&image(format, false, false)).unwrap();
+        let k = read(&bytes).unwrap();
+        assert_eq!((k.vk_format, k.dfd.color_model), (vk, model));
+        assert_eq!(k.dfd.transfer_function, TRANSFER_LINEAR);
+        assert_eq!(u32::from(k.dfd.bytes_planes[0]), block_bytes);
+        assert_eq!(format.block().bytes, block_bytes);
+        // Another BC format's DFD under this vkFormat is reported.
+        // (One of the same sample count, so the file's layout is unchanged.)
+        let other = match format {
+            PixelFormat::Bc4 => PixelFormat::Bc6h,
+            PixelFormat::Bc5 => PixelFormat::Bc3,
+            _ => PixelFormat::Bc4,
+        };
+        let wrong = Dfd::for_format(other, false, false).to_bytes();
+        let good = Dfd::for_format(format, false, false).to_bytes();
+        let at = bytes
+            .windows(good.len())
+            .position(|w| w == good.as_slice())
+            .unwrap();
+        if wrong.len() == good.len() {
+            let mut bad = bytes.clone();
+            bad[at..at + good.len()].copy_from_slice(&wrong);
+            assert!(
+                !validate(&bad).is_empty(),
+                "{format:?} with {other:?}'s DFD"
+            );
+        }
+    }
+    // BC5 is two samples, RED at bit 0 and GREEN at bit 64; BC6H one FLOAT sample 0..1.
+    let bc5 = Dfd::for_format(PixelFormat::Bc5, false, false);
+    let s: Vec<_> = bc5
+        .samples
+        .iter()
+        .map(|s| (s.bit_offset, s.bit_length, s.channel_type))
+        .collect();
+    assert_eq!(s, vec![(0, 63, 0), (64, 63, 1)]);
+    let bc6h = Dfd::for_format(PixelFormat::Bc6h, false, false);
+    assert_eq!(bc6h.samples.len(), 1);
+    assert_eq!(bc6h.samples[0].channel_type, QUALIFIER_FLOAT);
+    assert_eq!(
+        (bc6h.samples[0].lower, bc6h.samples[0].upper),
+        (0, 0x3F80_0000)
+    );
 }

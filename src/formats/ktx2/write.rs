@@ -146,8 +146,11 @@ fn check_shape(image: &Ktx2Image) -> Result<(), Ktx2Error> {
     if image.width == 0 || image.height == 0 {
         return refuse("zero width or height".into());
     }
-    if image.format == PixelFormat::Rgba16f && image.srgb {
-        return refuse("RGBA16F is linear: it has no sRGB vkFormat".into());
+    if !image.format.has_srgb() && image.srgb {
+        return refuse(format!(
+            "{} is linear: it has no sRGB vkFormat",
+            image.format.name().to_ascii_uppercase()
+        ));
     }
     match (image.faces, image.depth) {
         (1, 0) => Ok(()),

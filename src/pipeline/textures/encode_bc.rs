@@ -1,24 +1,79 @@
-//! BC1, BC3 and BC7 through Intel's ISPC Texture Compressor (intel_tex_2), which runs on
-//! the calling thread.
+//! BC1, BC3, BC4, BC5, BC6H and BC7 through Intel's ISPC Texture Compressor
+//! (intel_tex_2), which runs on the calling thread.
 
-use super::{RgbaLevel, TextureFormat};
-use intel_tex_2::{bc1, bc3, bc7, RgbaSurface};
+use super::{srgb_to_linear, RgbaLevel, TextureFormat, TextureMode};
+use intel_tex_2::{bc1, bc3, bc4, bc5, bc6h, bc7, RSurface, RgSurface, RgbaSurface};
 
-/// Copies a level into a buffer padded to whole 4x4 blocks by repeating the last row and
-/// column: the ISPC kernels read full blocks only.
-fn padded(level: &RgbaLevel) -> (u32, u32, Vec<u8>) {
-    let (w, h) = (level.width as usize, level.height as usize);
+/// Copies an image of `texel`-byte texels into a buffer padded to whole 4x4 blocks by
+/// repeating the last row and column: the ISPC kernels read full blocks only.
+fn padded_bytes(width: u32, height: u32, pixels: &[u8], texel: usize) -> (u32, u32, Vec<u8>) {
+    let (w, h) = (width as usize, height as usize);
     let (pw, ph) = (w.next_multiple_of(4), h.next_multiple_of(4));
-    let mut out = Vec::with_capacity(pw * ph * 4);
+    let mut out = Vec::with_capacity(pw * ph * texel);
     for y in 0..ph {
-        let row = &level.pixels[y.min(h - 1) * w * 4..][..w * 4];
+        let row = &pixels[y.min(h - 1) * w * texel..][..w * texel];
         out.extend_from_slice(row);
-        let last = &row[(w - 1) * 4..];
+        let last = &row[(w - 1) * texel..];
         for _ in w..pw {
             out.extend_from_slice(last);
         }
     }
     (pw as u32, ph as u32, out)
+}
+
+fn padded(level: &RgbaLevel) -> (u32, u32, Vec<u8>) {
+    padded_bytes(level.width, level.height, &level.pixels, 4)
+}
+
+/// The first `n` channels of each RGBA8 texel (BC4 takes R, BC5 takes R and G).
+fn channels(rgba: &[u8], n: usize) -> Vec<u8> {
+    rgba.chunks_exact(4)
+        .flat_map(|p| p[..n].iter().copied())
+        .collect()
+}
+
+/// intel_tex_2's BC6H settings for a 0..1 quality (the BC7 table's steps: very fast
+/// below 0.7, fast, basic from 0.85, slow from 0.95).
+fn bc6h_settings(quality: f32) -> bc6h::EncodeSettings {
+    match quality {
+        q if q >= 0.95 => bc6h::slow_settings(),
+        q if q >= 0.85 => bc6h::basic_settings(),
+        q if q >= 0.7 => bc6h::fast_settings(),
+        _ => bc6h::very_fast_settings(),
+    }
+}
+
+/// BC6H (unsigned float) blocks of one image of linear RGBA half floats (8 bytes a
+/// texel, little-endian f16; negative values must already be clamped to 0).
+pub fn encode_bc6h_f16(width: u32, height: u32, rgba_f16: &[u8], quality: f32) -> Vec<u8> {
+    let (width, height, data) = padded_bytes(width, height, rgba_f16, 8);
+    let surface = RgbaSurface {
+        data: &data,
+        width,
+        height,
+        stride: width * 8,
+    };
+    bc6h::compress_blocks(&bc6h_settings(quality), &surface)
+}
+
+/// An RGBA8 level as linear RGBA half floats for BC6H: a colour texture's sRGB values
+/// are linearised, any other texture's values become v / 255.
+fn ldr_to_f16(level: &RgbaLevel, mode: TextureMode) -> Vec<u8> {
+    level
+        .pixels
+        .chunks_exact(4)
+        .flat_map(|p| {
+            let v = |i: usize| {
+                if mode.is_srgb() && i < 3 {
+                    srgb_to_linear(p[i])
+                } else {
+                    f32::from(p[i]) / 255.0
+                }
+            };
+            [v(0), v(1), v(2), v(3)]
+        })
+        .flat_map(|v| half::f16::from_f32(v).to_le_bytes())
+        .collect()
 }
 
 /// intel_tex_2's BC7 presets, fastest first.
@@ -51,6 +106,17 @@ impl Bc7Preset {
         }
     }
 
+    /// The lowest quality that picks this preset (the inverse of [`Self::for_quality`]).
+    pub fn quality(self) -> f32 {
+        match self {
+            Self::UltraFast => 0.0,
+            Self::VeryFast => 0.25,
+            Self::Fast => 0.7,
+            Self::Basic => 0.85,
+            Self::Slow => 0.95,
+        }
+    }
+
     fn settings(self, has_alpha: bool) -> bc7::EncodeSettings {
         match (self, has_alpha) {
             (Self::UltraFast, false) => bc7::opaque_ultra_fast_settings(),
@@ -67,16 +133,27 @@ impl Bc7Preset {
     }
 }
 
+/// Block-encodes RGBA8 levels in a BC format. BC4 keeps R and BC5 keeps R and G of the
+/// stored values; BC6H takes the levels as linear light ([`ldr_to_f16`]).
 pub fn encode(
     levels: &[RgbaLevel],
     format: TextureFormat,
+    mode: TextureMode,
     has_alpha: bool,
-    preset: Bc7Preset,
+    quality: f32,
 ) -> Vec<Vec<u8>> {
-    let settings = preset.settings(has_alpha);
+    let settings = Bc7Preset::for_quality(quality).settings(has_alpha);
     levels
         .iter()
         .map(|level| {
+            if format == TextureFormat::Bc6h {
+                return encode_bc6h_f16(
+                    level.width,
+                    level.height,
+                    &ldr_to_f16(level, mode),
+                    quality,
+                );
+            }
             let (width, height, data) = padded(level);
             let surface = RgbaSurface {
                 data: &data,
@@ -87,6 +164,24 @@ pub fn encode(
             match format {
                 TextureFormat::Bc1 => bc1::compress_blocks(&surface),
                 TextureFormat::Bc3 => bc3::compress_blocks(&surface),
+                TextureFormat::Bc4 => {
+                    let r = channels(&data, 1);
+                    bc4::compress_blocks(&RSurface {
+                        data: &r,
+                        width,
+                        height,
+                        stride: width,
+                    })
+                }
+                TextureFormat::Bc5 => {
+                    let rg = channels(&data, 2);
+                    bc5::compress_blocks(&RgSurface {
+                        data: &rg,
+                        width,
+                        height,
+                        stride: width * 2,
+                    })
+                }
                 _ => bc7::compress_blocks(&settings, &surface),
             }
         })

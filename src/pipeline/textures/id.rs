@@ -20,6 +20,7 @@ pub fn texture_id(
     alpha_cutoff: Option<f32>,
     settings: &TextureSettings,
 ) -> u64 {
+    let settings = &settings.for_class(mode);
     let mut h = fnv1a64_raw(image_bytes);
     h = fnv1a64_raw_continue(h, mode.name().as_bytes());
     if image_bytes.starts_with(&ktx2::IDENTIFIER) {
@@ -32,15 +33,16 @@ pub fn texture_id(
         u8::from(settings.mipmaps)
     );
     match settings.format {
-        TextureFormat::Uastc | TextureFormat::Bc7 => {
+        TextureFormat::Uastc | TextureFormat::Bc7 | TextureFormat::Bc6h => {
             tail += &format!("|q{:.3}", settings.quality());
         }
-        TextureFormat::Bc1 | TextureFormat::Bc3 | TextureFormat::Rgba8 => {}
+        TextureFormat::Bc1
+        | TextureFormat::Bc3
+        | TextureFormat::Bc4
+        | TextureFormat::Bc5
+        | TextureFormat::Rgba8 => {}
     }
-    if matches!(
-        settings.format,
-        TextureFormat::Bc1 | TextureFormat::Bc3 | TextureFormat::Bc7
-    ) {
+    if settings.format.is_bc() {
         tail += if settings.bc_zstd { "|zstd" } else { "" };
     }
     if let Some(c) = alpha_cutoff.filter(|_| settings.mipmaps) {

@@ -379,6 +379,9 @@ fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<
         131..=134 => Some((8, bcdec_rs::bc1)),
         137 | 138 => Some((16, bcdec_rs::bc3)),
         145 | 146 => Some((16, bcdec_rs::bc7)),
+        // BC4 as grey, BC5 as a normal map with Z rebuilt (as the preview shows them).
+        139 => Some((8, crate::preview::texture::bc4_rgba)),
+        141 => Some((16, crate::preview::texture::bc5_normal_rgba)),
         _ => None,
     };
     let (bx, by) = (w.div_ceil(4) as usize, h.div_ceil(4) as usize);
@@ -390,7 +393,7 @@ fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<
     }
     let Some((block_bytes, decode)) = block else {
         return Err(format!(
-            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC7 or UASTC image"
+            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC4/BC5/BC7 or UASTC image"
         ));
     };
     let blocks = data

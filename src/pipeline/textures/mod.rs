@@ -19,7 +19,7 @@ pub use standalone::{
     StandaloneTexture,
 };
 
-pub use encode_bc::Bc7Preset;
+pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
 pub use load::{
@@ -45,8 +45,8 @@ pub enum TextureMode {
     /// Tangent-space normal map: linear, renormalised per mip level.
     Normal,
     /// A single-channel map (standalone `*.ao.png`, `*.h.png`, `*.r.png`): linear, the red
-    /// channel kept and replicated to green and blue, alpha 255. Stored as RGB until a
-    /// single-channel format (BC4) exists.
+    /// channel kept and replicated to green and blue, alpha 255 (BC4 stores the red
+    /// channel only).
     Single,
 }
 
@@ -72,6 +72,12 @@ pub enum TextureFormat {
     Bc7,
     Bc1,
     Bc3,
+    /// One channel (R), VK_FORMAT_BC4_UNORM_BLOCK: single-channel maps.
+    Bc4,
+    /// Two channels (RG), VK_FORMAT_BC5_UNORM_BLOCK: normal maps (X, Y; Z rebuilt).
+    Bc5,
+    /// HDR RGB, unsigned half float, VK_FORMAT_BC6H_UFLOAT_BLOCK.
+    Bc6h,
     Rgba8,
 }
 
@@ -82,8 +88,15 @@ impl TextureFormat {
             Self::Bc7 => "bc7",
             Self::Bc1 => "bc1",
             Self::Bc3 => "bc3",
+            Self::Bc4 => "bc4",
+            Self::Bc5 => "bc5",
+            Self::Bc6h => "bc6h",
             Self::Rgba8 => "rgba8",
         }
+    }
+    /// Whether this is one of the BCn block formats (BC1 to BC7).
+    pub fn is_bc(self) -> bool {
+        !matches!(self, Self::Uastc | Self::Rgba8)
     }
     pub fn pixel_format(self) -> PixelFormat {
         match self {
@@ -91,6 +104,9 @@ impl TextureFormat {
             Self::Bc7 => PixelFormat::Bc7,
             Self::Bc1 => PixelFormat::Bc1,
             Self::Bc3 => PixelFormat::Bc3,
+            Self::Bc4 => PixelFormat::Bc4,
+            Self::Bc5 => PixelFormat::Bc5,
+            Self::Bc6h => PixelFormat::Bc6h,
             Self::Rgba8 => PixelFormat::Rgba8,
         }
     }
@@ -104,10 +120,13 @@ impl std::str::FromStr for TextureFormat {
             "bc7" => Self::Bc7,
             "bc1" => Self::Bc1,
             "bc3" => Self::Bc3,
+            "bc4" => Self::Bc4,
+            "bc5" => Self::Bc5,
+            "bc6h" => Self::Bc6h,
             "rgba8" => Self::Rgba8,
             _ => {
                 return Err(format!(
-                    "unknown texture format {s:?} (uastc, bc7, bc1, bc3, rgba8)"
+                    "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, rgba8)"
                 ))
             }
         })
@@ -150,6 +169,11 @@ pub struct TextureSettings {
     /// Standalone images only: an equirectangular panorama becomes a cubemap (six faces,
     /// each a quarter of the panorama's width, capped by `max_size`).
     pub cubemap: bool,
+    /// With a BC format (`bc1`..`bc7`), pick the format by the texture's class: BC5 for
+    /// normal maps, BC4 for single-channel maps, BC6H for HDR images; other textures keep
+    /// `format`. Off by default, so existing outputs do not change.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub per_class: bool,
 }
 
 impl Default for TextureSettings {
@@ -162,11 +186,43 @@ impl Default for TextureSettings {
             bc_zstd: false,
             mode: None,
             cubemap: false,
+            per_class: false,
         }
     }
 }
 
 impl TextureSettings {
+    /// The format a texture of class `mode` is written in: `format`, unless `per_class`
+    /// is on with a BC format, which picks BC5 for normal maps and BC4 for single-channel
+    /// maps (HDR images: see [`Self::hdr_format`]).
+    pub fn format_for(&self, mode: TextureMode) -> TextureFormat {
+        if !(self.per_class && self.format.is_bc()) {
+            return self.format;
+        }
+        match mode {
+            TextureMode::Normal => TextureFormat::Bc5,
+            TextureMode::Single => TextureFormat::Bc4,
+            TextureMode::Color | TextureMode::Linear => self.format,
+        }
+    }
+
+    /// These settings with the format [`Self::format_for`] picks for `mode` and
+    /// `per_class` resolved (off), so that they encode and hash as if that format had
+    /// been set explicitly.
+    pub fn for_class(&self, mode: TextureMode) -> Self {
+        Self {
+            format: self.format_for(mode),
+            per_class: false,
+            ..*self
+        }
+    }
+
+    /// Whether an HDR image (`.hdr`, `.exr`) is written as BC6H: when `format` is `bc6h`,
+    /// or `per_class` is on with a BC format. Otherwise HDR images are RGBA16F.
+    pub fn hdr_as_bc6h(&self) -> bool {
+        self.format == TextureFormat::Bc6h || (self.per_class && self.format.is_bc())
+    }
+
     pub(crate) fn quality(&self) -> f32 {
         if self.quality.is_finite() {
             self.quality.clamp(0.0, 1.0)
@@ -266,10 +322,11 @@ pub fn encode_texture(
     alpha_cutoff: Option<f32>,
     settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
+    let settings = &settings.for_class(mode);
     let source = if mime == Some("image/ktx2") || bytes.starts_with(&ktx2::IDENTIFIER) {
         let wanted = Ktx2Wanted {
             format: settings.format.pixel_format(),
-            srgb: mode.is_srgb(),
+            srgb: mode.is_srgb() && settings.format.pixel_format().has_srgb(),
             mipmaps: settings.mipmaps,
             max_size: settings.max_size,
         };
@@ -286,10 +343,10 @@ pub fn encode_texture(
     };
     let has_alpha = has_alpha(&levels);
     let (data, zstd) = encode_levels(&levels, mode, has_alpha, settings)?;
-    let format = settings.format;
+    let format = settings.format.pixel_format();
     ktx2::write(&Ktx2Image {
-        format: format.pixel_format(),
-        srgb: mode.is_srgb(),
+        format,
+        srgb: mode.is_srgb() && format.has_srgb(),
         has_alpha,
         width: first.width,
         height: first.height,
@@ -324,8 +381,13 @@ fn encode_levels(
             true,
         ),
         TextureFormat::Rgba8 => (encode_rgba8::encode(levels), true),
-        TextureFormat::Bc7 | TextureFormat::Bc1 | TextureFormat::Bc3 => (
-            encode_bc::encode(levels, format, has_alpha, settings.bc7_preset()),
+        TextureFormat::Bc7
+        | TextureFormat::Bc1
+        | TextureFormat::Bc3
+        | TextureFormat::Bc4
+        | TextureFormat::Bc5
+        | TextureFormat::Bc6h => (
+            encode_bc::encode(levels, format, mode, has_alpha, settings.quality()),
             settings.bc_zstd,
         ),
     })

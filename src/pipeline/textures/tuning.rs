@@ -227,8 +227,9 @@ fn encoder_settings_sweep() {
                 encode_bc::encode(
                     std::slice::from_ref(level),
                     TextureFormat::Bc7,
+                    TextureMode::Color,
                     has_alpha,
-                    preset,
+                    preset.quality(),
                 )
                 .remove(0)
             });

@@ -68,7 +68,7 @@ pub(super) fn check_faces(faces: Vec<Source>) -> Result<Faces, TextureError> {
 }
 
 /// Encodes six checked faces into a cubemap `.ktx2`: LDR faces through the mip builder
-/// (in `mode`) and `settings.format`'s block encoder, HDR faces as RGBA16F.
+/// (in `mode`) and `settings.format`'s block encoder, HDR faces as RGBA16F (or BC6H).
 pub(super) fn encode(
     faces: Faces,
     mode: TextureMode,
@@ -89,9 +89,9 @@ pub(super) fn encode(
             let has_alpha = chains.iter().any(|c| hdr::has_alpha(c));
             let per_face: Vec<Vec<Vec<u8>>> = chains
                 .par_iter()
-                .map(|c| c.iter().map(hdr::to_f16_bytes).collect())
+                .map(|c| c.iter().map(|l| hdr::level_bytes(l, settings)).collect())
                 .collect();
-            hdr::write(width, height, 6, has_alpha, interleave(per_face))
+            hdr::write(width, height, 6, has_alpha, interleave(per_face), settings)
         }
     }
 }
@@ -101,6 +101,7 @@ fn encode_ldr(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
+    let settings = &settings.for_class(mode);
     let chains: Vec<_> = faces
         .into_par_iter()
         .map(|f| build_levels(f, mode, None, settings))
@@ -131,7 +132,7 @@ fn encode_ldr(
     let per_face = encoded.into_iter().map(|(levels, _)| levels).collect();
     ktx2::write(&Ktx2Image {
         format: settings.format.pixel_format(),
-        srgb: mode.is_srgb(),
+        srgb: mode.is_srgb() && settings.format.pixel_format().has_srgb(),
         has_alpha,
         width,
         height,

@@ -1,12 +1,13 @@
 //! HDR images (`.hdr`, `.exr`): decoded to linear f32 RGBA, downscaled and mipmapped in
-//! linear float, stored as RGBA16F (exact for every value f16 holds) until a BC6H encoder
-//! exists.
+//! linear float, stored as RGBA16F (exact for every value f16 holds), or as BC6H (unsigned
+//! half float blocks, RGB only) when the settings ask for it ([`TextureSettings::hdr_as_bc6h`]).
 //!
 //! Values f16 cannot hold are clamped at decode, before any filtering: NaN and anything
 //! negative (-inf included) become 0, anything above 65504 (+inf included) becomes 65504,
 //! the largest finite f16. A light probe has no use for negative light, and one NaN texel
 //! would otherwise spread through every mip level it is averaged into.
 
+use super::super::encode_bc::encode_bc6h_f16;
 use super::super::load::{check_dimensions, MAX_PIXELS, MAX_SIDE};
 use super::super::mips::{fitted_size, FloatImage};
 use super::super::{TextureError, TextureSettings};
@@ -108,7 +109,7 @@ pub(super) fn has_alpha(levels: &[FloatImage]) -> bool {
     levels.iter().any(|l| l.pixels().any(|p| p.0[3] != 1.0))
 }
 
-/// One HDR image to a complete RGBA16F `.ktx2`.
+/// One HDR image to a complete RGBA16F (or BC6H) `.ktx2`.
 pub(super) fn encode_image(
     bytes: &[u8],
     ext: &str,
@@ -121,28 +122,51 @@ pub(super) fn encode_image(
         height,
         1,
         has_alpha(&levels),
-        levels.iter().map(to_f16_bytes).collect(),
+        levels.iter().map(|l| level_bytes(l, settings)).collect(),
+        settings,
     )
 }
 
-/// Writes RGBA16F levels (`faces` faces each) as a `.ktx2`.
+/// One level's bytes: RGBA16F texels, or BC6H blocks of them.
+pub(super) fn level_bytes(img: &FloatImage, settings: &TextureSettings) -> Vec<u8> {
+    let f16 = to_f16_bytes(img);
+    if settings.hdr_as_bc6h() {
+        encode_bc6h_f16(img.width(), img.height(), &f16, settings.quality())
+    } else {
+        f16
+    }
+}
+
+/// Writes RGBA16F (or BC6H, as [`level_bytes`] made them) levels (`faces` faces each) as
+/// a `.ktx2`. BC6H holds no alpha, so its file never claims any; it is zstd
+/// supercompressed only with `bc_zstd`, like the other BC formats.
 pub(super) fn write(
     width: u32,
     height: u32,
     faces: u32,
     has_alpha: bool,
     levels: Vec<Vec<u8>>,
+    settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
+    let bc6h = settings.hdr_as_bc6h();
     ktx2::write(&Ktx2Image {
-        format: PixelFormat::Rgba16f,
+        format: if bc6h {
+            PixelFormat::Bc6h
+        } else {
+            PixelFormat::Rgba16f
+        },
         srgb: false,
-        has_alpha,
+        has_alpha: has_alpha && !bc6h,
         width,
         height,
         depth: 0,
         faces,
         levels,
-        zstd_level: Some(ZSTD_LEVEL_HDR),
+        zstd_level: if bc6h {
+            settings.bc_zstd.then(|| settings.zstd_level())
+        } else {
+            Some(ZSTD_LEVEL_HDR)
+        },
     })
     .map_err(|e| image_error(e.to_string()))
 }

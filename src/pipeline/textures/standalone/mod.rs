@@ -36,7 +36,7 @@ pub enum StandaloneTexture<'a> {
 }
 
 /// Whether a file extension names an HDR image (`hdr`, `exr`), encoded as linear RGBA16F
-/// whatever the mode.
+/// (or BC6H, see [`TextureSettings::hdr_as_bc6h`]) whatever the mode.
 pub fn is_hdr_extension(ext: &str) -> bool {
     ext.eq_ignore_ascii_case("hdr") || ext.eq_ignore_ascii_case("exr")
 }
@@ -45,8 +45,9 @@ pub fn is_hdr_extension(ext: &str) -> bool {
 ///
 /// - An LDR image is encoded exactly as [`super::encode_texture`] encodes a material's.
 /// - An HDR image (and a cubemap of HDR faces or from an HDR panorama) becomes linear
-///   RGBA16F whatever `mode` and `settings.format` say, its mips box-filtered in linear
-///   float; see the `hdr` module for the clamping of values f16 cannot hold.
+///   RGBA16F whatever `mode` says, its mips box-filtered in linear float (see the `hdr`
+///   module for the clamping of values f16 cannot hold); BC6H instead when `format` is
+///   `bc6h` or `per_class` is on with a BC format, else RGBA16F whatever `format` says.
 /// - A cubemap is written with faceCount 6, faces in the order +X -X +Y -Y +Z -Z.
 pub fn encode_standalone(
     tex: &StandaloneTexture,
@@ -118,5 +119,7 @@ fn image_error(reason: impl Into<String>) -> TextureError {
     TextureError::new("image", reason)
 }
 
+#[cfg(test)]
+mod bcn_tests;
 #[cfg(test)]
 mod tests;
