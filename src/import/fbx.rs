@@ -57,12 +57,7 @@ pub fn import_fbx(
             }
         }
     })?;
-    let base_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let input_root = if opts.input_root.as_os_str().is_empty() {
-        base_dir.clone()
-    } else {
-        opts.input_root.clone()
-    };
+    let (base_dir, input_root) = opts.folders(path);
     let ctx = Ctx {
         fbx: &fbx,
         base_dir,

@@ -36,6 +36,18 @@ impl ImportOptions {
             limits: ImportLimits::default(),
         }
     }
+
+    /// The folder of `source` (where its relative references start) and the root they
+    /// must stay inside: [`Self::input_root`], or that folder when none is set.
+    pub(crate) fn folders(&self, source: &Path) -> (PathBuf, PathBuf) {
+        let base_dir = source.parent().unwrap_or(Path::new("")).to_path_buf();
+        let input_root = if self.input_root.as_os_str().is_empty() {
+            base_dir.clone()
+        } else {
+            self.input_root.clone()
+        };
+        (base_dir, input_root)
+    }
 }
 
 impl Default for ImportOptions {
@@ -260,12 +272,7 @@ pub fn import_gltf(
             });
         }
     }
-    let base_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let input_root = if opts.input_root.as_os_str().is_empty() {
-        base_dir.clone()
-    } else {
-        opts.input_root.clone()
-    };
+    let (base_dir, input_root) = opts.folders(path);
     let ctx = Ctx {
         root: &root,
         base_dir,

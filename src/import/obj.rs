@@ -40,12 +40,7 @@ pub fn import_obj(
         };
     let text = read_text(path, opts)?;
     let scanned = scan::scan(&text).map_err(|e| at_line(&file, e.line, e.code, e.reason))?;
-    let base_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let input_root = if opts.input_root.as_os_str().is_empty() {
-        base_dir.clone()
-    } else {
-        opts.input_root.clone()
-    };
+    let (base_dir, input_root) = opts.folders(path);
 
     // The material libraries, parsed here (not by tobj's loader) so that each error names
     // its file and line, and each material knows the folder its maps are relative to.
