@@ -13,33 +13,10 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `fonts-dejavu-core`.
-const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 /// `fonts-urw-base35`: a CFF-flavoured OpenType font.
 const NIMBUS: &str = "/usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf";
 /// Every comparison with FreeType is within this many em (one 26.6 unit at 1 px per em).
 const EM_TOLERANCE: f32 = 1.0 / 64.0;
-
-/// A Debian font file: `env` (a path), else its standard place; `None` (a failure under
-/// CI) when absent.
-fn font_file(test: &str, env: &str, default: &str, package: &str) -> Option<PathBuf> {
-    let path = std::env::var_os(env)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(default));
-    if path.is_file() {
-        Some(path)
-    } else {
-        missing(
-            test,
-            &format!("{} (Debian's {package}; set {env})", path.display()),
-        );
-        None
-    }
-}
-
-fn dejavu(test: &str) -> Option<PathBuf> {
-    font_file(test, "ASSETC_DEJAVU_SANS", DEJAVU, "fonts-dejavu-core")
-}
 
 fn nimbus(test: &str) -> Option<PathBuf> {
     font_file(test, "ASSETC_CFF_FONT", NIMBUS, "fonts-urw-base35")

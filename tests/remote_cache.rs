@@ -1221,16 +1221,12 @@ fn a_trickling_blob_times_out_and_its_asset_is_built_here() {
 
 /// A font, a WGSL shader with two entry points and a 16-bit WAV: one source of each kind
 /// the tree issue added after models and textures. `None` (a failure under CI) without
-/// Debian's DejaVu Sans.
+/// DejaVu Sans (see `common::dejavu`).
 fn font_shader_sound_tree(test: &str, root: &Path) -> Option<()> {
-    let font = Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-    if !font.is_file() {
-        missing(test, "DejaVu Sans (Debian package fonts-dejavu-core)");
-        return None;
-    }
+    let font = dejavu(test)?;
     std::fs::create_dir_all(root.join("ui")).unwrap();
     std::fs::create_dir_all(root.join("sfx")).unwrap();
-    std::fs::copy(font, root.join("ui/sans.ttf")).unwrap();
+    std::fs::copy(&font, root.join("ui/sans.ttf")).unwrap();
     std::fs::write(
         root.join("tint.wgsl"),
         "@group(0) @binding(0) var<uniform> tint: vec4<f32>;\n\

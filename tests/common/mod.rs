@@ -43,6 +43,33 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// A Debian font file: `env` (a path), else its standard place; `None` (a failure under
+/// CI) when absent.
+pub fn font_file(test: &str, env: &str, default: &str, package: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(env)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(default));
+    if path.is_file() {
+        Some(path)
+    } else {
+        missing(
+            test,
+            &format!("{} (Debian's {package}; set {env})", path.display()),
+        );
+        None
+    }
+}
+
+/// DejaVu Sans (`fonts-dejavu-core`, or `ASSETC_DEJAVU_SANS`): TrueType with GPOS and kern.
+pub fn dejavu(test: &str) -> Option<PathBuf> {
+    font_file(
+        test,
+        "ASSETC_DEJAVU_SANS",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "fonts-dejavu-core",
+    )
+}
+
 /// The corpus's `gltf/` folder (real glTF assets); `None` when absent, which fails under CI.
 pub fn corpus_gltf(test: &str) -> Option<PathBuf> {
     corpus(test).map(|c| c.join("gltf"))
