@@ -76,6 +76,22 @@ fn fail_fast_counts_what_it_did_not_build_apart_from_what_failed() {
         (Some(1), Some(4)),
         "{text}"
     );
+    // Each asset's own event says the same as the summary (the skipped ones were
+    // reported as failed before the driver kept one state per asset).
+    let statuses: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["reason"] == "asset-finished")
+        .map(|v| v["status"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        (
+            statuses.iter().filter(|s| *s == "failed").count(),
+            statuses.iter().filter(|s| *s == "skipped").count()
+        ),
+        (1, 4),
+        "{text}"
+    );
     let human = assetc(&[
         "build",
         src.to_str().unwrap(),

@@ -2,7 +2,6 @@
 //! until every part of the asset has succeeded.
 
 use super::discover::Source;
-use crate::formats::hman::EntryKind;
 use crate::import::ImportError;
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::materials::TextureJob;
@@ -11,7 +10,7 @@ use crate::pipeline::{MeshSettings, StageTimes};
 use crate::targets::TargetError;
 use std::path::{Path, PathBuf};
 
-pub use crate::targets::Target;
+pub use crate::targets::{OutputFile, Target};
 
 /// The settings one source is built with (defaults, then matching rules, then CLI flags).
 /// Serialised (JSON, fields in declaration order) into cache and remote keys.
@@ -40,32 +39,6 @@ impl Default for AssetSettings {
             shader: Default::default(),
             audio: Default::default(),
             targets: vec![Target::HMesh],
-        }
-    }
-}
-
-/// One file an asset produces, relative to the output root.
-#[derive(Debug, Clone)]
-pub struct OutputFile {
-    pub rel_path: String,
-    pub bytes: Vec<u8>,
-    pub kind: EntryKind,
-    /// The manifest hash when it is not that of the path (standalone textures and LUTs
-    /// are named by their ref, formats.md "Assets that are not models").
-    pub manifest_id: Option<u64>,
-    /// The manifest's colorspace flag (sRGB colour textures).
-    pub srgb: bool,
-}
-
-impl OutputFile {
-    /// A file named in the manifest by its path, linear.
-    pub fn new(rel_path: String, bytes: Vec<u8>, kind: EntryKind) -> Self {
-        Self {
-            rel_path,
-            bytes,
-            kind,
-            manifest_id: None,
-            srgb: false,
         }
     }
 }
@@ -173,11 +146,7 @@ pub(crate) fn add_target_output(
     compiled
         .warnings
         .extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
-    compiled.files.extend(
-        out.files
-            .into_iter()
-            .map(|f| OutputFile::new(f.rel_path, f.bytes, f.kind)),
-    );
+    compiled.files.extend(out.files);
     compiled.textures.extend(out.textures);
     if let Some(stats) = out.stats {
         compiled.stats = stats;

@@ -4,10 +4,9 @@
 use super::asset::CompiledAsset;
 use super::code::Failure;
 use super::discover::Source;
-use super::events::{whole_ms, AssetStatus, Diagnostic, Event, Reporter, Severity};
+use super::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
 use super::texture_store::TextureStore;
-use super::{built_report, finished_failed, AssetReport};
-use std::time::Duration;
+use super::AssetReport;
 
 /// Encodes the textures of a compiled asset (or waits for them); a texture that fails
 /// fails the asset. Ticks progress for the asset and for each texture encoded here.
@@ -44,20 +43,6 @@ pub(super) fn progress(reporter: &dyn Reporter, added: usize, name: &str) {
         done: 1,
         name: name.to_string(),
     });
-}
-
-/// Reports a compiled (or failed) asset; its files are written after every asset is done.
-pub(super) fn report_compiled(
-    reporter: &dyn Reporter,
-    source: &Source,
-    result: &Result<CompiledAsset, Failure>,
-    elapsed: Duration,
-) {
-    let report = match result {
-        Ok(asset) => built_report(source, asset),
-        Err(e) => finished_failed(source, e.clone()),
-    };
-    report_finished(reporter, source, &report, whole_ms(elapsed));
 }
 
 pub(super) fn report_finished(

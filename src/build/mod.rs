@@ -25,14 +25,15 @@ pub mod texture_store;
 pub mod verify;
 
 mod finish;
+mod job;
 mod remote_steps;
 mod script;
 
-use asset::{AssetSettings, AssetStats, CompiledAsset};
-use cache::{AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
-use code::Failure;
+use asset::{AssetSettings, AssetStats};
+use cache::{Cache, CachedEntry};
 use discover::{discover, input_root, DiscoverRules, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
+use job::{AssetJob, JobState};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -311,35 +312,16 @@ impl Builder {
         let root = input_root(&opts.input);
         // Before anything below the output is swept or written.
         output::check_output_folder(&opts.output, &root)?;
-        let mut discovered =
-            discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
-                path: opts.input.clone(),
-                source,
-            })?;
+        // Loaded even with --no-cache: what it lists as written may need removing.
+        let old_cache = Cache::load_any(&opts.output);
+        let trust_cache = opts.use_cache && old_cache.is_current();
+        let (sources, other_shards, ignored) =
+            assets_of_this_build(opts, &old_cache, trust_cache, reporter)?;
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
         })?;
         output::remove_stale_temporaries(&opts.output);
-        // Loaded even with --no-cache: what it lists as written may need removing.
-        let old_cache = Cache::load_any(&opts.output);
-        let trust_cache = opts.use_cache && old_cache.is_current();
-        // A model's buffers and images are its inputs, not assets of their own.
-        let used = model_inputs(&discovered.sources, opts, &old_cache, trust_cache);
-        discovered.without_model_inputs(&used);
-        let ignored = discovered.unclaimed_by_extension();
-        if let Some(message) = discover::unclaimed_summary(&ignored) {
-            reporter.event(&Event::Ignored {
-                files: ignored.iter().map(|(_, n)| n).sum(),
-                by_extension: ignored.clone(),
-                message,
-            });
-        }
-        // Another shard's sources are left as they are, records and files alike.
-        let (sources, other_shards): (Vec<Source>, Vec<Source>) = discovered
-            .sources
-            .into_iter()
-            .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
 
         let mut pool = rayon::ThreadPoolBuilder::new();
         if let Some(j) = opts.jobs {
@@ -348,166 +330,94 @@ impl Builder {
         let pool = pool.build().map_err(|e| BuildError::Pool(e.to_string()))?;
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
-        // While watching, the record of a failing asset's last good build, kept as it is.
-        let kept_record = |source: &Source| {
-            (opts.keep_failed_outputs && trust_cache)
-                .then(|| old_cache.assets.get(&source.rel_path))
-                .flatten()
+        let plan = job::JobPlan {
+            old_cache: &old_cache,
+            output: &opts.output,
+            trust_cache,
+            keep_failed_outputs: opts.keep_failed_outputs,
         };
-
-        let settings: Vec<AssetSettings> = sources
-            .iter()
-            .map(|s| opts.settings_for(&s.rel_path))
-            .collect();
-        let hashes: Vec<u64> = sources
-            .iter()
-            .zip(&settings)
-            .map(|(source, s)| cache::settings_hash(source.kind, s))
-            .collect();
-        let fresh: Vec<Option<AssetRecord>> = sources
-            .iter()
-            .zip(&hashes)
-            .map(|(s, &h)| {
-                if collisions.contains_key(&s.rel_path) || !trust_cache {
-                    None
-                } else {
-                    old_cache.fresh_record(&s.rel_path, h, &opts.output)
-                }
+        let mut jobs: Vec<AssetJob> = sources
+            .into_iter()
+            .map(|source| {
+                let settings = opts.settings_for(&source.rel_path);
+                let collides = collisions.contains_key(&source.rel_path);
+                AssetJob::new(source, settings, &plan, collides)
             })
             .collect();
         reporter.event(&Event::BuildStarted {
-            assets: sources.len(),
-            to_build: fresh.iter().filter(|f| f.is_none()).count(),
+            assets: jobs.len(),
+            to_build: jobs.iter().filter(|job| !job.is_fresh()).count(),
         });
-        for (source, record) in sources.iter().zip(&fresh) {
-            if let Some(record) = record {
-                finish::report_finished(reporter, source, &fresh_report(source, record), 0);
+        for job in jobs.iter().filter(|job| job.is_fresh()) {
+            if let Some(report) = job.report() {
+                finish::report_finished(reporter, &job.source, &report, 0);
             }
         }
         let remote = opts.remote_cache.as_ref().and_then(|url| {
             remote::RemoteCache::open(url, opts.remote_mode, opts.remote_max_blob_bytes, reporter)
         });
-        let keys = remote_steps::source_keys(
-            &pool,
-            remote.as_ref(),
-            &sources,
-            &settings,
-            &fresh,
-            &collisions,
-        );
-        let (mut fetched, fetch_ms) = remote_steps::fetch_all(
-            // --no-cache rebuilds everything: nothing is fetched (what is built is
-            // still uploaded).
+        remote_steps::key_sources(&pool, remote.as_ref(), &mut jobs, &collisions);
+        // --no-cache rebuilds everything: nothing is fetched (what is built is still
+        // uploaded).
+        remote_steps::fetch_all(
             opts.use_cache,
             &pool,
             remote.as_ref(),
-            &sources,
-            &keys,
+            &mut jobs,
             &root,
             reporter,
         );
-        // Fetched and fresh assets are not compiled: neither is "to build" from here on.
-        let done: Vec<bool> = fresh
-            .iter()
-            .zip(&fetched)
-            .map(|(f, g)| f.is_some() || g.is_some())
-            .collect();
-        let mut stamps_before = pool.install(|| stamp_inputs_before(&sources, &done, &old_cache));
         // Content-addressed: a texture file the cache vouches for is that texture already.
         let vouched = |rel: &str| trust_cache && old_cache.vouched(rel, &opts.output).is_some();
         let textures = texture_store::TextureStore::new(&opts.output, &vouched);
-        let seeded = remote_steps::seed_textures(&textures, &fetched);
+        let seeded = remote_steps::seed_textures(&textures, &jobs);
 
         // Every input is stamped by the bytes its compile read (see cache::ReadLog).
         let reads = cache::ReadLog::start();
-        let compile_one = |i: usize| -> (Result<CompiledAsset, Failure>, f64) {
-            let source = &sources[i];
-            let t = Instant::now();
-            if opts.fail_fast && stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return (Err(skipped_error(source)), 0.0);
-            }
-            let result = match collisions.get(&source.rel_path) {
-                Some(other) => Err(Failure::new(
-                    code::DiagnosticCode::OutputCollision,
-                    format!(
-                        "{}: its outputs would overwrite those of {other} (same path without \
-                         extension)",
-                        source.abs_path.display()
-                    ),
-                )),
-                None => guard::compile_guarded(source, &root, &settings[i]),
-            };
-            let result = finish::with_textures(result, &textures, source, reporter);
-            let result = result.map_err(|e| match kept_record(source) {
-                Some(_) => Failure {
-                    message: format!(
-                        "{} (its last good outputs are kept while watching)",
-                        e.message
-                    ),
-                    ..e
-                },
-                None => e,
-            });
-            if result.is_err() {
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            finish::report_compiled(reporter, source, &result, t.elapsed());
-            (result, t.elapsed().as_secs_f64() * 1000.0)
+        let compiler = job::Compiler {
+            root: &root,
+            old_cache: &old_cache,
+            collisions: &collisions,
+            textures: &textures,
+            fail_fast: opts.fail_fast.then_some(&stop),
+            reporter,
         };
-        let mut compiled: Vec<Option<(Result<CompiledAsset, Failure>, f64)>> = pool.install(|| {
-            (0..sources.len())
-                .into_par_iter()
-                .map(|i| (!done[i]).then(|| compile_one(i)))
-                .collect()
-        });
+        let compile_discovered = |jobs: &mut [AssetJob]| {
+            pool.install(|| {
+                jobs.par_iter_mut()
+                    .filter(|job| job.is_discovered())
+                    .for_each(|job| compiler.compile(job))
+            })
+        };
+        compile_discovered(&mut jobs);
         // A fetched asset that passed its own checks may still clash with the rest of the
         // build (an output path or manifest id of another asset, a folder where it would
         // write a file): it is built here instead, and so on until nothing clashes (each
         // round builds at least one more asset here).
         if let Some(remote) = &remote {
             loop {
-                let refused =
-                    remote_steps::clashes(&sources, &fresh, &compiled, &fetched, &opts.output);
+                let refused = remote_steps::clashes(&jobs, &opts.output);
                 if refused.is_empty() {
                     break;
                 }
-                for (i, why) in &refused {
-                    remote.refuse(&sources[*i], why, reporter);
-                    fetched[*i] = None;
-                    stamps_before[*i] = cache::stamp_inputs_before(
-                        &sources[*i].abs_path,
-                        old_cache.assets.get(&sources[*i].rel_path),
-                    );
+                for (i, why) in refused {
+                    let job = &mut jobs[i];
+                    remote.refuse(&job.source, &why, reporter);
+                    job.state = JobState::Discovered;
                     // One more asset to build: its fetch already counted as done.
                     reporter.event(&Event::Progress {
                         added: 1,
                         done: 0,
-                        name: sources[*i].rel_path.clone(),
+                        name: job.source.rel_path.clone(),
                     });
                 }
-                let rebuilt: Vec<_> = pool.install(|| {
-                    refused
-                        .par_iter()
-                        .map(|(i, _)| (*i, compile_one(*i)))
-                        .collect()
-                });
-                for (i, result) in rebuilt {
-                    compiled[i] = Some(result);
-                }
+                compile_discovered(&mut jobs);
             }
         }
-        remote_steps::report_fetched(reporter, &sources, &fetched, &fetch_ms);
+        remote_steps::report_fetched(reporter, &jobs);
 
         let texture_results = textures.into_results();
-        save_intent(
-            &old_cache,
-            &sources,
-            &fresh,
-            &compiled,
-            &fetched,
-            &texture_results,
-            &opts.output,
-        )?;
+        save_intent(&old_cache, &jobs, &texture_results, &opts.output)?;
         let textures_encoded = texture_results
             .iter()
             .filter(|(id, r)| matches!(r, Ok(Some(_))) && !seeded.contains(id))
@@ -525,67 +435,21 @@ impl Builder {
                 .get(&source.rel_path)
                 .filter(|_| trust_cache)
             {
-                carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
+                job::carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
                 new_cache
                     .assets
                     .insert(source.rel_path.clone(), record.clone());
             }
         }
-        for (i, source) in sources.iter().enumerate() {
-            let mut asset_report = match (&fresh[i], &compiled[i]) {
-                (None, None) if fetched[i].is_some() => {
-                    let Some(got) = &fetched[i] else { continue };
-                    remote_steps::write_fetched(
-                        got,
-                        source,
-                        hashes[i],
-                        &opts.output,
-                        &mut new_cache,
-                    )?
-                }
-                (Some(record), _) => {
-                    carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
-                    new_cache
-                        .assets
-                        .insert(source.rel_path.clone(), record.clone());
-                    fresh_report(source, record)
-                }
-                (None, Some((result, _))) => match result {
-                    Ok(asset) => {
-                        let written = write_asset(asset, &texture_results, &opts.output)?;
-                        new_cache.files.extend(written);
-                        carry_stamps(
-                            &old_cache,
-                            &asset.output_paths(),
-                            &opts.output,
-                            &mut new_cache,
-                        );
-                        let record = record_of(asset, hashes[i], &stamps_before[i], &reads);
-                        new_cache.assets.insert(source.rel_path.clone(), record);
-                        built_report(source, asset)
-                    }
-                    Err(error) if is_skipped_error(error) => AssetReport {
-                        status: AssetStatus::Skipped,
-                        ..finished_failed(source, error.clone())
-                    },
-                    Err(error) => match kept_record(source) {
-                        Some(record) => {
-                            carry_stamps(&old_cache, &record.outputs, &opts.output, &mut new_cache);
-                            new_cache
-                                .assets
-                                .insert(source.rel_path.clone(), record.clone());
-                            AssetReport {
-                                outputs: record.outputs.clone(),
-                                ..finished_failed(source, error.clone())
-                            }
-                        }
-                        None => finished_failed(source, error.clone()),
-                    },
-                },
-                (None, None) => continue,
-            };
-            asset_report.time_ms = compiled[i].as_ref().map_or(0.0, |(_, t)| *t);
-            report.assets.push(asset_report);
+        let written = job::Written {
+            old_cache: &old_cache,
+            textures: &texture_results,
+            output: &opts.output,
+            reads: &reads,
+        };
+        for job in &jobs {
+            job.write_and_record(&written, &mut new_cache)?;
+            report.assets.extend(job.report());
         }
 
         if let Some(remote) = &remote {
@@ -593,9 +457,7 @@ impl Builder {
                 &pool,
                 remote,
                 &remote_steps::Built {
-                    sources: &sources,
-                    keys: &keys,
-                    compiled: &compiled,
+                    jobs: &jobs,
                     textures: &texture_results,
                     cache: &new_cache,
                     root: &root,
@@ -614,68 +476,79 @@ impl Builder {
             finish_event(reporter, &report, started);
             return Ok(report);
         }
-        let manifest_entries: Vec<_> = new_cache
-            .assets
-            .values()
-            .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
-            .collect();
-        let manifest = manifest::manifest_bytes(
-            &opts.output,
-            manifest_entries,
-            &new_cache.files,
-            opts.manifest_version,
-        )
-        .map_err(|e| BuildError::Manifest(e.to_string()))?;
-        guard::check_output(manifest::MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
-        let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
-        output::write_atomic(&manifest_path, &manifest).map_err(|source| BuildError::Write {
-            path: manifest_path.clone(),
-            source,
-        })?;
-
+        write_manifest(opts, &new_cache)?;
         save_cache(&new_cache, &opts.output)?;
         report.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
-        if opts.report {
-            report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
-        }
-        if opts.verify {
-            let (problems, validated) = verify::verify_tree_counted(&opts.output);
-            report.verify_problems = problems;
-            report.verified_files = Some(validated);
-        }
-        let archive_format = match (opts.pack_spk, opts.pack_hpack) {
-            (true, _) => Some("spk"),
-            (false, true) => Some("hpack"),
-            (false, false) => None,
-        };
-        if let Some(format) = archive_format.filter(|_| report.success()) {
-            let archive = archive_path(&opts.output, format);
-            let bytes = match format {
-                "spk" => crate::pack::pack_dir(&opts.output, None),
-                _ => crate::pack::pack_dir_hpack(&opts.output),
-            }
-            .map_err(|e| BuildError::Pack(e.to_string()))?;
-            output::write_atomic(&archive, &bytes).map_err(|source| BuildError::Write {
-                path: archive.clone(),
-                source,
-            })?;
-            if opts.verify {
-                let written = std::fs::read(&archive).unwrap_or_default();
-                let problems = match format {
-                    "spk" => crate::formats::spk::validate(&written),
-                    _ => crate::formats::hpack::validate(&written),
-                };
-                report.verify_problems.extend(
-                    problems
-                        .into_iter()
-                        .map(|p| format!("{}: {p}", archive.display())),
-                );
-            }
-            report.archive = Some(archive);
-        }
+        report_verify_and_pack(opts, &mut report)?;
         finish_event(reporter, &report, started);
         Ok(report)
     }
+}
+
+/// After the manifest: the HTML report, `--verify`, and the archive of a successful build.
+fn report_verify_and_pack(opts: &BuildOptions, report: &mut BuildReport) -> Result<(), BuildError> {
+    if opts.report {
+        report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
+    }
+    if opts.verify {
+        let (problems, validated) = verify::verify_tree_counted(&opts.output);
+        report.verify_problems = problems;
+        report.verified_files = Some(validated);
+    }
+    let archive_format = match (opts.pack_spk, opts.pack_hpack) {
+        (true, _) => Some("spk"),
+        (false, true) => Some("hpack"),
+        (false, false) => None,
+    };
+    if let Some(format) = archive_format.filter(|_| report.success()) {
+        let archive = archive_path(&opts.output, format);
+        let bytes = match format {
+            "spk" => crate::pack::pack_dir(&opts.output, None),
+            _ => crate::pack::pack_dir_hpack(&opts.output),
+        }
+        .map_err(|e| BuildError::Pack(e.to_string()))?;
+        output::write_atomic(&archive, &bytes).map_err(|source| BuildError::Write {
+            path: archive.clone(),
+            source,
+        })?;
+        if opts.verify {
+            let written = std::fs::read(&archive).unwrap_or_default();
+            let problems = match format {
+                "spk" => crate::formats::spk::validate(&written),
+                _ => crate::formats::hpack::validate(&written),
+            };
+            report.verify_problems.extend(
+                problems
+                    .into_iter()
+                    .map(|p| format!("{}: {p}", archive.display())),
+            );
+        }
+        report.archive = Some(archive);
+    }
+    Ok(())
+}
+
+/// Writes `assets.hman` for the whole output tree.
+fn write_manifest(opts: &BuildOptions, new_cache: &Cache) -> Result<(), BuildError> {
+    let manifest_entries: Vec<_> = new_cache
+        .assets
+        .values()
+        .flat_map(|r| r.manifest.iter().filter_map(CachedEntry::to_entry))
+        .collect();
+    let manifest = manifest::manifest_bytes(
+        &opts.output,
+        manifest_entries,
+        &new_cache.files,
+        opts.manifest_version,
+    )
+    .map_err(|e| BuildError::Manifest(e.to_string()))?;
+    guard::check_output(manifest::MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
+    let manifest_path = opts.output.join(manifest::MANIFEST_NAME);
+    output::write_atomic(&manifest_path, &manifest).map_err(|source| BuildError::Write {
+        path: manifest_path.clone(),
+        source,
+    })?;
+    Ok(())
 }
 
 fn save_cache(cache: &Cache, output: &Path) -> Result<(), BuildError> {
@@ -702,6 +575,40 @@ fn finish_event(reporter: &dyn Reporter, report: &BuildReport, started: Instant)
         verified_files: report.verified_files,
         error: None,
     });
+}
+
+/// The sources this build compiles (those of its shard) and those it leaves as they are
+/// (another shard's), after discovery and without the files models read; with the files
+/// no kind compiles, counted by extension (and reported).
+#[allow(clippy::type_complexity)]
+fn assets_of_this_build(
+    opts: &BuildOptions,
+    old_cache: &Cache,
+    trust_cache: bool,
+    reporter: &dyn Reporter,
+) -> Result<(Vec<Source>, Vec<Source>, Vec<(String, usize)>), BuildError> {
+    let mut discovered =
+        discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
+            path: opts.input.clone(),
+            source,
+        })?;
+    // A model's buffers and images are its inputs, not assets of their own.
+    let used = model_inputs(&discovered.sources, opts, old_cache, trust_cache);
+    discovered.without_model_inputs(&used);
+    let ignored = discovered.unclaimed_by_extension();
+    if let Some(message) = discover::unclaimed_summary(&ignored) {
+        reporter.event(&Event::Ignored {
+            files: ignored.iter().map(|(_, n)| n).sum(),
+            by_extension: ignored.clone(),
+            message,
+        });
+    }
+    // Another shard's sources are left as they are, records and files alike.
+    let (sources, other_shards) = discovered
+        .sources
+        .into_iter()
+        .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
+    Ok((sources, other_shards, ignored))
 }
 
 /// Every file the models among `sources` read, absolute and normalised: from the cache
@@ -761,204 +668,33 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
     clashes
 }
 
-/// Writes an asset's files (and the textures encoded for it); returns their stamps.
-fn write_asset(
-    asset: &CompiledAsset,
-    textures: &BTreeMap<u64, texture_store::TextureResult>,
-    output: &Path,
-) -> Result<Vec<(String, FileStamp)>, BuildError> {
-    let encoded = asset
-        .textures
-        .iter()
-        .filter_map(|t| match textures.get(&t.job.id) {
-            Some(Ok(Some(bytes))) => Some((t.rel_path(), bytes.as_slice())),
-            _ => None,
-        });
-    let files = asset
-        .files
-        .iter()
-        .map(|f| (f.rel_path.clone(), f.bytes.as_slice()));
-    let mut stamps = Vec::new();
-    for (rel, bytes) in encoded.chain(files) {
-        let path = output.join(&rel);
-        output::write_atomic(&path, bytes)
-            .and_then(|_| FileStamp::written(&path, bytes))
-            .map(|stamp| stamps.push((rel, stamp)))
-            .map_err(|source| BuildError::Write { path, source })?;
-    }
-    Ok(stamps)
-}
-
-/// Stamps taken before compiling, for every source that will be compiled (not `done`).
-fn stamp_inputs_before(sources: &[Source], done: &[bool], old: &Cache) -> Vec<Vec<InputStamp>> {
-    sources
-        .par_iter()
-        .zip(done)
-        .map(|(s, &done)| match done {
-            true => Vec::new(),
-            false => cache::stamp_inputs_before(&s.abs_path, old.assets.get(&s.rel_path)),
-        })
-        .collect()
-}
-
 /// Saves the cache's intent before anything is written (see [`cache`]): a build killed
 /// from here on leaves a cache that vouches only for files it does not touch.
 fn save_intent(
     old: &Cache,
-    sources: &[Source],
-    fresh: &[Option<AssetRecord>],
-    compiled: &[Option<(Result<CompiledAsset, Failure>, f64)>],
-    fetched: &[Option<remote::Fetched>],
+    jobs: &[AssetJob],
     textures: &BTreeMap<u64, texture_store::TextureResult>,
     output: &Path,
 ) -> Result<(), BuildError> {
-    let rebuilt = sources
+    let rebuilt = jobs
         .iter()
-        .zip(fresh)
-        .filter(|(_, f)| f.is_none())
-        .map(|(s, _)| s.rel_path.as_str());
-    let about_to_write = compiled
+        .filter(|job| !job.is_fresh())
+        .map(|job| job.source.rel_path.as_str());
+    let built = jobs.iter().filter_map(AssetJob::built).flat_map(|asset| {
+        job::asset_files(asset, textures)
+            .map(|(rel, _)| rel)
+            .collect::<Vec<_>>()
+    });
+    let fetched = jobs
         .iter()
-        .flatten()
-        .filter_map(|(r, _)| r.as_ref().ok())
-        .flat_map(|asset| {
-            let files = asset.files.iter().map(|f| f.rel_path.clone());
-            let encoded = asset
-                .textures
-                .iter()
-                .filter(|t| matches!(textures.get(&t.job.id), Some(Ok(Some(_)))))
-                .map(|t| t.rel_path());
-            files.chain(encoded).collect::<Vec<_>>()
-        })
-        .chain(
-            fetched
-                .iter()
-                .flatten()
-                .flat_map(|f| f.files.iter().map(|(rel, _)| rel.clone())),
-        );
-    old.intent(rebuilt, about_to_write)
+        .filter_map(AssetJob::fetched)
+        .flat_map(|got| got.files.iter().map(|(rel, _)| rel.clone()));
+    old.intent(rebuilt, built.chain(fetched))
         .save(output)
         .map_err(|source| BuildError::Write {
             path: output.join(cache::CACHE_NAME),
             source,
         })
-}
-
-/// Copies into `new` the stamps `old` holds for `outputs` not stamped yet (fresh assets,
-/// textures reused as they are), when the files still hold what was stamped.
-fn carry_stamps(old: &Cache, outputs: &[String], output: &Path, new: &mut Cache) {
-    for rel in outputs {
-        if !new.files.contains_key(rel) {
-            if let Some(stamp) = old.vouched(rel, output) {
-                new.files.insert(rel.clone(), stamp);
-            }
-        }
-    }
-}
-
-fn manifest_entries_of(asset: &CompiledAsset) -> Vec<crate::formats::hman::ManifestEntry> {
-    use crate::formats::hman::EntryKind;
-    use crate::pipeline::textures::TextureMode;
-    let mut out: Vec<_> = asset
-        .files
-        .iter()
-        .map(|f| manifest::entry_for(&f.rel_path, f.kind, f.manifest_id, f.srgb))
-        .collect();
-    out.extend(asset.textures.iter().map(|t| {
-        manifest::entry_for(
-            &t.rel_path(),
-            EntryKind::Texture,
-            Some(t.job.id),
-            t.job.mode == TextureMode::Color,
-        )
-    }));
-    out
-}
-
-fn built_report(source: &Source, asset: &CompiledAsset) -> AssetReport {
-    AssetReport {
-        source: source.rel_path.clone(),
-        status: AssetStatus::Built,
-        outputs: asset.output_paths(),
-        warnings: asset.warnings.clone(),
-        error: None,
-        error_code: None,
-        stats: asset.stats.clone(),
-        inputs: asset.inputs.clone(),
-        times: asset.times.clone(),
-        time_ms: 0.0,
-    }
-}
-
-/// The error of an asset `--fail-fast` did not attempt (reported as skipped, not failed).
-fn skipped_error(source: &Source) -> Failure {
-    Failure::new(
-        code::DiagnosticCode::Skipped,
-        format!("{}: {FAIL_FAST_SKIP}", source.abs_path.display()),
-    )
-}
-
-const FAIL_FAST_SKIP: &str = "not built: skipped after an earlier failure (--fail-fast)";
-
-fn is_skipped_error(error: &Failure) -> bool {
-    error.code == code::DiagnosticCode::Skipped
-}
-
-fn finished_failed(source: &Source, error: Failure) -> AssetReport {
-    AssetReport {
-        source: source.rel_path.clone(),
-        status: AssetStatus::Failed,
-        outputs: Vec::new(),
-        warnings: Vec::new(),
-        error: Some(error.message),
-        error_code: Some(error.code),
-        stats: AssetStats::default(),
-        inputs: vec![source.abs_path.clone()],
-        times: Default::default(),
-        time_ms: 0.0,
-    }
-}
-
-/// The cache record of a freshly built asset; `before` are the stamps taken before it was
-/// imported.
-fn record_of(
-    asset: &CompiledAsset,
-    settings_hash: u64,
-    before: &[InputStamp],
-    reads: &cache::ReadLog,
-) -> AssetRecord {
-    let outputs = asset.output_paths();
-    let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
-        .iter()
-        .map(CachedEntry::from_entry)
-        .collect();
-    manifest.sort_by(|a, b| (a.hash, &a.path).cmp(&(b.hash, &b.path)));
-    manifest.dedup();
-    AssetRecord {
-        settings_hash,
-        // An input that vanished or changed during the build gets a stamp that never
-        // matches again: the asset simply rebuilds next time.
-        inputs: cache::stamps_after(&asset.inputs, before, reads),
-        outputs,
-        manifest,
-        warnings: asset.warnings.clone(),
-        stats: asset.stats.clone(),
-    }
-}
-
-fn fresh_report(source: &Source, record: &AssetRecord) -> AssetReport {
-    AssetReport {
-        source: source.rel_path.clone(),
-        status: AssetStatus::Fresh,
-        outputs: record.outputs.clone(),
-        warnings: record.warnings.clone(),
-        error: None,
-        error_code: None,
-        stats: record.stats.clone(),
-        inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
-        times: Default::default(),
-        time_ms: 0.0,
-    }
 }
 
 /// Deletes outputs an earlier build recorded or started writing that no current asset

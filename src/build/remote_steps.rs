@@ -2,89 +2,71 @@
 //! what the remote holds before compiling anything, write fetched assets like built ones,
 //! and publish what was built here.
 
-use super::asset::{AssetSettings, CompiledAsset};
-use super::cache::{AssetRecord, Cache, CachedEntry, FileStamp};
-use super::code::Failure;
+use super::asset::CompiledAsset;
+use super::cache::{Cache, CachedEntry};
 use super::discover::Source;
-use super::events::{whole_ms, AssetStatus, Reporter};
-use super::remote::{self, Fetched, RemoteCache, SourceKey};
+use super::events::{whole_ms, Reporter};
+use super::job::{self, AssetJob, JobState};
+use super::remote::{self, RemoteCache};
 use super::texture_store::{TextureResult, TextureStore};
-use super::{finish, output, AssetReport, BuildError};
+use super::{finish, output};
 use crate::formats::hman::EntryKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::time::Instant;
 
-/// The remote key of every source that is neither fresh nor in a name collision.
-pub(super) fn source_keys(
+/// Keys every source that is to be built and not in a name collision.
+pub(super) fn key_sources(
     pool: &rayon::ThreadPool,
     remote: Option<&RemoteCache>,
-    sources: &[Source],
-    settings: &[AssetSettings],
-    fresh: &[Option<AssetRecord>],
+    jobs: &mut [AssetJob],
     collisions: &BTreeMap<String, String>,
-) -> Vec<Option<SourceKey>> {
+) {
     if remote.is_none() {
-        return vec![None; sources.len()];
+        return;
     }
     pool.install(|| {
-        (0..sources.len())
-            .into_par_iter()
-            .map(|i| {
-                let wanted = fresh[i].is_none() && !collisions.contains_key(&sources[i].rel_path);
-                wanted
-                    .then(|| remote::source_key(&settings[i], &sources[i]))
-                    .flatten()
-            })
-            .collect()
+        jobs.par_iter_mut()
+            .filter(|job| job.is_discovered() && !collisions.contains_key(&job.source.rel_path))
+            .for_each(|job| job.remote_key = remote::source_key(&job.settings, &job.source));
     })
 }
 
 /// Fetches every keyed source the remote holds (when `wanted`), ticking progress as each
-/// arrives; returns them with the time each took. They are reported as finished by
-/// [`report_fetched`], once the build has checked that none clashes with another asset.
+/// arrives. They are reported as finished by [`report_fetched`], once the build has
+/// checked that none clashes with another asset.
 pub(super) fn fetch_all(
     wanted: bool,
     pool: &rayon::ThreadPool,
     remote: Option<&RemoteCache>,
-    sources: &[Source],
-    keys: &[Option<SourceKey>],
+    jobs: &mut [AssetJob],
     root: &Path,
     reporter: &dyn Reporter,
-) -> (Vec<Option<Fetched>>, Vec<u64>) {
+) {
     let Some(remote) = remote.filter(|_| wanted) else {
-        return (keys.iter().map(|_| None).collect(), vec![0; keys.len()]);
+        return;
     };
     pool.install(|| {
-        (0..sources.len())
-            .into_par_iter()
-            .map(|i| {
-                let Some(key) = keys[i].as_ref() else {
-                    return (None, 0);
-                };
-                let t = Instant::now();
-                let got = remote.fetch(key, &sources[i], root, reporter);
-                if got.is_some() {
-                    finish::progress(reporter, 0, &sources[i].rel_path);
-                }
-                (got, whole_ms(t.elapsed()))
-            })
-            .unzip()
+        jobs.par_iter_mut().for_each(|job| {
+            let Some(key) = job.remote_key.as_ref() else {
+                return;
+            };
+            let t = Instant::now();
+            if let Some(got) = remote.fetch(key, &job.source, root, reporter) {
+                finish::progress(reporter, 0, &job.source.rel_path);
+                job.state = JobState::Fetched(got);
+                job.elapsed = t.elapsed();
+            }
+        })
     })
 }
 
 /// Reports every fetched asset as finished.
-pub(super) fn report_fetched(
-    reporter: &dyn Reporter,
-    sources: &[Source],
-    fetched: &[Option<Fetched>],
-    times_ms: &[u64],
-) {
-    for (i, got) in fetched.iter().enumerate() {
-        if let Some(got) = got {
-            let report = fetched_report(&sources[i], got);
-            finish::report_finished(reporter, &sources[i], &report, times_ms[i]);
+pub(super) fn report_fetched(reporter: &dyn Reporter, jobs: &[AssetJob]) {
+    for job in jobs.iter().filter(|job| job.fetched().is_some()) {
+        if let Some(report) = job.report() {
+            finish::report_finished(reporter, &job.source, &report, whole_ms(job.elapsed));
         }
     }
 }
@@ -101,37 +83,12 @@ struct Claims {
 /// something other than a regular file (a folder, a link) or lies below one. A hostile
 /// or damaged record must cost its own asset a rebuild, never fail the manifest or the
 /// writes of the whole build.
-pub(super) fn clashes(
-    sources: &[Source],
-    fresh: &[Option<AssetRecord>],
-    compiled: &[Option<(Result<CompiledAsset, Failure>, f64)>],
-    fetched: &[Option<Fetched>],
-    out_dir: &Path,
-) -> Vec<(usize, String)> {
-    let claims: Vec<Option<Claims>> = (0..sources.len())
-        .map(|i| {
-            if let Some(record) = &fresh[i] {
-                return Some(Claims {
-                    paths: record.outputs.clone(),
-                    entries: record.manifest.clone(),
-                });
-            }
-            if let Some(got) = &fetched[i] {
-                return Some(Claims {
-                    paths: got.files.iter().map(|(p, _)| p.clone()).collect(),
-                    entries: got.record.manifest.clone(),
-                });
-            }
-            match &compiled[i] {
-                Some((Ok(asset), _)) => Some(Claims {
-                    paths: asset.output_paths(),
-                    entries: super::manifest_entries_of(asset)
-                        .iter()
-                        .map(CachedEntry::from_entry)
-                        .collect(),
-                }),
-                _ => None,
-            }
+pub(super) fn clashes(jobs: &[AssetJob], out_dir: &Path) -> Vec<(usize, String)> {
+    let claims: Vec<Option<Claims>> = jobs
+        .iter()
+        .map(|job| {
+            let (paths, entries) = job.claims()?;
+            Some(Claims { paths, entries })
         })
         .collect();
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -158,8 +115,8 @@ pub(super) fn clashes(
         })
         .collect();
     let mut refused = Vec::new();
-    for (i, got) in fetched.iter().enumerate() {
-        let (Some(got), Some(c)) = (got, &claims[i]) else {
+    for (i, job) in jobs.iter().enumerate() {
+        let (Some(got), Some(c)) = (job.fetched(), &claims[i]) else {
             continue;
         };
         let entry_of = |path: &str| c.entries.iter().find(|e| e.path == path);
@@ -168,9 +125,9 @@ pub(super) fn clashes(
         // refused in its own turn, and an asset whose record was not tampered with is
         // not rebuilt because another record claims its files.
         let mine = |j: usize, path: &str| {
-            fetched[j].is_some()
-                && named_after(&sources[i], path)
-                && !named_after(&sources[j], path)
+            jobs[j].fetched().is_some()
+                && named_after(&job.source, path)
+                && !named_after(&jobs[j].source, path)
         };
         let other_path = c.paths.iter().find_map(|p| {
             by_path
@@ -190,7 +147,7 @@ pub(super) fn clashes(
                 .map(|&j| {
                     format!(
                         "its file `{p}` is also an output of {}",
-                        sources[j].rel_path
+                        jobs[j].source.rel_path
                     )
                 })
         });
@@ -204,7 +161,7 @@ pub(super) fn clashes(
                     .map(|(j, other)| {
                         format!(
                             "its manifest id {:016x} ({}) is also that of {} ({})",
-                            e.hash, e.path, other.path, sources[*j].rel_path
+                            e.hash, e.path, other.path, jobs[*j].source.rel_path
                         )
                     })
             })
@@ -214,7 +171,7 @@ pub(super) fn clashes(
                 if let Some(&j) = folders.get(p.as_str()).filter(|&&j| j != i && !mine(j, p)) {
                     return Some(format!(
                         "its file `{p}` stands where {} writes into a folder",
-                        sources[j].rel_path
+                        jobs[j].source.rel_path
                     ));
                 }
                 ancestors(p).find_map(|a| {
@@ -222,7 +179,7 @@ pub(super) fn clashes(
                     let j = *owners.iter().find(|&&j| j != i && !mine(j, p))?;
                     Some(format!(
                         "its file `{p}` lies below `{a}`, a file of {}",
-                        sources[j].rel_path
+                        jobs[j].source.rel_path
                     ))
                 })
             })
@@ -284,12 +241,9 @@ fn blocked_on_disk(out_dir: &Path, rel: &str) -> Option<String> {
 
 /// Hands the fetched textures to the store, so that assets built here do not encode them
 /// again; returns their ids.
-pub(super) fn seed_textures(
-    store: &TextureStore<'_>,
-    fetched: &[Option<Fetched>],
-) -> BTreeSet<u64> {
+pub(super) fn seed_textures(store: &TextureStore<'_>, jobs: &[AssetJob]) -> BTreeSet<u64> {
     let mut ids = BTreeSet::new();
-    for got in fetched.iter().flatten() {
+    for got in jobs.iter().filter_map(AssetJob::fetched) {
         let texture_paths = got
             .record
             .manifest
@@ -305,60 +259,9 @@ pub(super) fn seed_textures(
     ids
 }
 
-/// Writes a fetched asset's files and records it in the local cache like a built one.
-pub(super) fn write_fetched(
-    got: &Fetched,
-    source: &Source,
-    settings_hash: u64,
-    out_dir: &Path,
-    new_cache: &mut Cache,
-) -> Result<AssetReport, BuildError> {
-    for (rel, bytes) in &got.files {
-        let path = out_dir.join(rel);
-        let stamp = output::write_atomic(&path, bytes)
-            .and_then(|_| FileStamp::written(&path, bytes))
-            .map_err(|source| BuildError::Write { path, source })?;
-        new_cache.files.insert(rel.clone(), stamp);
-    }
-    let record = AssetRecord {
-        settings_hash,
-        inputs: got.inputs.clone(),
-        outputs: outputs_of(got),
-        manifest: got.record.manifest.clone(),
-        warnings: got.record.warnings.clone(),
-        stats: got.record.stats.clone(),
-    };
-    new_cache.assets.insert(source.rel_path.clone(), record);
-    Ok(fetched_report(source, got))
-}
-
-fn outputs_of(got: &Fetched) -> Vec<String> {
-    let mut outputs: Vec<String> = got.files.iter().map(|(rel, _)| rel.clone()).collect();
-    outputs.sort();
-    outputs.dedup();
-    outputs
-}
-
-fn fetched_report(source: &Source, got: &Fetched) -> AssetReport {
-    AssetReport {
-        source: source.rel_path.clone(),
-        status: AssetStatus::Fetched,
-        outputs: outputs_of(got),
-        warnings: got.record.warnings.clone(),
-        error: None,
-        error_code: None,
-        stats: got.record.stats.clone(),
-        inputs: got.inputs.iter().map(|i| i.path.clone()).collect(),
-        times: Default::default(),
-        time_ms: 0.0,
-    }
-}
-
 /// What a build produced, for publishing.
 pub(super) struct Built<'a> {
-    pub sources: &'a [Source],
-    pub keys: &'a [Option<SourceKey>],
-    pub compiled: &'a [Option<(Result<CompiledAsset, Failure>, f64)>],
+    pub jobs: &'a [AssetJob],
     pub textures: &'a BTreeMap<u64, TextureResult>,
     /// The local cache as it will be saved: the records of what was built.
     pub cache: &'a Cache,
@@ -375,9 +278,9 @@ pub(super) fn upload_built(
     reporter: &dyn Reporter,
 ) {
     pool.install(|| {
-        (0..built.sources.len()).into_par_iter().for_each(|i| {
-            let source = &built.sources[i];
-            let (Some(key), Some((Ok(asset), _))) = (&built.keys[i], &built.compiled[i]) else {
+        built.jobs.par_iter().for_each(|job| {
+            let source = &job.source;
+            let Some((key, asset)) = job::publishable(job) else {
                 return;
             };
             let Some(record) = built.cache.assets.get(&source.rel_path) else {

@@ -22,11 +22,11 @@ pub fn parse_target_arg(name: &str) -> Result<Target, String> {
 
 /// `--qt-mesh-version`: the two versions the Qt target writes.
 pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
-    match v {
-        "5" => Ok(5),
-        "7" => Ok(7),
-        _ => Err(format!("must be 5 or 7, got `{v}`")),
-    }
+    let version: u16 = v
+        .parse()
+        .map_err(|_| format!("must be 5 or 7, got `{v}`"))?;
+    assetc::targets::qtmesh::QtTargetSettings::check_mesh_version(version)?;
+    Ok(version)
 }
 
 /// Resolves the options: defaults, then build.toml (and preset), then flags.
@@ -64,10 +64,8 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
         options.settings.targets = args.targets.clone();
     }
     if let Some(v) = args.qt_mesh_version {
-        options.settings.qtmesh.mesh_version = v;
-        if v == 5 {
-            options.settings.qtmesh.naming = assetc::targets::qtmesh::QtNaming::Qt64;
-        }
+        // The flag sets no naming of its own: 5 brings Qt 6.4's.
+        options.settings.qtmesh.set_mesh_version(v, false);
     }
     options.jobs = args.jobs;
     options.verify = args.verify;

@@ -14,7 +14,7 @@ use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;
-use crate::targets::qtmesh::{QtNaming, QtTargetSettings};
+use crate::targets::qtmesh::QtTargetSettings;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -93,13 +93,7 @@ impl Section for QtTargetSettings {
         &mut settings.qtmesh
     }
     fn check_ranges(&self) -> Result<(), String> {
-        if self.mesh_version != 5 && self.mesh_version != 7 {
-            return Err(format!(
-                "mesh_version must be 5 or 7, got {}",
-                self.mesh_version
-            ));
-        }
-        Ok(())
+        Self::check_mesh_version(self.mesh_version)
     }
 }
 
@@ -309,10 +303,10 @@ pub(crate) fn qt_naming_follows_version(
     qtmesh: &Partial<QtTargetSettings>,
     settings: &mut AssetSettings,
 ) {
-    if qtmesh.get("mesh_version").and_then(toml::Value::as_integer) == Some(5)
-        && qtmesh.get("naming").is_none()
-    {
-        settings.qtmesh.naming = QtNaming::Qt64;
+    let version = qtmesh.get("mesh_version").and_then(toml::Value::as_integer);
+    if let Some(version) = version.and_then(|v| u16::try_from(v).ok()) {
+        let naming_given = qtmesh.get("naming").is_some();
+        settings.qtmesh.set_mesh_version(version, naming_given);
     }
 }
 

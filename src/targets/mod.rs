@@ -28,26 +28,8 @@ pub enum Target {
 }
 
 impl Target {
-    pub const ALL: &'static [&'static str] = &["hmesh", "bmd1", "qtmesh"];
     /// Every target, in the order a build runs them.
     pub const EVERY: &'static [Target] = &[Target::HMesh, Target::Bmd1, Target::QtMesh];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::HMesh => "hmesh",
-            Target::Bmd1 => "bmd1",
-            Target::QtMesh => "qtmesh",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "hmesh" => Some(Target::HMesh),
-            "bmd1" => Some(Target::Bmd1),
-            "qtmesh" => Some(Target::QtMesh),
-            _ => None,
-        }
-    }
 
     /// The writer of this target.
     pub fn writer(self) -> &'static dyn TargetWriter {
@@ -76,30 +58,44 @@ pub trait TargetWriter: Sync {
     fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError>;
 }
 
-/// A file a target writes, relative to the output root.
+/// One file an asset produces, relative to the output root: what targets and the other
+/// kinds' compile steps hand to the build driver, which writes it and lists it in the
+/// manifest.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetFile {
+pub struct OutputFile {
     pub rel_path: String,
     pub bytes: Vec<u8>,
     /// How the manifest lists it.
     pub kind: EntryKind,
+    /// The manifest hash when it is not that of the path (standalone textures and LUTs
+    /// are named by their ref, formats.md "Assets that are not models").
+    pub manifest_id: Option<u64>,
+    /// The manifest's colorspace flag (sRGB colour textures).
+    pub srgb: bool,
 }
 
-impl TargetFile {
-    /// A file listed in the manifest as a raw file.
-    pub fn raw(rel_path: String, bytes: Vec<u8>) -> Self {
+impl OutputFile {
+    /// A file named in the manifest by its path, linear.
+    pub fn new(rel_path: String, bytes: Vec<u8>, kind: EntryKind) -> Self {
         Self {
             rel_path,
             bytes,
-            kind: EntryKind::RawFile,
+            kind,
+            manifest_id: None,
+            srgb: false,
         }
+    }
+
+    /// A file listed in the manifest as a raw file.
+    pub fn raw(rel_path: String, bytes: Vec<u8>) -> Self {
+        Self::new(rel_path, bytes, EntryKind::RawFile)
     }
 }
 
 /// What a target produced for one source.
 #[derive(Debug, Clone, Default)]
 pub struct TargetOutput {
-    pub files: Vec<TargetFile>,
+    pub files: Vec<OutputFile>,
     /// Textures for the build driver to encode once per build (content-addressed).
     pub textures: Vec<TextureRequest>,
     pub warnings: Vec<String>,

@@ -27,7 +27,7 @@ use crate::pipeline::material_refs::material_ref;
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::MeshSettings;
 use crate::scene::Scene;
-use crate::targets::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
+use crate::targets::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 
 /// The `bmd1` target for the build driver.
 pub struct Bmd1Target;
@@ -208,7 +208,7 @@ pub fn build_bmd1_shared(
     }
     let bytes = bmd1::write(&model).map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     Ok(TargetOutput {
-        files: vec![TargetFile::raw(format!("{}.bmd", scene.source_ref), bytes)],
+        files: vec![OutputFile::raw(format!("{}.bmd", scene.source_ref), bytes)],
         warnings,
         ..Default::default()
     })

@@ -5,7 +5,7 @@ mod mesh;
 
 pub use mesh::{build_hmesh, MeshBuild, MeshError};
 
-use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
+use super::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 use crate::build::asset::{AssetStats, TextureRequest};
 use crate::formats::hman::EntryKind;
 use crate::formats::{hanim, hmat, hmesh};
@@ -51,11 +51,11 @@ impl TargetWriter for HMeshTarget {
             .extend(stalled_lods_warning(mesh_build.mesh.lods.as_ref()));
         let hmesh_bytes =
             hmesh::write(&mesh_build.mesh).map_err(|e| TargetError::Encode(e.to_string()))?;
-        out.files.push(TargetFile {
-            rel_path: format!("{}.hmesh", scene.source_ref),
-            bytes: hmesh_bytes,
-            kind: EntryKind::Mesh,
-        });
+        out.files.push(OutputFile::new(
+            format!("{}.hmesh", scene.source_ref),
+            hmesh_bytes,
+            EntryKind::Mesh,
+        ));
 
         let slots: Vec<Option<usize>> = mesh_build
             .slots
@@ -65,13 +65,13 @@ impl TargetWriter for HMeshTarget {
             .collect();
         let table = build_material_table(scene, &slots, &settings.texture)?;
         out.warnings.extend(table.warnings.iter().cloned());
-        out.files.push(TargetFile {
-            rel_path: format!("{}.hmat", scene.source_ref),
-            bytes: hmat::write(&hmat::HMat {
+        out.files.push(OutputFile::new(
+            format!("{}.hmat", scene.source_ref),
+            hmat::write(&hmat::HMat {
                 materials: table.rows.clone(),
             }),
-            kind: EntryKind::MaterialTable,
-        });
+            EntryKind::MaterialTable,
+        ));
         // External image files are already inputs: the importer lists them in
         // `scene.dependencies`.
         out.textures
@@ -89,11 +89,11 @@ impl TargetWriter for HMeshTarget {
                 if clips > 0 {
                     let bytes =
                         hanim::write(&anim).map_err(|e| TargetError::Encode(e.to_string()))?;
-                    out.files.push(TargetFile {
-                        rel_path: format!("{}.hanim", scene.source_ref),
+                    out.files.push(OutputFile::new(
+                        format!("{}.hanim", scene.source_ref),
                         bytes,
-                        kind: EntryKind::Animation,
-                    });
+                        EntryKind::Animation,
+                    ));
                 }
             }
             None if settings.animation.import => {

@@ -39,7 +39,7 @@ mod placed;
 mod qml;
 mod timeline;
 
-use super::{TargetError, TargetFile, TargetInput, TargetOutput, TargetWriter};
+use super::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::textures::HeaderError;
@@ -82,6 +82,29 @@ impl Default for QtTargetSettings {
     }
 }
 
+impl QtTargetSettings {
+    /// The `.mesh` versions the target writes.
+    pub const MESH_VERSIONS: [u16; 2] = [5, 7];
+
+    /// Why `version` cannot be written, if it cannot: the one statement of that rule for
+    /// build.toml, `--qt-mesh-version` and the target itself.
+    pub fn check_mesh_version(version: u16) -> Result<(), String> {
+        match Self::MESH_VERSIONS.contains(&version) {
+            true => Ok(()),
+            false => Err(format!("mesh_version must be 5 or 7, got {version}")),
+        }
+    }
+
+    /// Sets the `.mesh` version; Qt 6.4 and older (version 5) also name meshes the old
+    /// way unless `naming_given` (the user chose the naming too).
+    pub fn set_mesh_version(&mut self, version: u16, naming_given: bool) {
+        self.mesh_version = version;
+        if version == 5 && !naming_given {
+            self.naming = QtNaming::Qt64;
+        }
+    }
+}
+
 fn invalid(path: impl Into<String>, message: impl Into<String>) -> TargetError {
     TargetError::Invalid {
         path: path.into(),
@@ -119,15 +142,8 @@ pub fn build_qtmesh_shared(
     mesh: &MeshSettings,
     cache: &PrepareCache,
 ) -> Result<TargetOutput, TargetError> {
-    if settings.mesh_version != 5 && settings.mesh_version != 7 {
-        return Err(invalid(
-            &scene.source_ref,
-            format!(
-                "Qt mesh version {} cannot be written (5 or 7)",
-                settings.mesh_version
-            ),
-        ));
-    }
+    QtTargetSettings::check_mesh_version(settings.mesh_version)
+        .map_err(|message| invalid(&scene.source_ref, message))?;
     let root = format!("{}.qt", scene.source_ref);
     let mut out = TargetOutput::default();
 
@@ -171,7 +187,7 @@ pub fn build_qtmesh_shared(
         )
         .map_err(|e| invalid(format!("meshes[{index}]"), e.to_string()))?;
         out.files
-            .push(TargetFile::raw(format!("{root}/meshes/{file}"), bytes));
+            .push(OutputFile::raw(format!("{root}/meshes/{file}"), bytes));
         infos.push(Some(qml::MeshInfo {
             source: format!("meshes/{file}"),
             subset_materials: built.subset_materials,
@@ -192,7 +208,7 @@ pub fn build_qtmesh_shared(
         let leaf = scene.source_ref.rsplit('/').next().unwrap_or("");
         leaf.to_string()
     });
-    out.files.push(TargetFile::raw(
+    out.files.push(OutputFile::raw(
         format!("{root}/{}", component_file_name(&stem)),
         text.into_bytes(),
     ));
@@ -285,7 +301,7 @@ fn copy_images(
             }
         };
         let file = names.claim_file(&base, &ext);
-        out.files.push(TargetFile::raw(
+        out.files.push(OutputFile::raw(
             format!("{root}/maps/{file}"),
             bytes.as_ref().clone(),
         ));

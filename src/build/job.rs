@@ -1,0 +1,416 @@
+//! One source's way through a build, as one record that moves through its states:
+//! discovered, then fresh (its outputs are current), fetched (from the remote cache) or
+//! compiled (built or failed), then written and recorded in the new cache. The driver keeps
+//! one `AssetJob` per source instead of vectors that must stay index-aligned, and every
+//! [`AssetReport`] is made here, from the state.
+
+use super::asset::{AssetSettings, CompiledAsset};
+use super::cache::{self, AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
+use super::code::{DiagnosticCode, Failure};
+use super::discover::Source;
+use super::events::{whole_ms, AssetStatus, Reporter};
+use super::remote::{Fetched, SourceKey};
+use super::texture_store::{TextureResult, TextureStore};
+use super::{finish, guard, manifest, output, AssetReport, BuildError};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+pub(super) struct AssetJob {
+    pub source: Source,
+    pub settings: AssetSettings,
+    /// The settings' part of its cache and remote keys.
+    pub settings_hash: u64,
+    /// While watching, the record of its last good build: kept as it is if it fails.
+    pub last_good: Option<AssetRecord>,
+    /// Its key in the remote cache, when one is in use and it has to be built.
+    pub remote_key: Option<SourceKey>,
+    /// Its inputs' stamps taken before it was compiled (empty unless compiled).
+    pub stamps_before: Vec<InputStamp>,
+    pub state: JobState,
+    /// How long its fetch or its compilation took.
+    pub elapsed: Duration,
+}
+
+pub(super) enum JobState {
+    /// Found by discovery and neither fresh nor fetched (yet): to be compiled.
+    Discovered,
+    /// Its outputs from an earlier build are current.
+    Fresh(AssetRecord),
+    /// The remote cache had it.
+    Fetched(Fetched),
+    /// Compiled here: built, failed, or not attempted after an earlier failure.
+    Compiled(Result<CompiledAsset, Failure>),
+}
+
+/// How a source is to be treated before anything is compiled.
+pub(super) struct JobPlan<'a> {
+    pub old_cache: &'a Cache,
+    pub output: &'a Path,
+    /// Whether the old cache may vouch for anything (`--no-cache` and stale caches not).
+    pub trust_cache: bool,
+    /// Whether a failing asset keeps its last good outputs (while watching).
+    pub keep_failed_outputs: bool,
+}
+
+impl AssetJob {
+    /// A discovered source, fresh when the cache vouches for its outputs (never when
+    /// `collides`: its outputs would be another source's).
+    pub fn new(source: Source, settings: AssetSettings, plan: &JobPlan, collides: bool) -> Self {
+        let settings_hash = cache::settings_hash(source.kind, &settings);
+        let fresh = (plan.trust_cache && !collides)
+            .then(|| {
+                plan.old_cache
+                    .fresh_record(&source.rel_path, settings_hash, plan.output)
+            })
+            .flatten();
+        let last_good = (plan.keep_failed_outputs && plan.trust_cache)
+            .then(|| plan.old_cache.assets.get(&source.rel_path).cloned())
+            .flatten();
+        Self {
+            source,
+            settings,
+            settings_hash,
+            last_good,
+            remote_key: None,
+            stamps_before: Vec::new(),
+            state: fresh.map_or(JobState::Discovered, JobState::Fresh),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    pub fn is_discovered(&self) -> bool {
+        matches!(self.state, JobState::Discovered)
+    }
+
+    pub fn is_fresh(&self) -> bool {
+        matches!(self.state, JobState::Fresh(_))
+    }
+
+    pub fn fetched(&self) -> Option<&Fetched> {
+        match &self.state {
+            JobState::Fetched(got) => Some(got),
+            _ => None,
+        }
+    }
+
+    pub fn built(&self) -> Option<&CompiledAsset> {
+        match &self.state {
+            JobState::Compiled(Ok(asset)) => Some(asset),
+            _ => None,
+        }
+    }
+
+    /// The asset's report in its current state (`None` while only discovered).
+    pub fn report(&self) -> Option<AssetReport> {
+        let source = &self.source;
+        let blank = AssetReport {
+            source: source.rel_path.clone(),
+            status: AssetStatus::Built,
+            outputs: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+            error_code: None,
+            stats: Default::default(),
+            inputs: Vec::new(),
+            times: Default::default(),
+            time_ms: 0.0,
+        };
+        let recorded = |status, record: &AssetRecord| AssetReport {
+            status,
+            outputs: record.outputs.clone(),
+            warnings: record.warnings.clone(),
+            stats: record.stats.clone(),
+            inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
+            ..blank.clone()
+        };
+        let compile_ms = self.elapsed.as_secs_f64() * 1000.0;
+        Some(match &self.state {
+            JobState::Discovered => return None,
+            JobState::Fresh(record) => recorded(AssetStatus::Fresh, record),
+            JobState::Fetched(got) => recorded(
+                AssetStatus::Fetched,
+                &fetched_record(got, self.settings_hash),
+            ),
+            JobState::Compiled(Ok(asset)) => AssetReport {
+                outputs: asset.output_paths(),
+                warnings: asset.warnings.clone(),
+                stats: asset.stats.clone(),
+                inputs: asset.inputs.clone(),
+                times: asset.times.clone(),
+                time_ms: compile_ms,
+                ..blank
+            },
+            JobState::Compiled(Err(error)) => {
+                let skipped = error.code == DiagnosticCode::Skipped;
+                AssetReport {
+                    status: match skipped {
+                        true => AssetStatus::Skipped,
+                        false => AssetStatus::Failed,
+                    },
+                    // While watching, its last good outputs stay where they are.
+                    outputs: match (&self.last_good, skipped) {
+                        (Some(record), false) => record.outputs.clone(),
+                        _ => Vec::new(),
+                    },
+                    error: Some(error.message.clone()),
+                    error_code: Some(error.code),
+                    inputs: vec![source.abs_path.clone()],
+                    time_ms: compile_ms,
+                    ..blank
+                }
+            }
+        })
+    }
+
+    /// Writes what the asset produced (fetched and built files; fresh outputs stay as
+    /// they are) and records it in `new_cache`.
+    pub fn write_and_record(
+        &self,
+        written: &Written,
+        new_cache: &mut Cache,
+    ) -> Result<(), BuildError> {
+        let rel = &self.source.rel_path;
+        let record = match &self.state {
+            JobState::Discovered => return Ok(()),
+            JobState::Fresh(record) => record.clone(),
+            JobState::Fetched(got) => {
+                for (file, bytes) in &got.files {
+                    let stamp = write_file(written.output, file, bytes)?;
+                    new_cache.files.insert(file.clone(), stamp);
+                }
+                fetched_record(got, self.settings_hash)
+            }
+            JobState::Compiled(Ok(asset)) => {
+                for (file, bytes) in asset_files(asset, written.textures) {
+                    let stamp = write_file(written.output, &file, bytes)?;
+                    new_cache.files.insert(file, stamp);
+                }
+                record_of(
+                    asset,
+                    self.settings_hash,
+                    &self.stamps_before,
+                    written.reads,
+                )
+            }
+            JobState::Compiled(Err(error)) => match &self.last_good {
+                Some(record) if error.code != DiagnosticCode::Skipped => record.clone(),
+                _ => return Ok(()),
+            },
+        };
+        carry_stamps(
+            written.old_cache,
+            &record.outputs,
+            written.output,
+            new_cache,
+        );
+        new_cache.assets.insert(rel.clone(), record);
+        Ok(())
+    }
+
+    /// The output paths and manifest entries the asset claims, when it has outputs.
+    pub fn claims(&self) -> Option<(Vec<String>, Vec<CachedEntry>)> {
+        match &self.state {
+            JobState::Fresh(record) => Some((record.outputs.clone(), record.manifest.clone())),
+            JobState::Fetched(got) => Some((
+                got.files.iter().map(|(p, _)| p.clone()).collect(),
+                got.record.manifest.clone(),
+            )),
+            JobState::Compiled(Ok(asset)) => Some((
+                asset.output_paths(),
+                manifest_entries_of(asset)
+                    .iter()
+                    .map(CachedEntry::from_entry)
+                    .collect(),
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// What compiling needs besides the job itself.
+pub(super) struct Compiler<'a> {
+    pub root: &'a Path,
+    pub old_cache: &'a Cache,
+    /// Sources whose outputs an earlier source claims, with that source.
+    pub collisions: &'a BTreeMap<String, String>,
+    pub textures: &'a TextureStore<'a>,
+    /// With `--fail-fast`: set by the first failure, after which nothing is attempted.
+    pub fail_fast: Option<&'a AtomicBool>,
+    pub reporter: &'a dyn Reporter,
+}
+
+impl Compiler<'_> {
+    /// Compiles a discovered asset (its textures included) and reports it finished.
+    pub fn compile(&self, job: &mut AssetJob) {
+        let started = Instant::now();
+        let result = match self.fail_fast {
+            Some(stop) if stop.load(Ordering::Relaxed) => Err(Failure::new(
+                DiagnosticCode::Skipped,
+                format!("{}: {FAIL_FAST_SKIP}", job.source.abs_path.display()),
+            )),
+            _ => self.compile_attempted(job),
+        };
+        if let (Err(_), Some(stop)) = (&result, self.fail_fast) {
+            stop.store(true, Ordering::Relaxed);
+        }
+        job.state = JobState::Compiled(result);
+        job.elapsed = started.elapsed();
+        if let Some(report) = job.report() {
+            finish::report_finished(self.reporter, &job.source, &report, whole_ms(job.elapsed));
+        }
+    }
+
+    fn compile_attempted(&self, job: &mut AssetJob) -> Result<CompiledAsset, Failure> {
+        let source = &job.source;
+        job.stamps_before = cache::stamp_inputs_before(
+            &source.abs_path,
+            self.old_cache.assets.get(&source.rel_path),
+        );
+        let result = match self.collisions.get(&source.rel_path) {
+            Some(other) => Err(Failure::new(
+                DiagnosticCode::OutputCollision,
+                format!(
+                    "{}: its outputs would overwrite those of {other} (same path without \
+                     extension)",
+                    source.abs_path.display()
+                ),
+            )),
+            None => guard::compile_guarded(source, self.root, &job.settings),
+        };
+        finish::with_textures(result, self.textures, source, self.reporter).map_err(|e| match &job
+            .last_good
+        {
+            Some(_) => Failure {
+                message: format!(
+                    "{} (its last good outputs are kept while watching)",
+                    e.message
+                ),
+                ..e
+            },
+            None => e,
+        })
+    }
+}
+
+/// The message of an asset `--fail-fast` did not attempt (reported as skipped, not failed).
+const FAIL_FAST_SKIP: &str = "not built: skipped after an earlier failure (--fail-fast)";
+
+/// What writing needs besides the job itself.
+pub(super) struct Written<'a> {
+    pub old_cache: &'a Cache,
+    pub textures: &'a BTreeMap<u64, TextureResult>,
+    pub output: &'a Path,
+    pub reads: &'a cache::ReadLog,
+}
+
+/// A fetched asset's local cache record, as if built here with `settings_hash`.
+fn fetched_record(got: &Fetched, settings_hash: u64) -> AssetRecord {
+    AssetRecord {
+        settings_hash,
+        inputs: got.inputs.clone(),
+        outputs: fetched_outputs(got),
+        manifest: got.record.manifest.clone(),
+        warnings: got.record.warnings.clone(),
+        stats: got.record.stats.clone(),
+    }
+}
+
+fn fetched_outputs(got: &Fetched) -> Vec<String> {
+    let mut outputs: Vec<String> = got.files.iter().map(|(rel, _)| rel.clone()).collect();
+    outputs.sort();
+    outputs.dedup();
+    outputs
+}
+
+fn write_file(output: &Path, rel: &str, bytes: &[u8]) -> Result<FileStamp, BuildError> {
+    let path = output.join(rel);
+    output::write_atomic(&path, bytes)
+        .and_then(|_| FileStamp::written(&path, bytes))
+        .map_err(|source| BuildError::Write { path, source })
+}
+
+/// An asset's files to write: the textures encoded for it (not those reused from disk),
+/// then its own files.
+pub(super) fn asset_files<'a>(
+    asset: &'a CompiledAsset,
+    textures: &'a BTreeMap<u64, TextureResult>,
+) -> impl Iterator<Item = (String, &'a [u8])> {
+    let encoded = asset
+        .textures
+        .iter()
+        .filter_map(|t| match textures.get(&t.job.id) {
+            Some(Ok(Some(bytes))) => Some((t.rel_path(), bytes.as_slice())),
+            _ => None,
+        });
+    let files = asset
+        .files
+        .iter()
+        .map(|f| (f.rel_path.clone(), f.bytes.as_slice()));
+    encoded.chain(files)
+}
+
+/// Copies into `new` the stamps `old` holds for `outputs` not stamped yet (fresh assets,
+/// textures reused as they are), when the files still hold what was stamped.
+pub(super) fn carry_stamps(old: &Cache, outputs: &[String], output: &Path, new: &mut Cache) {
+    for rel in outputs {
+        if !new.files.contains_key(rel) {
+            if let Some(stamp) = old.vouched(rel, output) {
+                new.files.insert(rel.clone(), stamp);
+            }
+        }
+    }
+}
+
+pub(super) fn manifest_entries_of(
+    asset: &CompiledAsset,
+) -> Vec<crate::formats::hman::ManifestEntry> {
+    use crate::formats::hman::EntryKind;
+    use crate::pipeline::textures::TextureMode;
+    let mut out: Vec<_> = asset
+        .files
+        .iter()
+        .map(|f| manifest::entry_for(&f.rel_path, f.kind, f.manifest_id, f.srgb))
+        .collect();
+    out.extend(asset.textures.iter().map(|t| {
+        manifest::entry_for(
+            &t.rel_path(),
+            EntryKind::Texture,
+            Some(t.job.id),
+            t.job.mode == TextureMode::Color,
+        )
+    }));
+    out
+}
+
+/// The cache record of a freshly built asset; `before` are the stamps taken before it was
+/// imported.
+fn record_of(
+    asset: &CompiledAsset,
+    settings_hash: u64,
+    before: &[InputStamp],
+    reads: &cache::ReadLog,
+) -> AssetRecord {
+    let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
+        .iter()
+        .map(CachedEntry::from_entry)
+        .collect();
+    manifest.sort_by(|a, b| (a.hash, &a.path).cmp(&(b.hash, &b.path)));
+    manifest.dedup();
+    AssetRecord {
+        settings_hash,
+        // An input that vanished or changed during the build gets a stamp that never
+        // matches again: the asset simply rebuilds next time.
+        inputs: cache::stamps_after(&asset.inputs, before, reads),
+        outputs: asset.output_paths(),
+        manifest,
+        warnings: asset.warnings.clone(),
+        stats: asset.stats.clone(),
+    }
+}
+
+/// Whether the remote steps may publish the job: built here, and keyed.
+pub(super) fn publishable(job: &AssetJob) -> Option<(&SourceKey, &CompiledAsset)> {
+    Some((job.remote_key.as_ref()?, job.built()?))
+}
