@@ -488,7 +488,7 @@ impl Builder {
 /// After the manifest: the HTML report, `--verify`, and the archive of a successful build.
 fn report_verify_and_pack(opts: &BuildOptions, report: &mut BuildReport) -> Result<(), BuildError> {
     if opts.report {
-        report.report_page = Some(crate::report::write_report(&opts.output, &report)?);
+        report.report_page = Some(crate::report::write_report(&opts.output, report)?);
     }
     if opts.verify {
         let (problems, validated) = verify::verify_tree_counted(&opts.output);
