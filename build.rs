@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 /// What decides the bytes of an output: importers, kinds, stages, targets, formats, rig
 /// and scene, and the dependencies' versions.
 const OUTPUT_SOURCES: &[&str] = &[
-    "src/formats",
+    "crates/assetc-formats/src",
+    "crates/assetc-formats/Cargo.toml",
     "src/import",
     "src/kinds",
     "src/pipeline",

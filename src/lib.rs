@@ -5,7 +5,7 @@
 //! The default `pipeline` feature adds the glTF importer, the processing stages, the target
 //! writers and the build driver behind the `assetc` command.
 
-pub mod formats;
+pub use assetc_formats as formats;
 
 #[cfg(feature = "pipeline")]
 pub mod build;

@@ -10,8 +10,8 @@ use super::{
     check_path, Compression, SpkError, HEADER_SIZE, MAGIC, MAX_COMPRESSION_RATIO,
     MAX_DECOMPRESSED_ENTRY_BYTES, MAX_TOC_BYTES, VERSION,
 };
-use crate::formats::bytes::WriteLe;
-use crate::formats::hash::fnv1a64_raw;
+use crate::bytes::WriteLe;
+use crate::hash::fnv1a64_raw;
 
 /// Collects entries and writes the archive; the order of `add` calls does not matter.
 #[derive(Debug, Default, Clone)]

@@ -4,7 +4,7 @@
 use super::read::{pad_len, subset_size, HEADER_SIZE};
 use super::{attr, morph, QtMesh, QtMeshError, QtMeshFile, VertexEntry};
 use super::{CONTAINER_FILE_ID, CONTAINER_VERSION, MESH_FILE_ID};
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 
 /// Writes `file` as mesh `version` 7 (current Qt) or 5 (Qt 6.4 and older).
 pub fn write(file: &QtMeshFile, version: u16) -> Result<Vec<u8>, QtMeshError> {

@@ -9,9 +9,9 @@ use super::{
     MAX_COMPRESSION_RATIO, MAX_DECOMPRESSED_ENTRY_BYTES, MAX_TOC_BYTES, TOC_ENTRY_FIXED_SIZE,
     VERSION,
 };
-use crate::formats::bytes::Reader;
-use crate::formats::hash::fnv1a64_raw;
-use crate::formats::Problem;
+use crate::bytes::Reader;
+use crate::hash::fnv1a64_raw;
+use crate::Problem;
 
 /// An opened archive borrowing the file's bytes.
 #[derive(Debug, Clone)]

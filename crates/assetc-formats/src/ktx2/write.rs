@@ -6,7 +6,7 @@ use super::{
     IDENTIFIER, KEY_ORIENTATION, KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES,
     SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD,
 };
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 
 /// A texture ready to be written: its levels' raw (not supercompressed) bytes, level 0
 /// first.

@@ -22,7 +22,7 @@ pub use dfd::{
     TRANSFER_SRGB,
 };
 
-use crate::formats::bytes::OutOfBounds;
+use crate::bytes::OutOfBounds;
 use thiserror::Error;
 
 /// «KTX 20»\r\n\x1A\n

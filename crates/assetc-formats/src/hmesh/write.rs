@@ -6,7 +6,7 @@ use super::{
     align16, chunk, FourCc, HMesh, HMeshError, MeshDesc, DESC_FLAG_TANGENTS, ENTRY_SIZE,
     HEADER_SIZE, MAGIC, PAYLOAD_ALIGN, VERSION, VERTEX_STRIDE,
 };
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 
 /// Serialises a mesh. DESC is derived from the data; fails when the parts disagree in
 /// size (the semantic rules are `validate`'s job, so a writer bug can still be caught).

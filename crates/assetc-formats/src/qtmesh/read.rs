@@ -6,7 +6,7 @@ use super::{
     VertexEntry, CONTAINER_FILE_ID, CONTAINER_VERSION, MESH_FILE_ID, NEWEST_MESH_VERSION,
     OLDEST_MESH_VERSION,
 };
-use crate::formats::bytes::Reader;
+use crate::bytes::Reader;
 
 pub(super) const FOOTER_SIZE: usize = 16;
 pub(super) const ENTRY_SIZE: usize = 16;

@@ -6,7 +6,7 @@ use super::{
     align_up, case_fold, check_path, HPackEntry, HPackError, PackKind, ALIGN, HEADER_SIZE, MAGIC,
     TOC_ENTRY_FIXED_SIZE, VERSION,
 };
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 
 /// Bundles `entries` into `.hpack` bytes. The table is sorted by path bytes whatever the
 /// order given, so the same files give the same bytes. Refuses anything [`super::validate`]

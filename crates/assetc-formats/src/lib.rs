@@ -1,7 +1,9 @@
 //! Runtime formats: plain structs, writers, readers and validators.
 //!
-//! Nothing here depends on the importer or the pipeline, so an engine can depend on
-//! `assetc` with `default-features = false` and load what assetc writes.
+//! A crate of its own, so that the compiler enforces the layer: nothing here can depend on
+//! the importers, the pipeline or the driver, and an engine that loads what assetc writes
+//! links only this (or `assetc` with `default-features = false`, which re-exports it as
+//! `assetc::formats`).
 //! The container formats are hand-written because they are our own (or, for BMD1, Qt
 //! `.mesh`, SparkPak and the original assetc's `.hpack`, niche formats no crate
 //! implements); the KTX2 container is written here too because the crates that read KTX2

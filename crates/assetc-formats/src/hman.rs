@@ -575,7 +575,7 @@ pub fn validate(bytes: &[u8]) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::bytes::WriteLe;
+    use crate::bytes::WriteLe;
     use proptest::prelude::*;
 
     fn entry(path: &str, kind: EntryKind, content: &[u8]) -> ManifestEntry {

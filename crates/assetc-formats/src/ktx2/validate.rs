@@ -6,7 +6,7 @@ use super::{
     CHANNEL_UASTC_RGBA, HEADER_SIZE, KEY_ORIENTATION, KEY_WRITER, LEVEL_INDEX_ENTRY_SIZE,
     SUPERCOMPRESSION_NONE,
 };
-use crate::formats::Problem;
+use crate::Problem;
 
 /// Checks a `.ktx2` file; an empty list means it is valid.
 pub fn validate(bytes: &[u8]) -> Vec<Problem> {

@@ -37,7 +37,7 @@ pub use vertex::{
 };
 pub use write::write;
 
-use crate::formats::Problem;
+use crate::Problem;
 use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 

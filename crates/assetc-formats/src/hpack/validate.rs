@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{align_up, case_fold, check_path, kind_name, parse, PackKind, Parsed, RawEntry, ALIGN};
-use crate::formats::Problem;
+use crate::Problem;
 
 /// Checks `bytes` against the `.hpack` v2 contract. An empty list means the file is valid
 /// (and [`super::read`] opens it). A file that ends right after its last payload, without

@@ -9,7 +9,7 @@ use super::{
     HEADER_SIZE, IDENTIFIER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, MAX_TOTAL_BYTES,
     SUPERCOMPRESSION_BASISLZ, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
 };
-use crate::formats::bytes::Reader;
+use crate::bytes::Reader;
 use std::io::Read as _;
 
 /// How much a read may allocate, and whether level data is kept.

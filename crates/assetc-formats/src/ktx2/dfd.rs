@@ -2,7 +2,7 @@
 //! the pixel format so that it always agrees with `vkFormat`.
 
 use super::{Ktx2Error, PixelFormat};
-use crate::formats::bytes::{Reader, WriteLe};
+use crate::bytes::{Reader, WriteLe};
 
 pub const MODEL_RGBSDA: u8 = 1;
 pub const MODEL_BC1A: u8 = 128;

@@ -9,7 +9,7 @@ use super::{
     MeshDesc, MeshLod, Meshlet, MeshletBounds, MeshletTriangle, Skinning, SubMesh,
     DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE, MAGIC, PAYLOAD_ALIGN, VERSION, VERTEX_STRIDE,
 };
-use crate::formats::bytes::Reader;
+use crate::bytes::Reader;
 
 /// The index buffer, at the width DESC declares.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 
 use super::read::{read_detailed, MeshLayout};
 use super::{component, morph, target_block_size, QtMesh, QtMeshError};
-use crate::formats::Problem;
+use crate::Problem;
 
 pub fn validate(bytes: &[u8]) -> Vec<Problem> {
     let detailed = match read_detailed(bytes) {

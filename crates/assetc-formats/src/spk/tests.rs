@@ -3,7 +3,7 @@ use std::io::Write;
 use proptest::prelude::*;
 
 use super::*;
-use crate::formats::hash;
+use crate::hash;
 
 fn zlib(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));

@@ -3,7 +3,7 @@
 //! 8-aligned, everything else is zero.
 
 use super::*;
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 
 fn put_u32_at(out: &mut [u8], at: usize, v: u32) {
     if let Some(dst) = out.get_mut(at..at + 4) {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::formats::bytes::WriteLe;
+use crate::bytes::WriteLe;
 use proptest::prelude::*;
 
 fn sample_entries() -> Vec<HPackEntry> {

@@ -7,7 +7,7 @@ use super::{
     chunk, GpuJoint, HMeshError, MeshBounds, DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE,
     NO_MATERIAL,
 };
-use crate::formats::Problem;
+use crate::Problem;
 
 /// Collects problems, keeping at most a few per rule so a badly broken file cannot make
 /// the report (or its memory) grow with the file.
