@@ -216,6 +216,35 @@ pub fn build_cluster_lod(input: &ClusterLodInput<'_>) -> Result<ClusterLod, Clus
     Ok(out)
 }
 
+/// meshoptimizer's effort level for [`reorder_for_codec`]: "the sweet spot for compression
+/// ratio is around 3" (meshoptimizer.h); `clod_build` orders clusters at level 1.
+const CODEC_ORDER_LEVEL: u8 = 3;
+
+/// Reorders each cluster's vertices and triangles (same triangles, same winding, corners
+/// possibly rotated) for a smaller meshlet-codec stream; plain topology only, and run only
+/// under `cluster_compress`, so plain files keep `clod_build`'s order.
+pub fn reorder_for_codec(lod: &mut ClusterLod) {
+    let ClodTopology::Plain {
+        vertices,
+        triangles,
+    } = &mut lod.topology
+    else {
+        return;
+    };
+    for c in &lod.clusters {
+        let (v0, t0) = (c.vertex_offset as usize, c.triangle_offset as usize);
+        let verts = vertices.get_mut(v0..v0 + c.vertex_count as usize);
+        let tris = triangles.get_mut(t0..t0 + c.triangle_count as usize);
+        if let (Some(verts), Some(tris)) = (verts, tris) {
+            meshopt::optimize_meshlet_level(
+                verts,
+                bytemuck::cast_slice_mut(tris),
+                CODEC_ORDER_LEVEL,
+            );
+        }
+    }
+}
+
 /// Triangles left in clusters whose simplification got stuck: members of a terminal group
 /// (no coarser version), except the single-cluster root a hierarchy ends in when nothing
 /// got stuck (the last group of each submesh).

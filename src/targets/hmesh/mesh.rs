@@ -4,7 +4,9 @@
 use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
-use crate::pipeline::cluster_lod::{append, build_cluster_lod, ClusterLodError, ClusterLodInput};
+use crate::pipeline::cluster_lod::{
+    append, build_cluster_lod, reorder_for_codec, ClusterLodError, ClusterLodInput,
+};
 use crate::pipeline::geometry::Semantic;
 use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
 use crate::pipeline::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
@@ -209,6 +211,7 @@ fn gather_cluster_lods(
         base += count as u32;
     }
     if compress {
+        reorder_for_codec(&mut total);
         total.topology = encode_topology(&total).map_err(|e| MeshError::ClusterLod {
             path: "cluster topology".into(),
             source: ClusterLodError::Input(e),
