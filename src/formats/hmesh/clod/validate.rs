@@ -322,8 +322,11 @@ fn validate_clusters(lod: &ClusterLod, at: &ClodOffsets, vertex_count: u32, sink
     }
 }
 
+/// Decoded topology: the vertex references and the local triangles, or why not.
+type Decoded = Result<(Vec<u32>, Vec<MeshletTriangle>), String>;
+
 #[cfg(feature = "pipeline")]
-fn decoded(lod: &ClusterLod) -> Option<Result<(Vec<u32>, Vec<MeshletTriangle>), String>> {
+fn decoded(lod: &ClusterLod) -> Option<Decoded> {
     Some(super::decode_topology(lod).map(|t| match t {
         ClodTopology::Plain {
             vertices,
@@ -334,7 +337,7 @@ fn decoded(lod: &ClusterLod) -> Option<Result<(Vec<u32>, Vec<MeshletTriangle>), 
 }
 
 #[cfg(not(feature = "pipeline"))]
-fn decoded(_: &ClusterLod) -> Option<Result<(Vec<u32>, Vec<MeshletTriangle>), String>> {
+fn decoded(_: &ClusterLod) -> Option<Decoded> {
     None
 }
 

@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use super::{tag, ClodTopology, ClusterLod};
 use crate::formats::hmesh::{FourCc, HMeshError};
 
+/// A chunk id and its payload.
+pub type Chunk<'a> = (FourCc, Cow<'a, [u8]>);
+
 /// The chunks of `lod` in writing order; fails when the tables disagree in length.
-pub fn payloads(
-    lod: &ClusterLod,
-    submesh_count: usize,
-) -> Result<Vec<(FourCc, Cow<'_, [u8]>)>, HMeshError> {
+pub fn payloads(lod: &ClusterLod, submesh_count: usize) -> Result<Vec<Chunk<'_>>, HMeshError> {
     let n = lod.clusters.len();
     if lod.submeshes.len() != submesh_count {
         return Err(HMeshError::Inconsistent(format!(
@@ -24,7 +24,7 @@ pub fn payloads(
             lod.errors.len()
         )));
     }
-    let mut out: Vec<(FourCc, Cow<'_, [u8]>)> = vec![
+    let mut out: Vec<Chunk<'_>> = vec![
         (
             tag::CLSM,
             Cow::Borrowed(bytemuck::cast_slice(&lod.submeshes)),
