@@ -340,7 +340,13 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
     // The seed reading of BMD1: the samples' 65,792-vertex mesh is past what BGBTech3's
     // loader can hold (compat = "loader" refuses it), and the reader fuzzed is ours.
     let config = out.with_extension("toml");
-    std::fs::write(&config, "[bmd1]\ncompat = \"spec\"\n").unwrap();
+    // The .hmesh seeds carry the cluster LOD chunks, in their meshlet-codec form (the
+    // plain form is bit-flipped by formats::hmesh::clod's own tests).
+    std::fs::write(
+        &config,
+        "[bmd1]\ncompat = \"spec\"\n[mesh]\ncluster_lod = true\ncluster_compress = true\n",
+    )
+    .unwrap();
     let o = common::assetc(&[
         "build",
         samples.to_str().unwrap(),

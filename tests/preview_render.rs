@@ -84,7 +84,11 @@ fn corpus_previews_show_the_model_and_are_deterministic() {
         .expect("a corpus mesh with LODs");
     let lod = |lod: usize, meshlets: bool| PreviewOptions {
         size: 96,
-        view: MeshView { lod, meshlets },
+        view: MeshView {
+            lod,
+            meshlets,
+            cluster_error: None,
+        },
         mip: 0,
     };
     let full = preview_file(with_lods, &lod(0, false)).unwrap();

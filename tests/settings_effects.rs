@@ -388,6 +388,12 @@ const CASES: &[Case] = &[
     ("mesh", "bake_transforms", "false", |r| {
         r.settings.mesh.bake_transforms = false
     }),
+    ("mesh", "cluster_lod", "true", |r| {
+        r.settings.mesh.cluster_lod = true
+    }),
+    ("mesh", "cluster_compress", "true", |r| {
+        r.settings.mesh.cluster_compress = true
+    }),
     ("texture", "format", "\"bc7\"", |r| {
         r.settings.texture.format = TextureFormat::Bc7
     }),

@@ -466,6 +466,9 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     if v.uv1.is_some() {
         doc.fact("second UV set", "UV1S");
     }
+    if let Some(lod) = &v.cluster_lod {
+        cluster_lod_doc(&mut doc, lod);
+    }
     let t = doc.table("materials", &["slot", "material id"]);
     for (i, m) in v.materials.iter().enumerate() {
         t.row(vec![i.to_string(), hex(*m)]);
@@ -510,6 +513,82 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
         ));
     }
     Ok(doc)
+}
+
+/// The cluster LOD chunks: totals, and per submesh and level what a renderer would find.
+fn cluster_lod_doc(doc: &mut Doc, lod: &hmesh::clod::ClusterLod) {
+    let topology = match &lod.topology {
+        hmesh::clod::ClodTopology::Plain { .. } => "plain",
+        hmesh::clod::ClodTopology::Encoded { .. } => "meshlet codec",
+    };
+    let source_tris: u64 = lod
+        .clusters
+        .iter()
+        .filter(|c| c.refined == -1)
+        .map(|c| u64::from(c.triangle_count))
+        .sum();
+    doc.fact(
+        "cluster LOD",
+        format!(
+            "{} clusters in {} groups, {} hierarchy nodes; topology {topology}, {} bytes ({:.1} bits per source triangle)",
+            lod.clusters.len(),
+            lod.groups.len(),
+            lod.nodes.len(),
+            lod.topology_bytes(),
+            lod.topology_bytes() as f64 * 8.0 / source_tris.max(1) as f64
+        ),
+    );
+    let mut rows = Vec::new();
+    for (s, row) in lod.submeshes.iter().enumerate() {
+        for level in 0..row.level_count {
+            let first = row.first_cluster as usize;
+            let clusters = lod
+                .clusters
+                .get(first..first + row.cluster_count as usize)
+                .unwrap_or(&[])
+                .iter()
+                .filter(|c| c.level == level);
+            let (count, tris) = clusters.fold((0u64, 0u64), |(n, t), c| {
+                (n + 1, t + u64::from(c.triangle_count))
+            });
+            let first = row.first_group as usize;
+            let groups: Vec<_> = lod
+                .groups
+                .get(first..first + row.group_count as usize)
+                .unwrap_or(&[])
+                .iter()
+                .filter(|g| g.level == level)
+                .collect();
+            let terminal = groups.iter().filter(|g| g.error >= f32::MAX).count();
+            let largest = groups
+                .iter()
+                .map(|g| g.error)
+                .filter(|e| *e < f32::MAX)
+                .fold(0.0f32, f32::max);
+            rows.push(vec![
+                s.to_string(),
+                level.to_string(),
+                count.to_string(),
+                tris.to_string(),
+                groups.len().to_string(),
+                terminal.to_string(),
+                format!("{largest:.6}"),
+            ]);
+        }
+    }
+    doc.table(
+        "cluster LOD levels",
+        &[
+            "submesh",
+            "level",
+            "clusters",
+            "triangles",
+            "groups",
+            "terminal groups",
+            "largest group error",
+        ],
+    )
+    .rows = rows;
 }
 
 fn alpha_mode(flags: u32) -> &'static str {

@@ -28,6 +28,11 @@ pub struct PreviewArgs {
     /// Colour every meshlet on its own (.hmesh, full detail).
     #[arg(long, conflicts_with = "lod")]
     pub meshlets: bool,
+    /// Draw the cluster LOD cut for PX pixels of error (a .hmesh built with
+    /// mesh.cluster_lod = true), seen from the preview's camera; with --meshlets, each
+    /// cluster in a colour of its own.
+    #[arg(long, value_name = "PX", conflicts_with = "lod")]
+    pub cluster_error: Option<f32>,
     /// Mip level K of a .ktx2 (0 = full size).
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub mip: usize,
@@ -40,6 +45,7 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         view: MeshView {
             lod: args.lod,
             meshlets: args.meshlets,
+            cluster_error: args.cluster_error,
         },
         mip: args.mip,
     };

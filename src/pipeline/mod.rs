@@ -8,6 +8,7 @@
 
 pub mod bake;
 pub mod bounds;
+pub mod cluster_lod;
 pub mod geometry;
 pub mod lods;
 pub mod material_refs;

@@ -32,6 +32,12 @@ pub struct MeshSettings {
     pub lod_target_error: f32,
     /// Bake node transforms into static geometry (world space).
     pub bake_transforms: bool,
+    /// Also build a cluster LOD hierarchy per submesh (clusters of every level, groups,
+    /// errors, a culling hierarchy: assetc's optional `CL**` chunks of `.hmesh`).
+    pub cluster_lod: bool,
+    /// Store the hierarchy's topology with meshoptimizer's meshlet codec (CLCO + CLCD)
+    /// instead of plain arrays (CLVR + CLTR); no effect without `cluster_lod`.
+    pub cluster_compress: bool,
 }
 
 impl Default for MeshSettings {
@@ -49,6 +55,8 @@ impl Default for MeshSettings {
             lod_ratios: vec![0.5, 0.25],
             lod_target_error: 0.05,
             bake_transforms: true,
+            cluster_lod: false,
+            cluster_compress: false,
         }
     }
 }

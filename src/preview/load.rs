@@ -12,12 +12,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which part of an `.hmesh` to draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MeshView {
     /// 0 = full detail, k = LODk.
     pub lod: usize,
-    /// Colour each meshlet on its own (meshlets exist for LOD0 only).
+    /// Colour each meshlet on its own (meshlets exist for LOD0 only); with
+    /// `cluster_error`, each cluster of the cut.
     pub meshlets: bool,
+    /// Draw the cluster LOD cut for this many pixels of error, seen from the preview's
+    /// camera (the one that frames full detail).
+    pub cluster_error: Option<f32>,
 }
 
 /// Number of levels an `.hmesh` has, LOD0 included.
@@ -80,6 +84,27 @@ pub fn load_hmesh(
     let mut notes = Vec::new();
     let materials = hmesh_materials(path, &mesh, size, &mut notes)?;
     let mut draws = Vec::new();
+    if let Some(px) = view.cluster_error {
+        let full: Vec<Draw> = (0..mesh.submeshes.len())
+            .map(|s| Draw {
+                indices: lod_indices(&mesh, s, 0),
+                material: Material::default(),
+            })
+            .collect();
+        let camera = Scene {
+            vertices,
+            draws: full,
+            ..Scene::default()
+        };
+        let frame = camera.frame_camera(size);
+        let draws = cluster_cut_draws(path, &mesh, &materials, view.meshlets, &frame, px)?;
+        return Ok(Scene {
+            vertices: camera.vertices,
+            draws,
+            notes,
+            camera: Some(frame),
+        });
+    }
     if view.meshlets {
         for (i, m) in mesh.meshlets.iter().enumerate() {
             let local = |k: u8| {
@@ -120,7 +145,59 @@ pub fn load_hmesh(
         vertices,
         draws,
         notes,
+        camera: None,
     })
+}
+
+/// The clusters of the reference cut ([`hmesh::clod::cut_by_hierarchy`]) for `px` pixels
+/// of error seen from `frame`: one draw per cluster, in its submesh's material or (with
+/// `by_cluster`) a colour of its own.
+fn cluster_cut_draws(
+    path: &Path,
+    mesh: &hmesh::HMesh,
+    materials: &[Material],
+    by_cluster: bool,
+    frame: &super::raster::Camera,
+    px: f32,
+) -> Result<Vec<Draw>, PreviewError> {
+    let Some(lod) = &mesh.cluster_lod else {
+        return Err(PreviewError::Option(format!(
+            "{} has no cluster LOD chunks (built without mesh.cluster_lod = true)",
+            path.display()
+        )));
+    };
+    let mut lod = lod.clone();
+    lod.topology = hmesh::clod::decode_topology(&lod).map_err(|e| PreviewError::read(path, e))?;
+    let camera = hmesh::clod::CutCamera {
+        eye: frame.eye.into(),
+        focal_px: frame.focal,
+        // The preview camera stands outside every vertex's bounding sphere; any small
+        // positive distance will do.
+        znear: 1e-6,
+    };
+    let cut = hmesh::clod::cut_by_hierarchy(&lod, &camera, px);
+    let mut draws = Vec::with_capacity(cut.len());
+    for c in cut {
+        let tris = lod.cluster_triangles(c as usize).unwrap_or_default();
+        let material = match lod.clusters.get(c as usize) {
+            _ if by_cluster => Material {
+                color: palette(c as usize),
+                ..Material::default()
+            },
+            Some(cl) => mesh
+                .submeshes
+                .get(cl.submesh as usize)
+                .and_then(|s| materials.get(s.material_slot as usize))
+                .cloned()
+                .unwrap_or_default(),
+            None => Material::default(),
+        };
+        draws.push(Draw {
+            indices: tris.into_iter().flatten().collect(),
+            material,
+        });
+    }
+    Ok(draws)
 }
 
 /// The material of each slot, from the `.hmat` beside the mesh; grey when it is missing
@@ -201,6 +278,7 @@ fn load_texture(mesh_path: &Path, id: u64, size: u32) -> Result<Option<Texture>,
 pub fn load_qtmesh(path: &Path, bytes: &[u8], lod: usize) -> Result<Scene, PreviewError> {
     let file = qtmesh::read(bytes).map_err(|e| PreviewError::read(path, e))?;
     let mut scene = Scene {
+        camera: None,
         notes: vec![
             "drawn untextured in grey: a Qt .mesh holds geometry only (its materials are in \
              the .qml beside it)"
@@ -287,6 +365,7 @@ pub fn load_bmd(path: &Path, bytes: &[u8]) -> Result<Scene, PreviewError> {
         None => 0..model.meshes.len(),
     };
     let mut scene = Scene {
+        camera: None,
         notes: vec![
             "drawn untextured in grey: a .bmd names its materials for the engine to resolve".into(),
         ],

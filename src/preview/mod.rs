@@ -24,7 +24,7 @@ pub const DEFAULT_SIZE: u32 = 512;
 /// Largest edge `--size` accepts (a 64 MiB framebuffer).
 pub const MAX_SIZE: u32 = 4096;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PreviewOptions {
     /// Edge of the square image (meshes); textures keep their own size.
     pub size: u32,
@@ -104,6 +104,21 @@ pub fn check_options(path: &Path, options: &PreviewOptions) -> Result<(), Previe
     };
     if options.view.meshlets && ext != "hmesh" {
         return refuse("--meshlets", "only a .hmesh holds meshlets");
+    }
+    if options.view.cluster_error.is_some() && ext != "hmesh" {
+        return refuse(
+            "--cluster-error",
+            "only a .hmesh holds a cluster LOD hierarchy",
+        );
+    }
+    if options
+        .view
+        .cluster_error
+        .is_some_and(|px| !(px >= 0.0 && px.is_finite()))
+    {
+        return Err(PreviewError::Option(
+            "--cluster-error must be a finite number of pixels >= 0".into(),
+        ));
     }
     if options.view.lod > 0 && !matches!(ext.as_str(), "hmesh" | "mesh") {
         return refuse("--lod", "only a .hmesh or a Qt .mesh holds LOD levels");

@@ -2,7 +2,7 @@
 //! its material.
 
 use super::camera::frame_points;
-use super::raster::{Framebuffer, RasterVertex, Shading, Texture};
+use super::raster::{Camera, Framebuffer, RasterVertex, Shading, Texture};
 use glam::Vec3;
 use std::sync::Arc;
 
@@ -43,6 +43,8 @@ pub struct Scene {
     /// What the picture leaves out and why (a missing `.hmat` or texture, materials the
     /// file cannot hold), for the user to be told: a preview is never silently partial.
     pub notes: Vec<String>,
+    /// Where the picture is taken from; `None` frames what is drawn from the 3/4 view.
+    pub camera: Option<Camera>,
 }
 
 impl Scene {
@@ -68,10 +70,16 @@ impl Scene {
             .collect()
     }
 
-    /// Renders a `size` x `size` RGBA8 image from the 3/4 view.
+    /// The 3/4 view camera that frames what is drawn in a `size` x `size` image.
+    pub fn frame_camera(&self, size: u32) -> Camera {
+        frame_points(&self.drawn_points(), size.max(1))
+    }
+
+    /// Renders a `size` x `size` RGBA8 image from [`Scene::camera`], else from the 3/4
+    /// view framing what is drawn.
     pub fn render(&self, size: u32) -> image::RgbaImage {
         let size = size.max(1);
-        let camera = frame_points(&self.drawn_points(), size);
+        let camera = self.camera.unwrap_or_else(|| self.frame_camera(size));
         let mut fb = Framebuffer::new(size, size, BACKGROUND, &camera);
         for d in &self.draws {
             let shading = Shading {

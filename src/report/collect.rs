@@ -115,6 +115,7 @@ impl AssetPage {
                 view: MeshView {
                     lod: m.lod,
                     meshlets: false,
+                    cluster_error: None,
                 },
                 mip: 0,
             },

@@ -1,8 +1,12 @@
 //! The `.hmesh` of a scene: every primitive instance through [`prepare`], packed into
 //! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
 
+use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
+use crate::pipeline::cluster_lod::{
+    append, build_cluster_lod, reorder_for_codec, ClusterLodError, ClusterLodInput,
+};
 use crate::pipeline::geometry::Semantic;
 use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
 use crate::pipeline::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
@@ -27,6 +31,11 @@ pub enum MeshError {
     TooManyVertices(usize),
     #[error(transparent)]
     Geometry(#[from] PrepareError),
+    #[error("{path}: {source}")]
+    ClusterLod {
+        path: String,
+        source: ClusterLodError,
+    },
 }
 
 /// The `.hmesh` of a scene and what the material and report stages need from it.
@@ -127,17 +136,36 @@ pub fn build_hmesh(
                 }
                 _ => prepared.geometry.has(Semantic::TexCoord, 0),
             };
-            Ok((Some((prepared, needs_tangents)), warnings))
+            let cluster_lod = if settings.cluster_lod {
+                let g = &prepared.geometry;
+                let input = ClusterLodInput {
+                    positions: g.positions(),
+                    indices: &g.indices,
+                    normals: g.stream(Semantic::Normal, 0),
+                    uvs: g.stream(Semantic::TexCoord, 0),
+                };
+                Some(
+                    build_cluster_lod(&input).map_err(|source| MeshError::ClusterLod {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            } else {
+                None
+            };
+            Ok((Some((prepared, needs_tangents, cluster_lod)), warnings))
         })
         .collect::<Result<_, MeshError>>()?;
     let mut warnings = Vec::new();
     let mut processed = Vec::with_capacity(results.len());
     let mut needs_tangents = Vec::with_capacity(results.len());
+    let mut cluster_lods = Vec::with_capacity(results.len());
     for (p, w) in results {
         warnings.extend(w);
-        if let Some((p, needs)) = p {
+        if let Some((p, needs, lod)) = p {
             processed.push(p);
             needs_tangents.push(needs);
+            cluster_lods.push(lod);
         }
     }
     if processed.is_empty() {
@@ -146,13 +174,51 @@ pub fn build_hmesh(
     let material_of: Vec<Option<usize>> = processed.iter().map(|p| p.geometry.material).collect();
     let slots = assign_material_slots(&scene.source_ref, &scene.materials, &material_of);
     let has_tangents = mesh_has_tangents(&processed, &needs_tangents);
+    let vertex_counts: Vec<usize> = processed
+        .iter()
+        .map(|p| p.geometry.vertex_count())
+        .collect();
     let mut build = assemble(processed, has_tangents, slots, settings, skeleton)?;
+    if settings.cluster_lod {
+        build.mesh.cluster_lod = Some(gather_cluster_lods(
+            cluster_lods,
+            &vertex_counts,
+            settings.cluster_compress,
+        )?);
+    }
     build.warnings = warnings;
     Ok(build)
 }
 
-/// A prepared primitive instance and whether it needs a real tangent frame.
-type PreparedInstance = (Prepared, bool);
+/// A prepared primitive instance, whether it needs a real tangent frame, and its cluster
+/// LOD hierarchy when one is asked for.
+type PreparedInstance = (Prepared, bool, Option<ClusterLod>);
+
+/// One hierarchy for the mesh: each submesh's, rebased onto the mesh's vertices (those
+/// of submesh i start after the `vertex_counts` of the ones before, as `assemble` packs
+/// them), then encoded with the meshlet codec when asked.
+fn gather_cluster_lods(
+    parts: Vec<Option<ClusterLod>>,
+    vertex_counts: &[usize],
+    compress: bool,
+) -> Result<ClusterLod, MeshError> {
+    let mut total = ClusterLod::default();
+    let mut base = 0u32;
+    for (s, (part, &count)) in parts.into_iter().zip(vertex_counts).enumerate() {
+        if let Some(part) = part {
+            append(&mut total, part, s as u32, base);
+        }
+        base += count as u32;
+    }
+    if compress {
+        reorder_for_codec(&mut total);
+        total.topology = encode_topology(&total).map_err(|e| MeshError::ClusterLod {
+            path: "cluster topology".into(),
+            source: ClusterLodError::Input(e),
+        })?;
+    }
+    Ok(total)
+}
 
 /// The UV set tangents are generated from for a primitive with `material`, if any: the
 /// normal texture's set, or (`generate_tangents = true`, no normal texture) TEXCOORD_0.

@@ -176,6 +176,8 @@ pub struct HMesh {
     /// UV1S: the second UV set, parallel to `vertices` (glTF TEXCOORD_1); `None` writes
     /// no chunk.
     pub uv1: Option<Vec<[f32; 2]>>,
+    /// assetc's optional cluster LOD chunks (`mesh.cluster_lod`); `None` writes none.
+    pub cluster_lod: Option<clod::ClusterLod>,
 }
 
 const HEADER_SIZE: u64 = 32;
@@ -280,6 +282,8 @@ pub enum HMeshError {
     BadDesc { offset: u64, problem: String },
     #[error("at byte {offset}: LODT {problem}")]
     BadLodTable { offset: u64, problem: String },
+    #[error("at byte {offset}: cluster LOD {problem}")]
+    BadClusterLod { offset: u64, problem: String },
     #[error("cannot write .hmesh: {0}")]
     Inconsistent(String),
 }
@@ -296,7 +300,8 @@ impl HMeshError {
             Self::DuplicateChunk { second, .. } => Some(*second),
             Self::ChunkSize { offset, .. }
             | Self::BadDesc { offset, .. }
-            | Self::BadLodTable { offset, .. } => Some(*offset),
+            | Self::BadLodTable { offset, .. }
+            | Self::BadClusterLod { offset, .. } => Some(*offset),
             Self::MissingChunk { .. } | Self::UnpairedChunk { .. } | Self::Inconsistent(_) => None,
         }
     }
@@ -312,6 +317,7 @@ fn align16(pos: u64) -> u64 {
     pos.div_ceil(PAYLOAD_ALIGN) * PAYLOAD_ALIGN
 }
 
+pub mod clod;
 mod read;
 mod validate;
 mod write;

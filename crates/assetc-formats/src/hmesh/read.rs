@@ -4,12 +4,15 @@ use std::borrow::Cow;
 
 use bytemuck::Pod;
 
+use super::clod::{self, ClusterLod};
 use super::{
     chunk, FourCc, GpuJoint, GpuSkinVertex, GpuVertex, HMesh, HMeshError, Lods, MeshBounds,
     MeshDesc, MeshLod, Meshlet, MeshletBounds, MeshletTriangle, Skinning, SubMesh,
     DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE, MAGIC, PAYLOAD_ALIGN, VERSION, VERTEX_STRIDE,
 };
 use crate::bytes::Reader;
+
+type ClodOffsets = [u64; clod::tag::ALL.len()];
 
 /// The index buffer, at the width DESC declares.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +80,11 @@ pub struct HMeshView<'a> {
     pub lods: Option<LodsView<'a>>,
     /// UV1S: the second UV set, one per vertex.
     pub uv1: Option<Cow<'a, [[f32; 2]]>>,
+    /// The cluster LOD chunks (copied out of the file: they are read far less often than
+    /// drawn, and a renderer uploads the payloads themselves).
+    pub cluster_lod: Option<ClusterLod>,
+    /// Payload offsets of the cluster LOD chunks, indexed like `clod::tag::ALL`.
+    pub(super) clod_offsets: ClodOffsets,
     /// File offset of each known chunk's payload, indexed like `chunk::KNOWN`.
     offsets: [u64; 15],
 }
@@ -363,6 +371,11 @@ impl<'a> HMeshView<'a> {
             None => None,
         };
 
+        let (cluster_lod, clod_offsets) = match clod::parse(bytes, &entries, desc.submesh_count)? {
+            Some((lod, offsets)) => (Some(lod), offsets),
+            None => (None, [0; clod::tag::ALL.len()]),
+        };
+
         Ok(HMeshView {
             desc,
             bounds,
@@ -377,6 +390,8 @@ impl<'a> HMeshView<'a> {
             skin,
             lods,
             uv1,
+            cluster_lod,
+            clod_offsets,
             offsets,
         })
     }
@@ -406,6 +421,7 @@ impl<'a> HMeshView<'a> {
                 ranges: l.ranges.to_vec(),
             }),
             uv1: self.uv1.as_ref().map(|u| u.to_vec()),
+            cluster_lod: self.cluster_lod.clone(),
         }
     }
 

@@ -55,6 +55,7 @@ fn triangle() -> HMesh {
         skinning: None,
         lods: None,
         uv1: None,
+        cluster_lod: None,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::Problem;
 /// Collects problems, keeping at most a few per rule so a badly broken file cannot make
 /// the report (or its memory) grow with the file.
 #[derive(Default)]
-struct Sink {
+pub(super) struct Sink {
     problems: Vec<Problem>,
     per_rule: Vec<(&'static str, usize)>,
 }
@@ -43,7 +43,7 @@ impl Sink {
             });
         }
     }
-    fn at(&mut self, rule: &'static str, offset: u64, message: impl FnOnce() -> String) {
+    pub(super) fn at(&mut self, rule: &'static str, offset: u64, message: impl FnOnce() -> String) {
         self.report(rule, Some(offset), message);
     }
     fn finish(mut self) -> Vec<Problem> {
@@ -112,7 +112,7 @@ fn validate_container(bytes: &[u8], sink: &mut Sink) -> bool {
         }
     }
     for (i, e) in entries.iter().enumerate() {
-        if chunk::KNOWN.contains(&e.fourcc) {
+        if chunk::KNOWN.contains(&e.fourcc) || super::clod::tag::ALL.contains(&e.fourcc) {
             if let Some(first) = entries[..i].iter().find(|p| p.fourcc == e.fourcc) {
                 sound = false;
                 sink.problems.push(
@@ -291,6 +291,9 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     }
     if let Some(lods) = &v.lods {
         validate_lods(v, lods, sink);
+    }
+    if let Some(lod) = &v.cluster_lod {
+        super::clod::validate(lod, &v.clod_offsets, v.desc.vertex_count, sink);
     }
     if let Some(uv1) = &v.uv1 {
         // Its size was checked against vertexCount when parsing; only the values remain.

@@ -85,6 +85,11 @@ pub fn write(mesh: &HMesh) -> Result<Vec<u8>, HMeshError> {
     if let Some(uv1) = &mesh.uv1 {
         chunks.push((chunk::UV1S, Cow::Borrowed(bytemuck::cast_slice(uv1))));
     }
+    // The cluster LOD chunks are assetc's own extension: last, after every chunk the
+    // shared contract defines, so those keep their places.
+    if let Some(lod) = &mesh.cluster_lod {
+        chunks.extend(super::clod::payloads(lod, mesh.submeshes.len())?);
+    }
     let refs: Vec<(FourCc, &[u8])> = chunks.iter().map(|(c, d)| (*c, d.as_ref())).collect();
     Ok(assemble(&refs))
 }

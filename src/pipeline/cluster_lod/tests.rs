@@ -1,0 +1,208 @@
+//! The stage on a generated field of 2 x 96² = 18,432 triangles.
+
+use super::field::{bumpy_field, Field};
+use super::watertight::{cracks, weld_by_position};
+use super::*;
+use crate::formats::hmesh::clod::{cut_by_hierarchy, cut_by_test, CutCamera};
+
+fn build(f: &Field) -> ClusterLod {
+    build_cluster_lod(&ClusterLodInput {
+        positions: &f.positions,
+        indices: &f.indices,
+        normals: Some(&f.normals),
+        uvs: Some(&f.uvs),
+    })
+    .unwrap()
+}
+
+fn triangles_of(lod: &ClusterLod, clusters: impl IntoIterator<Item = usize>) -> Vec<[u32; 3]> {
+    clusters
+        .into_iter()
+        .flat_map(|c| lod.cluster_triangles(c).unwrap())
+        .collect()
+}
+
+/// A triangle with its smallest index first (same winding), for comparing sets.
+fn canonical(t: [u32; 3]) -> [u32; 3] {
+    let k = (0..3).min_by_key(|&k| t[k]).unwrap_or(0);
+    [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+}
+
+/// Exact containment, no slack: what [`monotonic`] promises.
+fn contains(outer: &LodSphere, inner: &LodSphere) -> bool {
+    let d = (0..3)
+        .map(|k| f64::from(outer.center[k]) - f64::from(inner.center[k]))
+        .map(|x| x * x)
+        .sum::<f64>()
+        .sqrt();
+    d + f64::from(inner.radius) <= f64::from(outer.radius)
+}
+
+#[test]
+fn level_zero_is_the_source_and_errors_grow_up_every_path() {
+    let f = bumpy_field(96);
+    let lod = build(&f);
+    let levels = lod.submeshes[0].level_count;
+    assert!(levels >= 4, "{levels} levels");
+    let source: Vec<usize> = (0..lod.clusters.len())
+        .filter(|&c| lod.clusters[c].refined == -1)
+        .collect();
+    let mut got: Vec<[u32; 3]> = triangles_of(&lod, source)
+        .into_iter()
+        .map(canonical)
+        .collect();
+    let mut want: Vec<[u32; 3]> = f
+        .indices
+        .chunks_exact(3)
+        .map(|t| canonical([t[0], t[1], t[2]]))
+        .collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want, "level 0 is the source's triangles, winding kept");
+
+    for (c, (cl, e)) in lod.clusters.iter().zip(&lod.errors).enumerate() {
+        assert!(e.own_error <= e.parent_error, "cluster {c}");
+        if cl.refined >= 0 && e.parent_error < f32::MAX {
+            assert!(contains(&e.parent_sphere, &e.own_sphere), "cluster {c}");
+            assert!(e.own_error > 0.0 || cl.level == 0, "cluster {c}");
+        }
+    }
+    for n in &lod.nodes {
+        if n.group < 0 {
+            let first = n.child_offset as usize;
+            for child in &lod.nodes[first..first + n.child_count as usize] {
+                assert!(child.error <= n.error && contains(&n.sphere, &child.sphere));
+            }
+        }
+    }
+}
+
+#[test]
+fn cuts_are_watertight_agree_with_the_hierarchy_and_thin_out_with_the_threshold() {
+    let f = bumpy_field(96);
+    let lod = build(&f);
+    let weld = weld_by_position(&f.positions);
+    let source: Vec<[u32; 3]> = f
+        .indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
+    // Looking down at the field from above one corner: near parts need more detail.
+    let camera = CutCamera::perspective([-0.2, 0.35, -0.2], 1.0 / (0.5f32).tan(), 1080.0, 0.01);
+    let mut previous = usize::MAX;
+    let mut counts = Vec::new();
+    for t in [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 1e9] {
+        let cut = cut_by_test(&lod, &camera, t);
+        assert_eq!(cut_by_hierarchy(&lod, &camera, t), cut, "threshold {t}");
+        let tris = triangles_of(&lod, cut.iter().map(|&c| c as usize));
+        assert_eq!(cracks(&weld, &source, &tris), vec![], "threshold {t} px");
+        assert!(
+            tris.len() <= previous,
+            "threshold {t}: {} > {previous}",
+            tris.len()
+        );
+        previous = tris.len();
+        counts.push(tris.len());
+    }
+    assert_eq!(counts[0], source.len(), "threshold 0 draws the source");
+    assert!(*counts.last().unwrap() <= CLUSTER_TRIANGLES, "{counts:?}");
+}
+
+#[test]
+fn almost_nothing_is_stuck_and_the_build_is_repeatable() {
+    let f = bumpy_field(96);
+    let lod = build(&f);
+    let stuck = stuck_triangles(&lod);
+    assert!(stuck * 100 < f.indices.len() / 3, "{stuck} stuck triangles");
+    assert_eq!(build(&f), lod);
+}
+
+#[test]
+fn appended_primitives_keep_their_own_numbering_and_validate() {
+    use crate::formats::hmesh::{self, GpuVertex, HMesh, SubMesh};
+    let a = bumpy_field(12);
+    let b = bumpy_field(8);
+    let mut total = ClusterLod::default();
+    append(&mut total, build(&a), 0, 0);
+    append(&mut total, build(&b), 1, a.positions.len() as u32);
+    let vertices: Vec<GpuVertex> = a
+        .positions
+        .iter()
+        .chain(&b.positions)
+        .map(|p| GpuVertex {
+            position: [p[0], p[1], p[2]],
+            ..Default::default()
+        })
+        .collect();
+    let mut indices = a.indices.clone();
+    indices.extend(b.indices.iter().map(|i| i + a.positions.len() as u32));
+    let bounds = crate::pipeline::bounds::compute_bounds(vertices.iter().map(|v| &v.position));
+    let sub = |first: usize, count: usize| {
+        let slice = &indices[first..first + count];
+        SubMesh {
+            first_index: first as u32,
+            index_count: count as u32,
+            material_slot: hmesh::NO_MATERIAL,
+            bounds: crate::pipeline::bounds::compute_bounds(
+                slice.iter().map(|&i| &vertices[i as usize].position),
+            ),
+            ..Default::default()
+        }
+    };
+    let mesh = HMesh {
+        bounds,
+        submeshes: vec![
+            sub(0, a.indices.len()),
+            sub(a.indices.len(), b.indices.len()),
+        ],
+        vertices,
+        indices,
+        meshlet_max_verts: 64,
+        meshlet_max_tris: 124,
+        cluster_lod: Some(total.clone()),
+        ..Default::default()
+    };
+    let bytes = hmesh::write(&mesh).unwrap();
+    assert_eq!(hmesh::validate(&bytes), vec![]);
+    let second = &total.submeshes[1];
+    let c = second.first_cluster as usize;
+    let tris = total.cluster_triangles(c).unwrap();
+    assert!(tris
+        .iter()
+        .flatten()
+        .all(|&v| v >= a.positions.len() as u32));
+    assert_eq!(total.clusters[c].submesh, 1);
+
+    let mut encoded = mesh.clone();
+    let lod = encoded.cluster_lod.as_mut().unwrap();
+    lod.topology = crate::formats::hmesh::clod::encode_topology(lod).unwrap();
+    let bytes = hmesh::write(&encoded).unwrap();
+    assert_eq!(hmesh::validate(&bytes), vec![]);
+    let back = hmesh::read(&bytes).unwrap();
+    let mut decoded = back.cluster_lod.unwrap();
+    decoded.topology = crate::formats::hmesh::clod::decode_topology(&decoded).unwrap();
+    // The codec keeps every triangle and its winding but may start it at another corner.
+    for c in 0..total.clusters.len() {
+        let canon = |l: &ClusterLod| -> Vec<[u32; 3]> {
+            l.cluster_triangles(c)
+                .unwrap()
+                .into_iter()
+                .map(canonical)
+                .collect()
+        };
+        assert_eq!(canon(&decoded), canon(&total), "cluster {c}");
+    }
+}
+
+#[test]
+fn indices_past_the_vertices_are_an_error_not_a_crash() {
+    let f = bumpy_field(2);
+    let err = build_cluster_lod(&ClusterLodInput {
+        positions: &f.positions,
+        indices: &[0, 1, 99],
+        normals: None,
+        uvs: None,
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("indices"), "{err}");
+}
