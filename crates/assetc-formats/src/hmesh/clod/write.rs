@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::{tag, ClodTopology, ClusterLod};
-use crate::formats::hmesh::{FourCc, HMeshError};
+use crate::hmesh::{FourCc, HMeshError};
 
 /// A chunk id and its payload.
 pub type Chunk<'a> = (FourCc, Cow<'a, [u8]>);

@@ -3,8 +3,8 @@
 
 use super::read::ClodOffsets;
 use super::{ClodTopology, ClusterLod, LodSphere};
-use crate::formats::hmesh::validate::Sink;
-use crate::formats::hmesh::MeshletTriangle;
+use crate::hmesh::validate::Sink;
+use crate::hmesh::MeshletTriangle;
 
 /// The codec and the u8 local indices hold at most 256 vertices and triangles.
 const MAX_CLUSTER: u32 = 256;
@@ -33,7 +33,7 @@ fn valid_error(e: f32) -> bool {
     e >= 0.0 && !e.is_nan()
 }
 
-pub(in crate::formats::hmesh) fn validate(
+pub(in crate::hmesh) fn validate(
     lod: &ClusterLod,
     at: &ClodOffsets,
     vertex_count: u32,
@@ -325,7 +325,7 @@ fn validate_clusters(lod: &ClusterLod, at: &ClodOffsets, vertex_count: u32, sink
 /// Decoded topology: the vertex references and the local triangles, or why not.
 type Decoded = Result<(Vec<u32>, Vec<MeshletTriangle>), String>;
 
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "meshlet-codec")]
 fn decoded(lod: &ClusterLod) -> Option<Decoded> {
     Some(super::decode_topology(lod).map(|t| match t {
         ClodTopology::Plain {
@@ -336,7 +336,7 @@ fn decoded(lod: &ClusterLod) -> Option<Decoded> {
     }))
 }
 
-#[cfg(not(feature = "pipeline"))]
+#[cfg(not(feature = "meshlet-codec"))]
 fn decoded(_: &ClusterLod) -> Option<Decoded> {
     None
 }

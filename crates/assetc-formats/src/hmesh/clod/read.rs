@@ -3,8 +3,8 @@
 use bytemuck::Pod;
 
 use super::{tag, ClodTopology, ClusterLod};
-use crate::formats::hmesh::read::{check_entry_bounds, Entry};
-use crate::formats::hmesh::HMeshError;
+use crate::hmesh::read::{check_entry_bounds, Entry};
+use crate::hmesh::HMeshError;
 
 /// Payload offset of each chunk of [`tag::ALL`] (0 when absent), for the validator's
 /// messages.
@@ -19,7 +19,7 @@ fn rows<T: Pod>(bytes: &[u8]) -> Vec<T> {
 
 /// The hierarchy, when the file has one: every table sized against the others, the two
 /// topology forms exclusive. Content rules are the validator's.
-pub(in crate::formats::hmesh) fn parse(
+pub(in crate::hmesh) fn parse(
     bytes: &[u8],
     entries: &[Entry],
     submesh_count: u32,

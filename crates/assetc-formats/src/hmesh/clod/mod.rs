@@ -221,7 +221,7 @@ impl ClusterLod {
 
 /// Decodes encoded topology into plain arrays, cluster by cluster with meshoptimizer's
 /// decoder (safe on untrusted input). Plain topology is returned as it is.
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "meshlet-codec")]
 pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
     let (offsets, data) = match &lod.topology {
         ClodTopology::Plain { .. } => return Ok(lod.topology.clone()),
@@ -258,7 +258,7 @@ pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
 }
 
 /// Encodes plain topology with meshoptimizer's meshlet codec, one stream per cluster.
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "meshlet-codec")]
 pub fn encode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
     let ClodTopology::Plain {
         vertices,

@@ -2,7 +2,7 @@
 //! rule, the two cuts, bit flips.
 
 use super::*;
-use crate::formats::hmesh::{read, validate, write, HMesh, HMeshView, MeshBounds, SubMesh};
+use crate::hmesh::{read, validate, write, HMesh, HMeshView, MeshBounds, SubMesh};
 use proptest::prelude::*;
 
 fn sphere(center: [f32; 3], radius: f32) -> LodSphere {
@@ -114,7 +114,7 @@ fn quad_lod() -> ClusterLod {
 }
 
 fn quad() -> HMesh {
-    let v = |x: f32, y: f32| crate::formats::hmesh::GpuVertex {
+    let v = |x: f32, y: f32| crate::hmesh::GpuVertex {
         position: [x, y, 0.0],
         uv: [x, y],
         ..Default::default()
@@ -131,7 +131,7 @@ fn quad() -> HMesh {
         indices: vec![0, 1, 2, 0, 2, 3],
         // One meshlet and one material, so that no chunk is empty (the bit-flip test
         // would move an empty chunk's offset unseen, a rule of the core chunks).
-        meshlets: vec![crate::formats::hmesh::Meshlet {
+        meshlets: vec![crate::hmesh::Meshlet {
             vertex_offset: 0,
             vertex_count: 4,
             triangle_offset: 0,
@@ -174,7 +174,7 @@ fn plain_and_encoded_hierarchies_round_trip_and_validate() {
     );
 
     // The codec needs meshoptimizer, which a formats-only build does not have.
-    #[cfg(feature = "pipeline")]
+    #[cfg(feature = "meshlet-codec")]
     {
         let mut encoded = quad();
         let lod = encoded.cluster_lod.as_mut().unwrap();
@@ -372,12 +372,12 @@ proptest! {
         // Only a build with the pipeline feature has the encoder.
         #[allow(unused_mut)]
         let mut mesh = quad();
-        #[cfg(feature = "pipeline")]
+        #[cfg(feature = "meshlet-codec")]
         if encode {
             let lod = mesh.cluster_lod.as_mut().unwrap();
             lod.topology = encode_topology(lod).unwrap();
         }
-        #[cfg(not(feature = "pipeline"))]
+        #[cfg(not(feature = "meshlet-codec"))]
         let _ = encode;
         let original = write(&mesh).unwrap();
         let mut b = original.clone();
@@ -388,7 +388,7 @@ proptest! {
             if let Some(lod) = &m.cluster_lod {
                 let camera = CutCamera { eye: [0.0, 0.0, 2.0], focal_px: 500.0, znear: 0.01 };
                 let _ = cut_by_hierarchy(lod, &camera, 1.0);
-                #[cfg(feature = "pipeline")]
+                #[cfg(feature = "meshlet-codec")]
                 let _ = decode_topology(lod);
             }
         }
