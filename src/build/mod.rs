@@ -26,6 +26,7 @@ pub mod verify;
 
 mod finish;
 mod remote_steps;
+mod schedule;
 mod script;
 
 use asset::{AssetSettings, AssetStats, CompiledAsset};
@@ -454,12 +455,8 @@ impl Builder {
             finish::report_compiled(reporter, source, &result, t.elapsed());
             (result, t.elapsed().as_secs_f64() * 1000.0)
         };
-        let mut compiled: Vec<Option<(Result<CompiledAsset, Failure>, f64)>> = pool.install(|| {
-            (0..sources.len())
-                .into_par_iter()
-                .map(|i| (!done[i]).then(|| compile_one(i)))
-                .collect()
-        });
+        let mut compiled: Vec<Option<(Result<CompiledAsset, Failure>, f64)>> =
+            pool.install(|| schedule::largest_first(&sources, &done, &compile_one));
         // A fetched asset that passed its own checks may still clash with the rest of the
         // build (an output path or manifest id of another asset, a folder where it would
         // write a file): it is built here instead, and so on until nothing clashes (each
