@@ -456,7 +456,7 @@ impl Builder {
             (result, t.elapsed().as_secs_f64() * 1000.0)
         };
         let mut compiled: Vec<Option<(Result<CompiledAsset, Failure>, f64)>> =
-            pool.install(|| schedule::largest_first(&sources, &done, &compile_one));
+            pool.install(|| schedule::largest_first(&sources, &done, compile_one));
         // A fetched asset that passed its own checks may still clash with the rest of the
         // build (an output path or manifest id of another asset, a folder where it would
         // write a file): it is built here instead, and so on until nothing clashes (each
