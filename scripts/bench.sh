@@ -2,9 +2,12 @@
 # Side-by-side geometry benchmark: assetc vs gltfpack on the same inputs.
 #   scripts/bench.sh [CORPUS_DIR]     (default ../shared/corpus)
 # Environment: RUNS=N takes the best wall time of N runs of each command (peak memory and
-# CPU time are those of that run; default 1), SKIP_8M=1 leaves out the 8M-triangle field,
+# CPU time are those of that run; default 1), SKIP_8M=1 leaves out the 8M-triangle fields,
 # SKIP_CORPUS=1 the corpus, ASSETC=path measures another assetc binary (an older build).
-# Prints the issue-13 ratio table (wall time and peak RSS from GNU time, whole process,
+# Every field comes twice: gentle hills ("flat": little for the simplifier and meshlet
+# cones to do) and the curved surface y = 0.05 sin(40x) cos(37z) over the unit square,
+# so that neither case is tuned for alone.
+# Prints the ratio table (wall time and peak RSS from GNU time, whole process,
 # assetc with its default settings and threads against `gltfpack -noq -si 0.5`), assetc's
 # time per stage, and the corpus build. Needs gltfpack (../shared/peers/install.sh).
 set -euo pipefail
@@ -16,10 +19,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gen=target/release/gen-samples
 assetc=${ASSETC:-target/release/assetc}
-mkdir -p "$work/f1" "$work/f1n" "$work/f8"
+mkdir -p "$work/f1" "$work/f1n" "$work/f8" "$work/c1" "$work/c1n" "$work/c8"
+# Flat: 1001 x 501 vertices (1,000,000 triangles), 2001 x 2001 (8,000,000).
 $gen --grid 1001 501 "$work/f1/field.glb" --normals --material none >/dev/null
 $gen --grid 1001 501 "$work/f1n/field.glb" --normals --material normal-map >/dev/null
 [ "${SKIP_8M:-0}" = 1 ] || $gen --grid 2001 2001 "$work/f8/field.glb" --normals --material none >/dev/null
+# Curved: 709 x 709 vertices (708 x 708 quads, 1,002,528 triangles), 2001 x 2001.
+curved=(--normals --surface curved)
+$gen --grid 709 709 "$work/c1/field.glb" "${curved[@]}" --material none >/dev/null
+$gen --grid 709 709 "$work/c1n/field.glb" "${curved[@]}" --material normal-map >/dev/null
+[ "${SKIP_8M:-0}" = 1 ] || $gen --grid 2001 2001 "$work/c8/field.glb" "${curved[@]}" --material none >/dev/null
 
 # timed CMD... -> "wall_s peak_kib cpu_s" of the fastest of $runs runs
 timed() {
@@ -50,11 +59,14 @@ echo "### assetc against gltfpack -noq -si 0.5 (wall, CPU = user + sys, peak RSS
 echo
 echo "| input | assetc build | gltfpack -noq -si 0.5 | ratio time / memory |"
 echo "|---|---|---|---|"
-ratio_row "1M-triangle field, no material" "$work/f1"
-ratio_row "1M-triangle field, normal-mapped material" "$work/f1n"
-[ "${SKIP_8M:-0}" = 1 ] || ratio_row "8M-triangle field, no material" "$work/f8"
+ratio_row "1M flat field, no material" "$work/f1"
+ratio_row "1M flat field, normal-mapped material" "$work/f1n"
+[ "${SKIP_8M:-0}" = 1 ] || ratio_row "8M flat field, no material" "$work/f8"
+ratio_row "1M curved field, no material" "$work/c1"
+ratio_row "1M curved field, normal-mapped material" "$work/c1n"
+[ "${SKIP_8M:-0}" = 1 ] || ratio_row "8M curved field, no material" "$work/c8"
 echo
-for case in f1 f1n; do
+for case in f1 f1n c1 c1n; do
   echo "assetc stage times on $case (ms, summed over threads, -j1):"
   $assetc build "$work/$case" -o "$work/stages" -j 1 --no-cache --no-config --message-format json \
     | python3 -c 'import json,sys
@@ -88,9 +100,9 @@ if [ "${SKIP_CORPUS:-0}" != 1 ] && [ -d "$corpus/gltf" ]; then
   echo "| run | wall s | CPU s | peak MiB |"
   echo "|---|---:|---:|---:|"
   mkdir -p "$work/gp"
-  measure "assetc build -j1" $assetc build "$corpus/gltf" -o "$work/c1" -j 1 --no-cache --no-config -q
-  measure "assetc build -j2" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-cache --no-config -q
-  measure "assetc build (no-op rebuild)" $assetc build "$corpus/gltf" -o "$work/c2" -j 2 --no-config -q
+  measure "assetc build -j1" $assetc build "$corpus/gltf" -o "$work/corpus1" -j 1 --no-cache --no-config -q
+  measure "assetc build -j2" $assetc build "$corpus/gltf" -o "$work/corpus2" -j 2 --no-cache --no-config -q
+  measure "assetc build (no-op rebuild)" $assetc build "$corpus/gltf" -o "$work/corpus2" -j 2 --no-config -q
   measure "gltfpack -noq, file by file" bash -c 'gltfpack_all'
   measure "gltfpack -noq -tc (textures), file by file" bash -c 'gltfpack_all -tc'
 fi

@@ -315,6 +315,85 @@ pub enum FieldMaterial {
     NormalMapped,
 }
 
+/// The shape of a generated height field (`gen-samples --grid ... --surface`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FieldSurface {
+    /// Long gentle hills, 1/16 unit between vertices, y = 0.5 sin(1.3x) cos(0.7z): about
+    /// 77 vertices per wavelength and slopes under 0.65, so simplification and meshlet
+    /// cones have little to do (the bundled `big_terrain.glb`, the "flat" benchmark fields).
+    #[default]
+    Gentle,
+    /// The unit square, y = 0.05 sin(40x) cos(37z): slopes up to 2, the normal turning
+    /// everywhere, so the simplifier meets its error limit and meshlet cones differ (the
+    /// "curved" benchmark fields: 709 x 709 vertices give 1,002,528 triangles).
+    Curved,
+}
+
+/// A height field's vertices and triangles (what [`height_field_glb_with`] stores).
+pub struct FieldMesh {
+    pub positions: Vec<[f32; 3]>,
+    /// The surface's analytic unit normals.
+    pub normals: Vec<[f32; 3]>,
+    /// 0..1 across the field.
+    pub uvs: Vec<[f32; 2]>,
+    pub indices: Vec<u32>,
+}
+
+/// A `w` x `h` vertex height field of `surface`: 2(w-1)(h-1) triangles, rows of quads
+/// each cut into two triangles.
+pub fn height_field(w: u32, h: u32, surface: FieldSurface) -> FieldMesh {
+    // (x, z) of grid vertex (i, j), then height and its gradient (dy/dx, dy/dz).
+    let at = |i: u32, j: u32| match surface {
+        FieldSurface::Gentle => (i as f32 / 16.0, j as f32 / 16.0),
+        FieldSurface::Curved => (
+            i as f32 / (w - 1).max(1) as f32,
+            j as f32 / (h - 1).max(1) as f32,
+        ),
+    };
+    let shape = |x: f32, z: f32| match surface {
+        FieldSurface::Gentle => (
+            (x * 1.3).sin() * (z * 0.7).cos() * 0.5,
+            1.3 * (x * 1.3).cos() * (z * 0.7).cos() * 0.5,
+            -0.7 * (x * 1.3).sin() * (z * 0.7).sin() * 0.5,
+        ),
+        FieldSurface::Curved => (
+            0.05 * (40.0 * x).sin() * (37.0 * z).cos(),
+            2.0 * (40.0 * x).cos() * (37.0 * z).cos(),
+            -1.85 * (40.0 * x).sin() * (37.0 * z).sin(),
+        ),
+    };
+    let count = (w * h) as usize;
+    let (mut positions, mut normals, mut uvs) = (
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+    );
+    for j in 0..h {
+        for i in 0..w {
+            let (x, z) = at(i, j);
+            let (y, dx, dz) = shape(x, z);
+            positions.push([x, y, z]);
+            // The surface's gradient: n = (-dy/dx, 1, -dy/dz), normalised.
+            let len = (dx * dx + 1.0 + dz * dz).sqrt();
+            normals.push([-dx / len, 1.0 / len, -dz / len]);
+            uvs.push([i as f32 / (w - 1) as f32, j as f32 / (h - 1) as f32]);
+        }
+    }
+    let mut indices = Vec::with_capacity(((w - 1) * (h - 1) * 6) as usize);
+    for y in 0..h - 1 {
+        for x in 0..w - 1 {
+            let i = y * w + x;
+            indices.extend_from_slice(&[i, i + w, i + 1, i + 1, i + w, i + w + 1]);
+        }
+    }
+    FieldMesh {
+        positions,
+        normals,
+        uvs,
+        indices,
+    }
+}
+
 /// A `w` x `h` vertex height field with UVs as one GLB primitive: 2(w-1)(h-1) triangles.
 /// Benchmarks use it for meshes of any size (1001 x 501 gives 1,000,000 triangles).
 pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
@@ -322,8 +401,7 @@ pub fn height_field_glb(path: &Path, w: u32, h: u32) -> std::io::Result<()> {
 }
 
 /// [`height_field_glb`] with a choice of material and, with `normals`, analytic NORMALs
-/// (without them assetc generates normals itself).
-#[allow(non_snake_case)]
+/// (without them assetc generates normals itself), on the gentle surface.
 pub fn height_field_glb_with(
     path: &Path,
     w: u32,
@@ -331,48 +409,27 @@ pub fn height_field_glb_with(
     normals: bool,
     material: FieldMaterial,
 ) -> std::io::Result<()> {
-    let (W, H) = (w, h);
+    height_field_glb_of(path, w, h, FieldSurface::Gentle, normals, material)
+}
+
+/// [`height_field_glb_with`] on a chosen surface.
+pub fn height_field_glb_of(
+    path: &Path,
+    w: u32,
+    h: u32,
+    surface: FieldSurface,
+    normals: bool,
+    material: FieldMaterial,
+) -> std::io::Result<()> {
     let mut b = BufferBuilder::default();
-    let height = |x: f32, z: f32| (x * 1.3).sin() * (z * 0.7).cos() * 0.5;
-    let positions: Vec<[f32; 3]> = (0..W * H)
-        .map(|i| {
-            let (x, z) = ((i % W) as f32 / 16.0, (i / W) as f32 / 16.0);
-            [x, height(x, z), z]
-        })
-        .collect();
-    let uvs: Vec<[f32; 2]> = (0..W * H)
-        .map(|i| {
-            [
-                (i % W) as f32 / (W - 1) as f32,
-                (i / W) as f32 / (H - 1) as f32,
-            ]
-        })
-        .collect();
-    let mut indices = Vec::with_capacity(((W - 1) * (H - 1) * 6) as usize);
-    for y in 0..H - 1 {
-        for x in 0..W - 1 {
-            let i = y * W + x;
-            indices.extend_from_slice(&[i, i + W, i + 1, i + 1, i + W, i + W + 1]);
-        }
-    }
-    let pos = b.vec3(&positions);
-    let uv = b.vec2(&uvs);
+    let field = height_field(w, h, surface);
+    let pos = b.vec3(&field.positions);
+    let uv = b.vec2(&field.uvs);
     let mut attributes = json!({"POSITION": pos, "TEXCOORD_0": uv});
     if normals {
-        // The surface's gradient: n = (-dy/dx, 1, -dy/dz), normalised.
-        let normal: Vec<[f32; 3]> = positions
-            .iter()
-            .map(|p| {
-                let (x, z) = (p[0], p[2]);
-                let dx = 1.3 * (x * 1.3).cos() * (z * 0.7).cos() * 0.5;
-                let dz = -0.7 * (x * 1.3).sin() * (z * 0.7).sin() * 0.5;
-                let len = (dx * dx + 1.0 + dz * dz).sqrt();
-                [-dx / len, 1.0 / len, -dz / len]
-            })
-            .collect();
-        attributes["NORMAL"] = json!(b.vec3(&normal));
+        attributes["NORMAL"] = json!(b.vec3(&field.normals));
     }
-    drop(positions);
+    let FieldMesh { indices, .. } = field;
     let idx = b.indices_u32(&indices);
     let mut primitive = json!({"attributes": attributes, "indices": idx});
     let mut rest = json!({

@@ -233,3 +233,40 @@ fn usage_errors_exit_with_2() {
     let o = assetc(&["frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// An asset's textures are encoded on every thread of the pool, and assets start largest
+/// first: on the corpus (FlightHelmet's 15 textures, MixedLightingExample's, models of
+/// every size), the tree must still be the same whatever the thread count.
+#[test]
+fn corpus_textures_build_the_same_on_any_thread_count() {
+    let Some(corpus) = corpus_gltf("build_samples") else {
+        return;
+    };
+    let trees: Vec<Vec<(String, Vec<u8>)>> = ["1", "2", "3"]
+        .iter()
+        .map(|jobs| {
+            let out = tempfile::tempdir().unwrap();
+            let r = assetc(&[
+                "build",
+                corpus.to_str().unwrap(),
+                "-o",
+                out.path().to_str().unwrap(),
+                "-j",
+                jobs,
+                "--no-config",
+            ]);
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            tree(out.path())
+                .into_iter()
+                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .collect()
+        })
+        .collect();
+    let textures = trees[0]
+        .iter()
+        .filter(|(n, _)| n.ends_with(".ktx2"))
+        .count();
+    assert!(textures >= 15, "the corpus encodes {textures} textures");
+    assert!(trees[0] == trees[1], "-j1 and -j2 differ");
+    assert!(trees[0] == trees[2], "-j1 and -j3 differ");
+}

@@ -2,9 +2,11 @@
 //!
 //! `cargo run --bin gen-samples -- assets-sample` (the bundled samples);
 //! `cargo run --bin gen-samples -- --grid 1001 501 big.glb` (1,000,000 triangles; add
-//! `--normals` for a NORMAL attribute, `--material none|plain|normal-map` for its material).
+//! `--normals` for a NORMAL attribute, `--material none|plain|normal-map` for its material,
+//! `--surface curved` for y = 0.05 sin(40x) cos(37z) over the unit square instead of the
+//! gentle hills: `--grid 709 709 curved.glb --surface curved` is 1,002,528 triangles).
 
-use assetc::samples::FieldMaterial;
+use assetc::samples::{FieldMaterial, FieldSurface};
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,7 +18,7 @@ fn main() -> std::io::Result<()> {
         };
         let usage = || {
             eprintln!(
-                "usage: gen-samples --grid WIDTH HEIGHT OUT.glb [--normals] [--material none|plain|normal-map]"
+                "usage: gen-samples --grid WIDTH HEIGHT OUT.glb [--normals] [--material none|plain|normal-map] [--surface gentle|curved]"
             );
             std::process::exit(2);
         };
@@ -25,6 +27,7 @@ fn main() -> std::io::Result<()> {
         };
         let mut normals = false;
         let mut material = FieldMaterial::Plain;
+        let mut surface = FieldSurface::Gentle;
         let mut rest = args[4..].iter();
         while let Some(arg) = rest.next() {
             match (arg.as_str(), rest.as_slice().first().map(String::as_str)) {
@@ -38,13 +41,22 @@ fn main() -> std::io::Result<()> {
                     };
                     rest.next();
                 }
+                ("--surface", Some(name)) => {
+                    surface = match name {
+                        "gentle" => FieldSurface::Gentle,
+                        "curved" => FieldSurface::Curved,
+                        _ => usage(),
+                    };
+                    rest.next();
+                }
                 _ => usage(),
             }
         }
-        assetc::samples::height_field_glb_with(
+        assetc::samples::height_field_glb_of(
             std::path::Path::new(path),
             w,
             h,
+            surface,
             normals,
             material,
         )?;

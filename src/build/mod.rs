@@ -27,6 +27,7 @@ pub mod verify;
 mod finish;
 mod job;
 mod remote_steps;
+mod schedule;
 mod script;
 
 use asset::{AssetSettings, AssetStats};
@@ -382,12 +383,9 @@ impl Builder {
             fail_fast: opts.fail_fast.then_some(&stop),
             reporter,
         };
+        // Largest first, so that the longest asset does not start last and run alone.
         let compile_discovered = |jobs: &mut [AssetJob]| {
-            pool.install(|| {
-                jobs.par_iter_mut()
-                    .filter(|job| job.is_discovered())
-                    .for_each(|job| compiler.compile(job))
-            })
+            pool.install(|| schedule::largest_first(jobs, |job| compiler.compile(job)))
         };
         compile_discovered(&mut jobs);
         // A fetched asset that passed its own checks may still clash with the rest of the

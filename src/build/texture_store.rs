@@ -47,51 +47,58 @@ impl<'a> TextureStore<'a> {
     }
 
     /// Makes sure every texture of `requests` is encoded, encoding the ones nobody has
-    /// yet; waits for ones another worker is encoding. `on_new(n)` is called once with the
-    /// number of textures first requested here, `on_done(label)` after each one encoded.
-    /// Returns the first error among them, if any.
+    /// yet, on every thread of the build's pool (an asset's textures are most of a clean
+    /// build: FlightHelmet's 15 one after another left the other core idle); waits for
+    /// ones another worker is encoding. `on_new(n)` is called once with the number of
+    /// textures first requested here, `on_done(label)` after each one encoded (from the
+    /// thread that encoded it). Returns the first error among them, in request order.
     ///
-    /// Safe to block here: the encoder never runs rayon work, so a worker encoding a
-    /// texture cannot pick up another asset that waits for that same texture.
+    /// Safe to block here: the encoder never runs rayon work, so a thread waits in a
+    /// `OnceLock` only for a thread that is encoding, which waits for nothing; a thread
+    /// that takes other work while it waits for this asset's textures is never inside an
+    /// encode. Each texture's bytes depend on its request alone, never on which thread or
+    /// asset encodes it.
     pub fn ensure(
         &self,
         requests: &[TextureRequest],
         on_new: impl FnOnce(usize),
-        mut on_done: impl FnMut(&str),
+        on_done: impl Fn(&str) + Sync,
     ) -> Result<Ensured, Failure> {
-        let mut mine = std::collections::BTreeSet::new();
-        let slots: Vec<(usize, Arc<OnceLock<TextureResult>>)> = {
+        use rayon::prelude::*;
+        // Each request's slot, and whether this call put it in the store (a texture asked
+        // for twice by one asset counts once).
+        let slots: Vec<(Arc<OnceLock<TextureResult>>, bool)> = {
             let mut map = self.slots.lock().unwrap_or_else(|e| e.into_inner());
             requests
                 .iter()
-                .enumerate()
-                .map(|(i, r)| {
+                .map(|r| {
+                    let mut first = false;
                     let slot = map.entry(r.job.id).or_insert_with(|| {
-                        mine.insert(r.job.id);
+                        first = true;
                         Arc::default()
                     });
-                    (i, slot.clone())
+                    (slot.clone(), first)
                 })
                 .collect()
         };
-        let new = mine.len();
+        let new = slots.iter().filter(|(_, first)| *first).count();
         on_new(new);
-        let mut first_error = None;
-        let mut done = 0;
-        for (i, slot) in slots {
-            let req = &requests[i];
-            let result = slot.get_or_init(|| self.encode(req));
-            if mine.remove(&req.job.id) {
-                done += 1;
-                on_done(&req.job.label);
-            }
-            if let (Err(e), None) = (result, &first_error) {
-                first_error = Some(e.clone());
-            }
-        }
-        match first_error {
+        // One texture per task: the encodes are few and long.
+        let failed: Vec<Option<Failure>> = requests
+            .par_iter()
+            .zip(&slots)
+            .with_max_len(1)
+            .map(|(req, (slot, first))| {
+                let result = slot.get_or_init(|| self.encode(req));
+                if *first {
+                    on_done(&req.job.label);
+                }
+                result.as_ref().err().cloned()
+            })
+            .collect();
+        match failed.into_iter().flatten().next() {
             Some(e) => Err(e),
-            None => Ok(Ensured { new, done }),
+            None => Ok(Ensured { new, done: new }),
         }
     }
 
