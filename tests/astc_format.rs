@@ -74,10 +74,7 @@ fn measure(bytes: &[u8], mode: TextureMode, block: &str, max_size: u32) -> (f64,
     );
     assert_eq!((k.width, k.height), (input.width, input.height));
     let shown = decode_ktx2(&k, 0).unwrap();
-    (
-        psnr_rgb(&shown.rgba, &input.pixels),
-        k.levels[0].data.len(),
-    )
+    (psnr_rgb(&shown.rgba, &input.pixels), k.levels[0].data.len())
 }
 
 /// A smooth two-axis colour gradient with a soft diagonal ripple (R follows x, G follows y,
@@ -110,7 +107,10 @@ fn astc_quality_on_a_gradient_falls_with_the_block_size() {
             eprintln!("gradient {block} {mode:?}: {psnr:.2} dB, {bytes} bytes");
             assert!(psnr >= floor, "{block} {mode:?}: {psnr:.2} dB < {floor}");
             if mode == TextureMode::Linear {
-                assert!(psnr < last, "{block}: {psnr:.2} dB not below the smaller block's");
+                assert!(
+                    psnr < last,
+                    "{block}: {psnr:.2} dB not below the smaller block's"
+                );
                 last = psnr;
             }
         }
@@ -219,7 +219,12 @@ fn astc_does_not_depend_on_the_thread_count() {
     let images: Vec<Vec<u8>> = (0..4u32)
         .map(|i| {
             png(70 + i * 9, 45, move |x, y| {
-                [(x * 3 + i * 40) as u8, (y * 5) as u8, ((x ^ y) * 7) as u8, 255]
+                [
+                    (x * 3 + i * 40) as u8,
+                    (y * 5) as u8,
+                    ((x ^ y) * 7) as u8,
+                    255,
+                ]
             })
         })
         .collect();
@@ -234,8 +239,7 @@ fn astc_does_not_depend_on_the_thread_count() {
                 .par_iter()
                 .flat_map(|img| {
                     ["4x4", "6x6", "8x8"].into_par_iter().map(move |b| {
-                        encode_texture(img, None, TextureMode::Color, None, &astc(b, true))
-                            .unwrap()
+                        encode_texture(img, None, TextureMode::Color, None, &astc(b, true)).unwrap()
                     })
                 })
                 .collect::<Vec<_>>()

@@ -249,5 +249,8 @@ fn astc_and_its_block_size_are_settings_of_rules_and_presets() {
     // A footprint ASTC does not have is an error at its line, listing the sizes.
     let e = err("[texture]\nformat = \"astc\"\nastc_block = \"7x7\"\n");
     assert_eq!(e.line, Some(3), "{e}");
-    assert!(e.to_string().contains("7x7") && e.to_string().contains("8x8"), "{e}");
+    assert!(
+        e.to_string().contains("7x7") && e.to_string().contains("8x8"),
+        "{e}"
+    );
 }

@@ -140,7 +140,12 @@ fn decode_image(
 
 /// ASTC LDR blocks of a `width` x `height` image as RGBA8 (the decoded 8-bit values; an
 /// sRGB file's stay sRGB-encoded, as with the other formats here).
-pub fn astc_rgba(data: &[u8], width: u32, height: u32, block: AstcBlock) -> Result<Vec<u8>, String> {
+pub fn astc_rgba(
+    data: &[u8],
+    width: u32,
+    height: u32,
+    block: AstcBlock,
+) -> Result<Vec<u8>, String> {
     let (w, h) = (width as usize, height as usize);
     let mut bgra = vec![0u32; w * h];
     texture2ddecoder::decode_astc(

@@ -923,14 +923,14 @@ fn astc_formats_have_vulkan_numbers_and_khronos_dfd() {
         assert_eq!(format.vk_format(false), unorm);
         assert_eq!(format.vk_format(true), unorm + 1);
         assert_eq!(PixelFormat::from_vk_format(unorm, 0), Some((format, false)));
-        assert_eq!(PixelFormat::from_vk_format(unorm + 1, 0), Some((format, true)));
+        assert_eq!(
+            PixelFormat::from_vk_format(unorm + 1, 0),
+            Some((format, true))
+        );
         for srgb in [false, true] {
             let dfd = Dfd::for_format(format, srgb, true);
             assert_eq!(dfd.color_model, MODEL_ASTC);
-            assert_eq!(
-                dfd.texel_block_dimensions,
-                [w as u8 - 1, h as u8 - 1, 0, 0]
-            );
+            assert_eq!(dfd.texel_block_dimensions, [w as u8 - 1, h as u8 - 1, 0, 0]);
             assert_eq!(dfd.bytes_planes[0], 16);
             let s: Vec<_> = dfd
                 .samples
