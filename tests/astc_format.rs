@@ -37,8 +37,8 @@ fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
     assert_eq!(a.len(), b.len());
     let (mut sum, mut n) = (0f64, 0usize);
     for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for c in 0..3 {
-            let d = f64::from(p[c]) - f64::from(q[c]);
+        for (x, y) in p[..3].iter().zip(&q[..3]) {
+            let d = f64::from(*x) - f64::from(*y);
             sum += d * d;
             n += 1;
         }
@@ -273,4 +273,49 @@ fn an_astc_source_is_decoded_when_another_format_is_wanted() {
     let input = decode_image(&src, None).unwrap();
     let psnr = psnr_rgb(&shown.rgba, &input.pixels);
     assert!(psnr > 40.0, "{psnr:.2} dB");
+}
+
+/// Bad input is normal input: random bytes as ASTC blocks of every footprint (a hostile
+/// `.ktx2` source, or a corrupt file given to `preview`) decode to texels of the image's
+/// size or to an error naming the block size, never a panic out of the call (the decoder,
+/// texture2ddecoder, panics on some invalid blocks: `astc_rgba` turns that into an error).
+/// 8,000 blocks per footprint from a fixed-seed generator, plus all-zero and all-one
+/// blocks; at least one footprint must hit the error path, or this test proves nothing.
+#[test]
+fn random_astc_blocks_never_panic_out_of_the_decoder() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut errors = 0;
+    for block in AstcBlock::ALL {
+        let (w, h) = (block.width() * 20, block.height() * 10);
+        let mut data: Vec<u8> = (0..200 * 16 / 8)
+            .flat_map(|_| next().to_le_bytes())
+            .collect();
+        let mut check = |data: &[u8]| match assetc::preview::texture::astc_rgba(data, w, h, block) {
+            Ok(texels) => assert_eq!(texels.len(), (w * h * 4) as usize),
+            Err(e) => {
+                assert!(e.contains(block.name()), "{e}");
+                errors += 1;
+            }
+        };
+        for fill in [0u8, 0xFF] {
+            data[..16].fill(fill);
+            check(&data);
+            for _ in 0..20 {
+                data.iter_mut().for_each(|b| *b = next() as u8);
+                check(&data);
+            }
+        }
+        // Too few bytes for the image is an error too.
+        assert!(assetc::preview::texture::astc_rgba(&data[..16], w, h, block).is_err());
+    }
+    assert!(
+        errors > 0,
+        "no random block reached the decoder's failure path"
+    );
 }

@@ -148,15 +148,29 @@ pub fn astc_rgba(
 ) -> Result<Vec<u8>, String> {
     let (w, h) = (width as usize, height as usize);
     let mut bgra = vec![0u32; w * h];
-    texture2ddecoder::decode_astc(
-        data,
-        w,
-        h,
-        block.width() as usize,
-        block.height() as usize,
-        &mut bgra,
-    )
-    .map_err(|e| format!("ASTC {}: {e}", block.name()))?;
+    // texture2ddecoder indexes its tables with fields of the block and panics on some
+    // invalid blocks (random bytes reach one within a few thousand): a hostile file is
+    // an error here, not a crash. Nothing outside `bgra` is left half-written.
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        texture2ddecoder::decode_astc(
+            data,
+            w,
+            h,
+            block.width() as usize,
+            block.height() as usize,
+            &mut bgra,
+        )
+    }));
+    match decoded {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("ASTC {}: {e}", block.name())),
+        Err(_) => {
+            return Err(format!(
+                "ASTC {}: a block that is not valid ASTC",
+                block.name()
+            ))
+        }
+    }
     // texture2ddecoder packs a texel as little-endian B, G, R, A.
     Ok(bgra
         .iter()
