@@ -412,6 +412,9 @@ const CASES: &[Case] = &[
     ("texture", "astc_block", "\"8x8\"", |r| {
         r.settings.texture.astc_block = assetc::formats::ktx2::AstcBlock::from_name("8x8").unwrap()
     }),
+    ("texture", "mip_filter", "\"lanczos4\"", |r| {
+        r.settings.texture.mip_filter = assetc::pipeline::textures::MipFilter::Lanczos4
+    }),
     ("animation", "import", "false", |r| {
         r.settings.animation.import = false
     }),

@@ -37,11 +37,7 @@ pub fn texture_id(
             tail += &format!("|q{:.3}", settings.quality());
         }
         TextureFormat::Astc => {
-            tail += &format!(
-                "|{}|q{:.3}",
-                settings.astc_block.name(),
-                settings.quality()
-            );
+            tail += &format!("|{}|q{:.3}", settings.astc_block.name(), settings.quality());
         }
         TextureFormat::Bc1
         | TextureFormat::Bc3
@@ -51,6 +47,10 @@ pub fn texture_id(
     }
     if settings.format.zstd_optional() {
         tail += if settings.bc_zstd { "|zstd" } else { "" };
+    }
+    // The default filter adds nothing, so ids from before the setting existed still hold.
+    if settings.mip_filter != super::MipFilter::Triangle {
+        tail += &format!("|{}", settings.mip_filter.name());
     }
     if let Some(c) = alpha_cutoff.filter(|_| settings.mipmaps) {
         tail += &format!("|cutoff{c:.4}");

@@ -13,6 +13,7 @@ mod encode_uastc;
 mod id;
 mod load;
 mod mips;
+mod sinc;
 mod standalone;
 pub use mips::srgb_to_linear;
 pub use standalone::{
@@ -140,10 +141,37 @@ impl std::str::FromStr for TextureFormat {
             "rgba8" => Self::Rgba8,
             _ => {
                 return Err(format!(
-                    "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, astc, rgba8)"
-                ))
+                "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, astc, rgba8)"
+            ))
             }
         })
+    }
+}
+
+/// The filter of the mip chain and of the `max_size` downscale (LDR images; HDR images
+/// keep their area filter, `standalone/filter.rs`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MipFilter {
+    /// `image`'s triangle filter: the default, and what assetc always did.
+    #[default]
+    Triangle,
+    /// Lanczos, 3 lobes: sharper mips, some ringing at hard edges.
+    Lanczos3,
+    /// Lanczos, 4 lobes: `ktx create`'s default filter.
+    Lanczos4,
+}
+
+impl MipFilter {
+    pub const ALL: [Self; 3] = [Self::Triangle, Self::Lanczos3, Self::Lanczos4];
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Triangle => "triangle",
+            Self::Lanczos3 => "lanczos3",
+            Self::Lanczos4 => "lanczos4",
+        }
     }
 }
 
@@ -183,6 +211,11 @@ pub struct TextureSettings {
         skip_serializing_if = "astc_block_name::is_default"
     )]
     pub astc_block: AstcBlock,
+    /// Filter of the mip chain and of the `max_size` downscale: `"triangle"` (default),
+    /// `"lanczos3"` or `"lanczos4"` (windowed sinc, `ktx create`'s default). Alpha
+    /// coverage (MASK materials) and normal renormalisation hold with each.
+    #[serde(skip_serializing_if = "is_default_filter")]
+    pub mip_filter: MipFilter,
     /// Standalone images only: `color` (sRGB), `normal`, `linear` or `single` (one
     /// channel), instead of the mode their file name gives (`*.n.png` normal map,
     /// `*.ao/.h/.r.png` single channel, else colour; HDR images are linear). A model's
@@ -208,11 +241,16 @@ impl Default for TextureSettings {
             quality: DEFAULT_QUALITY,
             bc_zstd: false,
             astc_block: AstcBlock::default(),
+            mip_filter: MipFilter::Triangle,
             mode: None,
             cubemap: false,
             per_class: false,
         }
     }
+}
+
+fn is_default_filter(filter: &MipFilter) -> bool {
+    *filter == MipFilter::default()
 }
 
 /// `texture.astc_block` as build.toml spells it: `"6x6"`.
