@@ -237,7 +237,7 @@ impl Dfd {
         let version = r.u16("DFD versionNumber")?;
         let block_size = r.u16("DFD descriptorBlockSize")?;
         if block_size < BASIC_BLOCK_HEADER
-            || (block_size - BASIC_BLOCK_HEADER) % SAMPLE_SIZE != 0
+            || !(block_size - BASIC_BLOCK_HEADER).is_multiple_of(SAMPLE_SIZE)
             || usize::from(block_size) > total - 4
         {
             return Err(Ktx2Error::invalid(
