@@ -314,7 +314,7 @@ fn split_glb(bytes: &[u8]) -> Option<(Value, Option<Vec<u8>>)> {
 
 fn join_glb(json: &Value, bin: Option<&[u8]>) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut out = b"glTF".to_vec();

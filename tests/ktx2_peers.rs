@@ -8,7 +8,7 @@
 
 mod common;
 
-use assetc::formats::ktx2::{self, PixelFormat};
+use assetc::formats::ktx2::{self, AstcBlock, PixelFormat};
 use assetc::pipeline::textures::{
     build_levels, decode_image, decode_uastc_rgba, encode_texture, RgbaLevel, TextureFormat,
     TextureMode, TextureSettings,
@@ -130,7 +130,7 @@ fn check_ours(name: &str, file: &[u8], format: TextureFormat, mode: TextureMode)
     let srgb = mode == TextureMode::Color;
     assert_eq!(
         k.pixel_format(),
-        Some((format.pixel_format(), srgb)),
+        Some((format.pixel_format(AstcBlock::default()), srgb)),
         "{name}"
     );
     assert_eq!(
@@ -138,7 +138,7 @@ fn check_ours(name: &str, file: &[u8], format: TextureFormat, mode: TextureMode)
         ktx2::full_mip_count(k.width, k.height),
         "{name}"
     );
-    let block = format.pixel_format().block();
+    let block = format.pixel_format(AstcBlock::default()).block();
     for (i, level) in k.levels.iter().enumerate() {
         let expected = block.level_bytes(k.width, k.height, i as u32, 1).unwrap();
         assert_eq!(level.uncompressed_byte_length, expected, "{name} level {i}");
@@ -380,6 +380,7 @@ fn format_model(f: TextureFormat) -> u8 {
         TextureFormat::Bc4 => ktx2::MODEL_BC4,
         TextureFormat::Bc5 => ktx2::MODEL_BC5,
         TextureFormat::Bc6h => ktx2::MODEL_BC6H,
+        TextureFormat::Astc => ktx2::MODEL_ASTC,
         TextureFormat::Rgba8 => ktx2::MODEL_RGBSDA,
     }
 }

@@ -415,6 +415,12 @@ const CASES: &[Case] = &[
     ("texture", "per_class", "true", |r| {
         r.settings.texture.per_class = true
     }),
+    ("texture", "astc_block", "\"8x8\"", |r| {
+        r.settings.texture.astc_block = assetc::formats::ktx2::AstcBlock::from_name("8x8").unwrap()
+    }),
+    ("texture", "mip_filter", "\"lanczos4\"", |r| {
+        r.settings.texture.mip_filter = assetc::pipeline::textures::MipFilter::Lanczos4
+    }),
     ("animation", "import", "false", |r| {
         r.settings.animation.import = false
     }),
@@ -581,6 +587,8 @@ fn the_examples_rule_and_preset_work_as_shown() {
     let mut expected = defaults();
     expected.output = "runtime-mobile".into();
     expected.settings.texture.max_size = 1024;
+    // The mobile preset picks ASTC (its 6x6 block size is the default, shown for clarity).
+    expected.settings.texture.format = TextureFormat::Astc;
     expected.settings.mesh.lod_ratios = vec![0.4, 0.15];
     assert_eq!(resolved, expected);
     let hero = options.settings_for("characters/hero.glb");

@@ -220,3 +220,37 @@ fn bc4_bc5_bc6h_and_per_class_are_settings_of_rules_and_presets() {
     let e = err("[texture]\nformat = \"bc6\"\n");
     assert!(e.to_string().contains("bc6"), "{e}");
 }
+
+#[test]
+fn astc_and_its_block_size_are_settings_of_rules_and_presets() {
+    use crate::formats::ktx2::{AstcBlock, PixelFormat};
+    let text = "[texture]\nformat = \"bc7\"\n\n\
+         [presets.mobile]\ntexture.format = \"astc\"\n\n\
+         [[rules]]\nmatch = \"ui/**\"\ntexture.astc_block = \"4x4\"\n";
+    let config = parse(text).unwrap();
+    let mut options = BuildOptions::new("assets", "runtime");
+    config.apply_to(&mut options, Some("mobile")).unwrap();
+    // The preset picks ASTC at the default 6x6; the rule narrows UI textures to 4x4.
+    let top = &options.settings.texture;
+    assert_eq!(top.format, TextureFormat::Astc);
+    assert_eq!(top.astc_block, AstcBlock::from_name("6x6").unwrap());
+    assert_eq!(
+        top.pixel_format(),
+        PixelFormat::Astc(AstcBlock::from_name("6x6").unwrap())
+    );
+    let ui = options.settings_for("ui/button.png").texture;
+    assert_eq!(
+        (ui.format, ui.astc_block.name()),
+        (TextureFormat::Astc, "4x4")
+    );
+    // Without the preset, the block size alone changes nothing.
+    let plain = resolved(text).settings_for("ui/button.png").texture;
+    assert_eq!(plain.format, TextureFormat::Bc7);
+    // A footprint ASTC does not have is an error at its line, listing the sizes.
+    let e = err("[texture]\nformat = \"astc\"\nastc_block = \"7x7\"\n");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(
+        e.to_string().contains("7x7") && e.to_string().contains("8x8"),
+        "{e}"
+    );
+}

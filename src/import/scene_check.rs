@@ -141,7 +141,7 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
             }
         }
     }
-    if p.indices.len() % 3 != 0 {
+    if !p.indices.len().is_multiple_of(3) {
         return Err(format!(
             "{} indices are not a whole number of triangles",
             p.indices.len()

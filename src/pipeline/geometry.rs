@@ -178,7 +178,7 @@ impl Geometry {
                 ));
             }
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(format!(
                 "{} indices are not whole triangles",
                 self.indices.len()

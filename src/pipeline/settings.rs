@@ -120,7 +120,9 @@ impl MeshSettings {
                 self.meshlet_max_vertices
             ));
         }
-        if !(1..=512).contains(&self.meshlet_max_triangles) || self.meshlet_max_triangles % 4 != 0 {
+        if !(1..=512).contains(&self.meshlet_max_triangles)
+            || !self.meshlet_max_triangles.is_multiple_of(4)
+        {
             return Err(format!(
                 "meshlet_max_triangles must be a multiple of 4 in 4..=512, got {}",
                 self.meshlet_max_triangles

@@ -1,11 +1,12 @@
 //! Decoding one level of our `.ktx2` files to RGBA8: UASTC through the Basis Universal
 //! transcoder, BC1/BC3/BC4/BC5/BC6H/BC7 through `bcdec_rs` (BC4 as grey, BC5 as a normal
-//! with Z rebuilt), RGBA8 as stored, RGBA16F and BC6H tone mapped;
+//! with Z rebuilt), ASTC LDR through `texture2ddecoder`, RGBA8 as stored, RGBA16F and BC6H
+//! tone mapped;
 //! cubemaps and 3D textures laid out as one picture.
 
 use super::raster::Texture;
 use super::{tonemap, unfold};
-use crate::formats::ktx2::{Ktx2, PixelFormat};
+use crate::formats::ktx2::{AstcBlock, Ktx2, PixelFormat};
 
 /// The first level whose picture is no larger than `max_side` on either side (the last
 /// one if none is). A cubemap's picture is its 4x3 cross; a 3D texture is measured by one
@@ -24,6 +25,9 @@ pub fn level_for_size(ktx: &Ktx2, max_side: u32) -> usize {
 /// Short name of the pixel format, for reports.
 pub fn format_name(ktx: &Ktx2) -> String {
     match ktx.pixel_format() {
+        Some((PixelFormat::Astc(block), srgb)) => {
+            format!("ASTC {}{}", block.name(), if srgb { " sRGB" } else { "" })
+        }
         Some((f, srgb)) => {
             let name = match f {
                 PixelFormat::Uastc => "UASTC",
@@ -33,6 +37,7 @@ pub fn format_name(ktx: &Ktx2) -> String {
                 PixelFormat::Bc5 => "BC5",
                 PixelFormat::Bc6h => "BC6H",
                 PixelFormat::Bc7 => "BC7",
+                PixelFormat::Astc(_) => "ASTC",
                 PixelFormat::Rgba8 => "RGBA8",
                 PixelFormat::Rgba16f => "RGBA16F",
             };
@@ -129,7 +134,51 @@ fn decode_image(
             let f16 = decode_bc_texels(data, width, height, 16, 8, bc6h_rgba16f)?;
             tonemap::rgba16f_to_rgba8(&f16, texels)?
         }
+        PixelFormat::Astc(block) => astc_rgba(data, width, height, block)?,
     })
+}
+
+/// ASTC LDR blocks of a `width` x `height` image as RGBA8 (the decoded 8-bit values; an
+/// sRGB file's stay sRGB-encoded, as with the other formats here).
+pub fn astc_rgba(
+    data: &[u8],
+    width: u32,
+    height: u32,
+    block: AstcBlock,
+) -> Result<Vec<u8>, String> {
+    let (w, h) = (width as usize, height as usize);
+    let mut bgra = vec![0u32; w * h];
+    // texture2ddecoder indexes its tables with fields of the block and panics on some
+    // invalid blocks (random bytes reach one within a few thousand): a hostile file is
+    // an error here, not a crash. Nothing outside `bgra` is left half-written.
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        texture2ddecoder::decode_astc(
+            data,
+            w,
+            h,
+            block.width() as usize,
+            block.height() as usize,
+            &mut bgra,
+        )
+    }));
+    match decoded {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("ASTC {}: {e}", block.name())),
+        Err(_) => {
+            return Err(format!(
+                "ASTC {}: a block that is not valid ASTC",
+                block.name()
+            ))
+        }
+    }
+    // texture2ddecoder packs a texel as little-endian B, G, R, A.
+    Ok(bgra
+        .iter()
+        .flat_map(|t| {
+            let [b, g, r, a] = t.to_le_bytes();
+            [r, g, b, a]
+        })
+        .collect())
 }
 
 /// One BC4 block as grey RGBA8 (R replicated, alpha 255).

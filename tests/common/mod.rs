@@ -269,6 +269,7 @@ for (const f of process.argv.slice(2)) {{
     layerCount: k.layerCount, faceCount: k.faceCount, levelCount: k.levels.length,
     scheme: k.supercompressionScheme, colorModel: d.colorModel,
     transfer: d.transferFunction, samples: d.samples.length,
+    blockDimension: Array.from(d.texelBlockDimension),
     orientation: k.keyValue.KTXorientation,
     levels: k.levels.map(l => l.uncompressedByteLength) }}));
 }}

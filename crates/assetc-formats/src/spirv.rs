@@ -106,7 +106,7 @@ fn malformed(word: usize, message: impl Into<String>) -> SpirvError {
 
 /// The module's words in host order, whatever byte order it was stored in.
 fn words(bytes: &[u8]) -> Result<(Vec<u32>, bool), SpirvError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(SpirvError::NotWords(bytes.len()));
     }
     let le: Vec<u32> = bytes
@@ -240,7 +240,7 @@ mod tests {
     fn string(s: &str) -> Vec<u32> {
         let mut b = s.as_bytes().to_vec();
         b.push(0);
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(0);
         }
         b.chunks(4)

@@ -259,7 +259,7 @@ pub fn write(spec: &WavSpec, samples: Samples<'_>) -> Result<Vec<u8>, WavError> 
         });
     }
     let channels = usize::from(spec.channels);
-    if samples.len() % channels != 0 {
+    if !samples.len().is_multiple_of(channels) {
         return Err(WavError::SamplesNotFrames {
             samples: samples.len(),
             channels: spec.channels,
@@ -365,7 +365,7 @@ pub fn read(bytes: &[u8]) -> Result<WavInfo, WavError> {
                 return Err(truncated("data chunk", body_at, data_len));
             }
             let block_align = spec.block_align();
-            if data_len % usize::from(block_align) != 0 {
+            if !data_len.is_multiple_of(usize::from(block_align)) {
                 return Err(WavError::PartialFrame {
                     offset: at as u64 + 4,
                     len: u64::from(size),

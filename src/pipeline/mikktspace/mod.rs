@@ -63,7 +63,7 @@ impl<'a> Mesh<'a> {
         let n = positions.len();
         let whole = normals.len() == n
             && uvs.len() == n
-            && indices.len() % 3 == 0
+            && indices.len().is_multiple_of(3)
             && indices.par_iter().all(|&v| (v as usize) < n);
         whole.then_some(Self {
             indices,

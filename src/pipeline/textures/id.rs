@@ -36,14 +36,21 @@ pub fn texture_id(
         TextureFormat::Uastc | TextureFormat::Bc7 | TextureFormat::Bc6h => {
             tail += &format!("|q{:.3}", settings.quality());
         }
+        TextureFormat::Astc => {
+            tail += &format!("|{}|q{:.3}", settings.astc_block.name(), settings.quality());
+        }
         TextureFormat::Bc1
         | TextureFormat::Bc3
         | TextureFormat::Bc4
         | TextureFormat::Bc5
         | TextureFormat::Rgba8 => {}
     }
-    if settings.format.is_bc() {
+    if settings.format.zstd_optional() {
         tail += if settings.bc_zstd { "|zstd" } else { "" };
+    }
+    // The default filter adds nothing, so ids from before the setting existed still hold.
+    if settings.mip_filter != super::MipFilter::Triangle {
+        tail += &format!("|{}", settings.mip_filter.name());
     }
     if let Some(c) = alpha_cutoff.filter(|_| settings.mipmaps) {
         tail += &format!("|cutoff{c:.4}");

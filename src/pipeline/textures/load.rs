@@ -385,6 +385,12 @@ fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<
         _ => None,
     };
     let (bx, by) = (w.div_ceil(4) as usize, h.div_ceil(4) as usize);
+    if let Some((crate::formats::ktx2::PixelFormat::Astc(block), _)) =
+        crate::formats::ktx2::PixelFormat::from_vk_format(vk, 0)
+    {
+        return crate::preview::texture::astc_rgba(data, w, h, block)
+            .map_err(|e| format!("KTX2 source level 0: {e}"));
+    }
     if vk == 0 && model == MODEL_UASTC {
         let blocks = data
             .get(..bx * by * 16)
@@ -393,7 +399,7 @@ fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<
     }
     let Some((block_bytes, decode)) = block else {
         return Err(format!(
-            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC4/BC5/BC7 or UASTC image"
+            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC4/BC5/BC7, ASTC LDR or UASTC image"
         ));
     };
     let blocks = data

@@ -4,7 +4,8 @@
 //! level.
 
 use super::load::DecodedImage;
-use super::{TextureMode, TextureSettings};
+use super::sinc::resize_lanczos;
+use super::{MipFilter, TextureMode, TextureSettings};
 use image::imageops::{self, FilterType};
 use image::{ImageBuffer, Rgba};
 
@@ -121,12 +122,24 @@ pub(super) fn from_float(img: &FloatImage, mode: TextureMode) -> RgbaLevel {
     }
 }
 
-/// Triangle-filtered resize. `image`'s resize clamps float results to [0, 1], which cut
-/// the negative half off normals in [-1, 1] (a map pointing toward -X/-Y came out as +Z on
-/// every mip level). Normals are therefore filtered as `n * 0.5 + 0.5`: the filter's
-/// weights are non-negative and sum to 1, so the biased result stays inside [0, 1] and
-/// unbiasing it gives exactly the unclamped average.
-fn resize(img: &FloatImage, width: u32, height: u32, mode: TextureMode) -> FloatImage {
+/// Resize with `filter`. The windowed-sinc filters are our own ([`resize_lanczos`]: no
+/// clamping). The triangle filter is `image`'s, whose resize clamps float results to
+/// [0, 1], which cut the negative half off normals in [-1, 1] (a map pointing toward -X/-Y
+/// came out as +Z on every mip level). Normals are therefore filtered as `n * 0.5 + 0.5`:
+/// the triangle's weights are non-negative and sum to 1, so the biased result stays
+/// inside [0, 1] and unbiasing it gives exactly the unclamped average.
+fn resize(
+    img: &FloatImage,
+    width: u32,
+    height: u32,
+    mode: TextureMode,
+    filter: MipFilter,
+) -> FloatImage {
+    match filter {
+        MipFilter::Triangle => {}
+        MipFilter::Lanczos3 => return resize_lanczos(img, width, height, 3),
+        MipFilter::Lanczos4 => return resize_lanczos(img, width, height, 4),
+    }
     if mode != TextureMode::Normal {
         return imageops::resize(img, width, height, FilterType::Triangle);
     }
@@ -215,7 +228,7 @@ pub fn build_levels(
     let (w, h) = fitted_size(level0.width, level0.height, settings.max_size);
     let mut current = None;
     if (w, h) != (level0.width, level0.height) {
-        let f = resize(&to_float(&level0, mode), w, h, mode);
+        let f = resize(&to_float(&level0, mode), w, h, mode, settings.mip_filter);
         level0 = from_float(&f, mode);
         current = Some(f);
     }
@@ -239,9 +252,9 @@ pub fn build_levels(
     };
     while current.width() > 1 || current.height() > 1 {
         let (nw, nh) = ((current.width() / 2).max(1), (current.height() / 2).max(1));
-        // A triangle filter at exactly half size is a 2x2 box for even sizes and weighs
-        // the odd row/column in for odd sizes.
-        let mut next = resize(&current, nw, nh, mode);
+        // `image`'s triangle filter at exactly half size is the tent 1/8, 3/8, 3/8, 1/8
+        // per axis (its support grows with the scale), not a 2x2 box.
+        let mut next = resize(&current, nw, nh, mode, settings.mip_filter);
         if mode == TextureMode::Normal {
             for p in next.pixels_mut() {
                 let [x, y, z, a] = p.0;

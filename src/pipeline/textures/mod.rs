@@ -6,12 +6,14 @@
 //! start threads of their own.
 
 mod basislz;
+mod encode_astc;
 mod encode_bc;
 mod encode_rgba8;
 mod encode_uastc;
 mod id;
 mod load;
 mod mips;
+mod sinc;
 mod standalone;
 pub use mips::srgb_to_linear;
 pub use standalone::{
@@ -19,6 +21,7 @@ pub use standalone::{
     StandaloneTexture,
 };
 
+pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
 pub use id::texture_id;
@@ -28,6 +31,7 @@ pub use load::{
 };
 pub use mips::{build_levels, RgbaLevel};
 
+pub use crate::formats::ktx2::AstcBlock;
 use crate::formats::ktx2::{self, Ktx2Image, PixelFormat};
 use thiserror::Error;
 
@@ -78,6 +82,8 @@ pub enum TextureFormat {
     Bc5,
     /// HDR RGB, unsigned half float, VK_FORMAT_BC6H_UFLOAT_BLOCK.
     Bc6h,
+    /// ASTC LDR (mobile GPUs), block footprint `texture.astc_block`; UNORM or SRGB.
+    Astc,
     Rgba8,
 }
 
@@ -91,15 +97,23 @@ impl TextureFormat {
             Self::Bc4 => "bc4",
             Self::Bc5 => "bc5",
             Self::Bc6h => "bc6h",
+            Self::Astc => "astc",
             Self::Rgba8 => "rgba8",
         }
     }
     /// Whether this is one of the BCn block formats (BC1 to BC7).
     pub fn is_bc(self) -> bool {
-        !matches!(self, Self::Uastc | Self::Rgba8)
+        !matches!(self, Self::Uastc | Self::Rgba8 | Self::Astc)
     }
-    pub fn pixel_format(self) -> PixelFormat {
+    /// Whether `bc_zstd` decides the supercompression (BCn and ASTC; UASTC and RGBA8 are
+    /// always zstd supercompressed).
+    pub fn zstd_optional(self) -> bool {
+        self.is_bc() || self == Self::Astc
+    }
+    /// The pixel format written, `astc` with the block footprint `astc_block`.
+    pub fn pixel_format(self, astc_block: AstcBlock) -> PixelFormat {
         match self {
+            Self::Astc => PixelFormat::Astc(astc_block),
             Self::Uastc => PixelFormat::Uastc,
             Self::Bc7 => PixelFormat::Bc7,
             Self::Bc1 => PixelFormat::Bc1,
@@ -123,13 +137,41 @@ impl std::str::FromStr for TextureFormat {
             "bc4" => Self::Bc4,
             "bc5" => Self::Bc5,
             "bc6h" => Self::Bc6h,
+            "astc" => Self::Astc,
             "rgba8" => Self::Rgba8,
             _ => {
                 return Err(format!(
-                    "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, rgba8)"
-                ))
+                "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, astc, rgba8)"
+            ))
             }
         })
+    }
+}
+
+/// The filter of the mip chain and of the `max_size` downscale (LDR images; HDR images
+/// keep their area filter, `standalone/filter.rs`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MipFilter {
+    /// `image`'s triangle filter: the default, and what assetc always did.
+    #[default]
+    Triangle,
+    /// Lanczos, 3 lobes: sharper mips, some ringing at hard edges.
+    Lanczos3,
+    /// Lanczos, 4 lobes: `ktx create`'s default filter.
+    Lanczos4,
+}
+
+impl MipFilter {
+    pub const ALL: [Self; 3] = [Self::Triangle, Self::Lanczos3, Self::Lanczos4];
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Triangle => "triangle",
+            Self::Lanczos3 => "lanczos3",
+            Self::Lanczos4 => "lanczos4",
+        }
     }
 }
 
@@ -144,22 +186,36 @@ pub struct TextureSettings {
     /// Write the full mip chain down to 1x1 (else only the base level).
     pub mipmaps: bool,
     /// 0..1, higher is better and slower (default 0.5, the fastest setting that meets the
-    /// quality aims). UASTC pack level / RDO and BC7 preset; RGBA8, BC1 and BC3 ignore it.
+    /// quality aims). UASTC pack level / RDO, BC7 (and BC6H) preset, astcenc preset; RGBA8,
+    /// BC1, BC3, BC4 and BC5 ignore it.
     ///
-    /// | quality     | UASTC                                   | BC7        |
-    /// |-------------|-----------------------------------------|------------|
-    /// | 0 ..< 0.25  | level 0 + RDO, lambda 3 ..= 1.75        | ultra fast |
-    /// | 0.25 ..< 0.5| level 0 + RDO, lambda 1.75 ..= 0.5      | very fast  |
-    /// | 0.5 ..< 0.7 | level 0 (fastest), no RDO               | very fast  |
-    /// | 0.7 ..< 0.85| level 1 (faster)                        | fast       |
-    /// | 0.85 ..< 0.95| level 2 (basisu's default)             | basic      |
-    /// | 0.95 ..= 1  | level 3 (slower)                        | slow       |
+    /// | quality     | UASTC                                   | BC7        | ASTC       |
+    /// |-------------|-----------------------------------------|------------|------------|
+    /// | 0 ..< 0.25  | level 0 + RDO, lambda 3 ..= 1.75        | ultra fast | fastest    |
+    /// | 0.25 ..< 0.5| level 0 + RDO, lambda 1.75 ..= 0.5      | very fast  | fast       |
+    /// | 0.5 ..< 0.7 | level 0 (fastest), no RDO               | very fast  | fast       |
+    /// | 0.7 ..< 0.85| level 1 (faster)                        | fast       | medium     |
+    /// | 0.85 ..< 0.95| level 2 (basisu's default)             | basic      | thorough   |
+    /// | 0.95 ..= 1  | level 3 (slower)                        | slow       | exhaustive |
     ///
     /// RDO (lambda = 0.5 + (0.5 - quality) * 5) trades PSNR for smaller zstd output and
     /// costs about ten times the encoding time of plain level 0.
     pub quality: f32,
-    /// zstd supercompression for BC1/BC3/BC7 (UASTC and RGBA8 always use it).
+    /// zstd supercompression for the BC formats and ASTC (UASTC and RGBA8 always use it).
     pub bc_zstd: bool,
+    /// ASTC block footprint with `format = "astc"`: `"4x4"` (8 bits a texel, best) to
+    /// `"12x12"` (0.89 bits a texel); `"5x5"`, `"6x6"` (the default), `"8x8"`, and the
+    /// other sizes of the ASTC specification. Other formats ignore it.
+    #[serde(
+        with = "astc_block_name",
+        skip_serializing_if = "astc_block_name::is_default"
+    )]
+    pub astc_block: AstcBlock,
+    /// Filter of the mip chain and of the `max_size` downscale: `"triangle"` (default),
+    /// `"lanczos3"` or `"lanczos4"` (windowed sinc, `ktx create`'s default). Alpha
+    /// coverage (MASK materials) and normal renormalisation hold with each.
+    #[serde(skip_serializing_if = "is_default_filter")]
+    pub mip_filter: MipFilter,
     /// Standalone images only: `color` (sRGB), `normal`, `linear` or `single` (one
     /// channel), instead of the mode their file name gives (`*.n.png` normal map,
     /// `*.ao/.h/.r.png` single channel, else colour; HDR images are linear). A model's
@@ -184,6 +240,8 @@ impl Default for TextureSettings {
             mipmaps: true,
             quality: DEFAULT_QUALITY,
             bc_zstd: false,
+            astc_block: AstcBlock::default(),
+            mip_filter: MipFilter::Triangle,
             mode: None,
             cubemap: false,
             per_class: false,
@@ -191,7 +249,39 @@ impl Default for TextureSettings {
     }
 }
 
+fn is_default_filter(filter: &MipFilter) -> bool {
+    *filter == MipFilter::default()
+}
+
+/// `texture.astc_block` as build.toml spells it: `"6x6"`.
+mod astc_block_name {
+    use super::AstcBlock;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(block: &AstcBlock, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(block.name())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<AstcBlock, D::Error> {
+        let name = String::deserialize(d)?;
+        AstcBlock::from_name(&name).ok_or_else(|| {
+            let all: Vec<_> = AstcBlock::ALL.iter().map(|b| b.name()).collect();
+            serde::de::Error::custom(format!(
+                "unknown ASTC block size {name:?} (one of {})",
+                all.join(", ")
+            ))
+        })
+    }
+    pub fn is_default(block: &AstcBlock) -> bool {
+        *block == AstcBlock::default()
+    }
+}
+
 impl TextureSettings {
+    /// The pixel format these settings write (an ASTC format carries its block size).
+    pub fn pixel_format(&self) -> PixelFormat {
+        self.format.pixel_format(self.astc_block)
+    }
+
     /// The format a texture of class `mode` is written in: `format`, unless `per_class`
     /// is on with a BC format, which picks BC5 for normal maps and BC4 for single-channel
     /// maps (HDR images: see [`Self::hdr_format`]).
@@ -325,8 +415,8 @@ pub fn encode_texture(
     let settings = &settings.for_class(mode);
     let source = if mime == Some("image/ktx2") || bytes.starts_with(&ktx2::IDENTIFIER) {
         let wanted = Ktx2Wanted {
-            format: settings.format.pixel_format(),
-            srgb: mode.is_srgb() && settings.format.pixel_format().has_srgb(),
+            format: settings.pixel_format(),
+            srgb: mode.is_srgb() && settings.pixel_format().has_srgb(),
             mipmaps: settings.mipmaps,
             max_size: settings.max_size,
         };
@@ -343,7 +433,7 @@ pub fn encode_texture(
     };
     let has_alpha = has_alpha(&levels);
     let (data, zstd) = encode_levels(&levels, mode, has_alpha, settings)?;
-    let format = settings.format.pixel_format();
+    let format = settings.pixel_format();
     ktx2::write(&Ktx2Image {
         format,
         srgb: mode.is_srgb() && format.has_srgb(),
@@ -367,7 +457,7 @@ fn has_alpha(levels: &[RgbaLevel]) -> bool {
 
 /// Block-encodes a mip chain in `settings.format`: each level's bytes, and whether the
 /// container should zstd them. `has_alpha` is passed in because a cubemap's six faces must
-/// all be encoded alike (BC1/BC3/BC7 pick their modes by it).
+/// all be encoded alike (BC1/BC3/BC7 and ASTC pick their modes by it).
 fn encode_levels(
     levels: &[RgbaLevel],
     mode: TextureMode,
@@ -381,6 +471,16 @@ fn encode_levels(
             true,
         ),
         TextureFormat::Rgba8 => (encode_rgba8::encode(levels), true),
+        TextureFormat::Astc => (
+            encode_astc::encode(
+                levels,
+                mode,
+                has_alpha,
+                settings.astc_block,
+                AstcPreset::for_quality(settings.quality()),
+            )?,
+            settings.bc_zstd,
+        ),
         TextureFormat::Bc7
         | TextureFormat::Bc1
         | TextureFormat::Bc3

@@ -87,22 +87,90 @@ fn normal_mips_are_renormalised() {
             [218, 128, 218, 255]
         }
     });
-    let k = ktx2::read(
-        &encode_texture(
-            &src,
-            None,
-            TextureMode::Normal,
-            None,
-            &settings(TextureFormat::Rgba8),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let p = &k.levels[1].data;
-    let v: Vec<f32> = p[..3].iter().map(|&c| f32::from(c) / 127.5 - 1.0).collect();
-    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    assert!((len - 1.0).abs() < 0.02, "{v:?}");
-    assert_eq!(p[2], 255);
+    for mip_filter in MipFilter::ALL {
+        let s = TextureSettings {
+            mip_filter,
+            ..settings(TextureFormat::Rgba8)
+        };
+        let k = ktx2::read(&encode_texture(&src, None, TextureMode::Normal, None, &s).unwrap())
+            .unwrap();
+        let p = &k.levels[1].data;
+        let v: Vec<f32> = p[..3].iter().map(|&c| f32::from(c) / 127.5 - 1.0).collect();
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        assert!((len - 1.0).abs() < 0.02, "{mip_filter:?}: {v:?}");
+        assert_eq!(p[2], 255, "{mip_filter:?}");
+    }
+}
+
+/// Every level of a detailed normal map, with every filter, holds unit vectors (up to the
+/// 8-bit rounding of each component: |len - 1| <= sqrt(3) * 0.5 / 127.5 < 0.007, 0.01
+/// asserted), Lanczos' overshoot included.
+#[test]
+fn normal_mips_are_unit_length_with_every_filter() {
+    let src = png(37, 29, |x, y| {
+        let (a, b) = ((x as f32 * 0.9).sin() * 0.7, (y as f32 * 1.3).cos() * 0.6);
+        let z = (1.0 - a * a - b * b).max(0.0).sqrt();
+        let n = [a, b, z].map(|c| ((c * 0.5 + 0.5) * 255.0).round() as u8);
+        [n[0], n[1], n[2], 255]
+    });
+    for mip_filter in MipFilter::ALL {
+        let s = TextureSettings {
+            mip_filter,
+            max_size: 32,
+            ..settings(TextureFormat::Rgba8)
+        };
+        let k = ktx2::read(&encode_texture(&src, None, TextureMode::Normal, None, &s).unwrap())
+            .unwrap();
+        assert_eq!(k.levels.len(), 6, "32x25 .. 1x1");
+        for (i, level) in k.levels.iter().enumerate() {
+            for texel in level.data.chunks_exact(4) {
+                let v = normal_of(texel);
+                let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                assert!((len - 1.0).abs() < 0.01, "{mip_filter:?} level {i}: {v:?}");
+            }
+        }
+    }
+}
+
+/// What a windowed sinc is for: detail below the new Nyquist frequency keeps its
+/// contrast. A sine of period 8 texels (amplitude 100, range 200 at level 0) halved to
+/// period 4: level 1's texels sit at phases 22.5 + 90k degrees, so even a perfect filter
+/// shows a range of 200 * sin(67.5 deg) = 184.8 there. `image`'s triangle at an exact
+/// half is the tent 1/8, 3/8, 3/8, 1/8 per axis, whose response at this frequency is
+/// 0.75 cos(pi/8) + 0.25 cos(3pi/8) = 0.789: a range of 145.8. Lanczos' response at half
+/// the new Nyquist frequency is within a few percent of 1 (>= 179 asserted, 0.97 of
+/// 184.8; measured 187 and 185: Lanczos-3 overshoots its passband by about 1%).
+#[test]
+fn lanczos_mips_keep_more_contrast_than_triangle() {
+    let src = png(64, 8, |x, _| {
+        let v = 128.0 + 100.0 * (x as f32 * std::f32::consts::TAU / 8.0).sin();
+        [v as u8, v as u8, v as u8, 255]
+    });
+    let range = |filter| {
+        let s = TextureSettings {
+            mip_filter: filter,
+            ..settings(TextureFormat::Rgba8)
+        };
+        let k = ktx2::read(&encode_texture(&src, None, TextureMode::Linear, None, &s).unwrap())
+            .unwrap();
+        // Level 1 is 32x4; skip the border columns the kernel truncates.
+        let row: Vec<u8> = k.levels[1]
+            .data
+            .chunks_exact(4)
+            .take(32)
+            .map(|p| p[0])
+            .collect();
+        let inner = &row[4..28];
+        i32::from(*inner.iter().max().unwrap()) - i32::from(*inner.iter().min().unwrap())
+    };
+    let (tri, l3, l4) = (
+        range(MipFilter::Triangle),
+        range(MipFilter::Lanczos3),
+        range(MipFilter::Lanczos4),
+    );
+    eprintln!("level-1 range of period-8 stripes: triangle {tri}, lanczos3 {l3}, lanczos4 {l4}");
+    assert!((144..=148).contains(&tri), "triangle {tri}");
+    assert!(l3 >= 179 && l4 >= 179, "lanczos3 {l3}, lanczos4 {l4}");
 }
 
 /// Decodes an RGBA8 normal texel to a vector in [-1, 1].
@@ -118,7 +186,10 @@ fn normal_mips_keep_negative_directions() {
     // through the mip chain and through the max_size downscale.
     let src = png(8, 8, |_, _| [51, 51, 195, 255]);
     let want = normal_of(&[51, 51, 195]);
-    for max_size in [8, 4] {
+    for (max_size, mip_filter) in [8, 4]
+        .into_iter()
+        .flat_map(|m| MipFilter::ALL.map(|f| (m, f)))
+    {
         let k = ktx2::read(
             &encode_texture(
                 &src,
@@ -127,6 +198,7 @@ fn normal_mips_keep_negative_directions() {
                 None,
                 &TextureSettings {
                     max_size,
+                    mip_filter,
                     ..settings(TextureFormat::Rgba8)
                 },
             )
@@ -140,7 +212,7 @@ fn normal_mips_keep_negative_directions() {
                 for c in 0..3 {
                     assert!(
                         (got[c] - want[c]).abs() < 0.02,
-                        "max_size {max_size} level {i}: {got:?}, want {want:?}"
+                        "max_size {max_size} {mip_filter:?} level {i}: {got:?}, want {want:?}"
                     );
                 }
             }
@@ -187,26 +259,32 @@ fn alpha_coverage_is_preserved() {
             .count() as f32
             / (d.len() / 4) as f32
     };
-    let s = settings(TextureFormat::Rgba8);
-    let plain =
-        ktx2::read(&encode_texture(&src, None, TextureMode::Color, None, &s).unwrap()).unwrap();
-    let kept = ktx2::read(&encode_texture(&src, None, TextureMode::Color, Some(0.5), &s).unwrap())
-        .unwrap();
-    let target = cov(&kept.levels[0].data);
-    assert!(target > 0.2 && target < 0.5, "{target}");
-    for level in 1..3 {
-        let (p, k) = (
-            cov(&plain.levels[level].data),
-            cov(&kept.levels[level].data),
-        );
-        assert!(
-            (k - target).abs() <= 0.1,
-            "level {level}: kept {k}, target {target}"
-        );
-        assert!(
-            (p - target).abs() > (k - target).abs(),
-            "level {level}: plain {p}, kept {k}"
-        );
+    for mip_filter in MipFilter::ALL {
+        let s = TextureSettings {
+            mip_filter,
+            ..settings(TextureFormat::Rgba8)
+        };
+        let plain =
+            ktx2::read(&encode_texture(&src, None, TextureMode::Color, None, &s).unwrap()).unwrap();
+        let kept =
+            ktx2::read(&encode_texture(&src, None, TextureMode::Color, Some(0.5), &s).unwrap())
+                .unwrap();
+        let target = cov(&kept.levels[0].data);
+        assert!(target > 0.2 && target < 0.5, "{target}");
+        for level in 1..3 {
+            let (p, k) = (
+                cov(&plain.levels[level].data),
+                cov(&kept.levels[level].data),
+            );
+            assert!(
+                (k - target).abs() <= 0.1,
+                "{mip_filter:?} level {level}: kept {k}, target {target}"
+            );
+            assert!(
+                (p - target).abs() > (k - target).abs(),
+                "{mip_filter:?} level {level}: plain {p}, kept {k}"
+            );
+        }
     }
 }
 

@@ -179,7 +179,7 @@ pub(super) fn check_entry_bounds(e: &Entry, len: u64) -> Result<(), HMeshError> 
             len,
         });
     }
-    if e.offset % PAYLOAD_ALIGN != 0 {
+    if !e.offset.is_multiple_of(PAYLOAD_ALIGN) {
         return Err(HMeshError::ChunkMisaligned {
             entry_offset: e.at,
             fourcc: e.fourcc,

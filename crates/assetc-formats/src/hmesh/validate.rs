@@ -233,7 +233,7 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
             "submeshCount is 0, at least one submesh is required".into()
         });
     }
-    if d.index_count % 3 != 0 {
+    if !d.index_count.is_multiple_of(3) {
         sink.at("triangles", o_desc + 4, || {
             format!("indexCount {} is not a multiple of 3", d.index_count)
         });

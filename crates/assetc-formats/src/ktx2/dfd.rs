@@ -11,6 +11,7 @@ pub const MODEL_BC4: u8 = 131;
 pub const MODEL_BC5: u8 = 132;
 pub const MODEL_BC6H: u8 = 133;
 pub const MODEL_BC7: u8 = 134;
+pub const MODEL_ASTC: u8 = 162;
 pub const MODEL_UASTC: u8 = 166;
 
 pub const PRIMARIES_BT709: u8 = 1;
@@ -154,6 +155,14 @@ impl Dfd {
                 }],
             ),
             PixelFormat::Bc7 => (MODEL_BC7, [3, 3, 0, 0], 16, vec![block_sample(128, 0, 0)]),
+            // As Khronos dfdutils writes ASTC LDR: the block's footprint minus one, one
+            // 128-bit sample of channel DATA (0), range 0 ..= u32::MAX.
+            PixelFormat::Astc(b) => (
+                MODEL_ASTC,
+                [(b.width() - 1) as u8, (b.height() - 1) as u8, 0, 0],
+                16,
+                vec![block_sample(128, 0, 0)],
+            ),
             PixelFormat::Uastc => (
                 MODEL_UASTC,
                 [3, 3, 0, 0],
@@ -228,7 +237,7 @@ impl Dfd {
         let version = r.u16("DFD versionNumber")?;
         let block_size = r.u16("DFD descriptorBlockSize")?;
         if block_size < BASIC_BLOCK_HEADER
-            || (block_size - BASIC_BLOCK_HEADER) % SAMPLE_SIZE != 0
+            || !(block_size - BASIC_BLOCK_HEADER).is_multiple_of(SAMPLE_SIZE)
             || usize::from(block_size) > total - 4
         {
             return Err(Ktx2Error::invalid(

@@ -1,5 +1,5 @@
 //! KTX 2.0 textures: writer, reader and validator for the subset assetc writes (UASTC,
-//! BC1/BC3/BC4/BC5/BC6H/BC7, RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
+//! BC1/BC3/BC4/BC5/BC6H/BC7, ASTC LDR (every 2D block size), RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
 //! optionally zstd supercompressed), with a reader general enough to check the KTX2 files
 //! glTF sources bring in (`KHR_texture_basisu`).
 //!
@@ -17,9 +17,9 @@ pub use validate::validate;
 pub use write::{write, Ktx2Image};
 
 pub use dfd::{
-    CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_BC1A, MODEL_BC3, MODEL_BC4, MODEL_BC5, MODEL_BC6H,
-    MODEL_BC7, MODEL_RGBSDA, MODEL_UASTC, QUALIFIER_FLOAT, QUALIFIER_SIGNED, TRANSFER_LINEAR,
-    TRANSFER_SRGB,
+    CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_ASTC, MODEL_BC1A, MODEL_BC3, MODEL_BC4, MODEL_BC5,
+    MODEL_BC6H, MODEL_BC7, MODEL_RGBSDA, MODEL_UASTC, QUALIFIER_FLOAT, QUALIFIER_SIGNED,
+    TRANSFER_LINEAR, TRANSFER_SRGB,
 };
 
 use crate::bytes::OutOfBounds;
@@ -51,6 +51,9 @@ pub const VK_FORMAT_BC5_UNORM_BLOCK: u32 = 141;
 pub const VK_FORMAT_BC6H_UFLOAT_BLOCK: u32 = 143;
 pub const VK_FORMAT_BC7_UNORM_BLOCK: u32 = 145;
 pub const VK_FORMAT_BC7_SRGB_BLOCK: u32 = 146;
+/// VK_FORMAT_ASTC_4x4_UNORM_BLOCK; the 14 2D block sizes follow in [`AstcBlock::ALL`]'s
+/// order, each UNORM then SRGB (4x4 157/158, 5x4 159/160, ..., 12x12 183/184).
+pub const VK_FORMAT_ASTC_4X4_UNORM_BLOCK: u32 = 157;
 
 /// faceCount of a cubemap; its faces are stored +X -X +Y -Y +Z -Z (spec 3.9).
 pub const CUBE_FACES: u32 = 6;
@@ -66,6 +69,75 @@ pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
 /// [`read_with`] takes another budget.
 pub const DEFAULT_INFLATE_BUDGET: u64 = 512 << 20;
 
+/// The footprint of an ASTC block (always 16 bytes): one of the 14 2D sizes of the ASTC
+/// specification, 4x4 (8 bits a texel) to 12x12 (0.89 bits a texel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AstcBlock {
+    width: u8,
+    height: u8,
+}
+
+impl AstcBlock {
+    /// Every 2D block size, in vkFormat order.
+    pub const ALL: [Self; 14] = [
+        Self::new(4, 4),
+        Self::new(5, 4),
+        Self::new(5, 5),
+        Self::new(6, 5),
+        Self::new(6, 6),
+        Self::new(8, 5),
+        Self::new(8, 6),
+        Self::new(8, 8),
+        Self::new(10, 5),
+        Self::new(10, 6),
+        Self::new(10, 8),
+        Self::new(10, 10),
+        Self::new(12, 10),
+        Self::new(12, 12),
+    ];
+    const NAMES: [&'static str; 14] = [
+        "4x4", "5x4", "5x5", "6x5", "6x6", "8x5", "8x6", "8x8", "10x5", "10x6", "10x8", "10x10",
+        "12x10", "12x12",
+    ];
+
+    const fn new(width: u8, height: u8) -> Self {
+        Self { width, height }
+    }
+    pub fn width(self) -> u32 {
+        u32::from(self.width)
+    }
+    pub fn height(self) -> u32 {
+        u32::from(self.height)
+    }
+    fn index(self) -> usize {
+        Self::ALL.iter().position(|&b| b == self).unwrap_or(0)
+    }
+    /// `"6x6"`, as `texture.astc_block` spells it.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+    /// The block size a name such as `"6x6"` gives, if it is one of the 14.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let i = Self::NAMES.iter().position(|&n| n == name.trim())?;
+        Some(Self::ALL[i])
+    }
+    fn vk_format(self, srgb: bool) -> u32 {
+        VK_FORMAT_ASTC_4X4_UNORM_BLOCK + 2 * self.index() as u32 + u32::from(srgb)
+    }
+    fn from_vk_format(vk_format: u32) -> Option<(Self, bool)> {
+        let i = vk_format.checked_sub(VK_FORMAT_ASTC_4X4_UNORM_BLOCK)? as usize;
+        Some((*Self::ALL.get(i / 2)?, i % 2 == 1))
+    }
+}
+
+impl Default for AstcBlock {
+    /// 6x6 (3.56 bits a texel): the size Arm's guide suggests for colour textures on
+    /// mobile, 44% of 4x4's bytes.
+    fn default() -> Self {
+        Self::new(6, 6)
+    }
+}
+
 /// The pixel formats assetc writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PixelFormat {
@@ -80,6 +152,8 @@ pub enum PixelFormat {
     /// HDR RGB, unsigned half float (VK_FORMAT_BC6H_UFLOAT_BLOCK), 16 bytes a 4x4 block.
     Bc6h,
     Bc7,
+    /// ASTC LDR, 16 bytes a block of the given footprint; UNORM or SRGB.
+    Astc(AstcBlock),
     Rgba8,
     /// VK_FORMAT_R16G16B16A16_SFLOAT: linear half floats (HDR), 8 bytes a texel.
     Rgba16f,
@@ -99,6 +173,7 @@ impl PixelFormat {
             (Self::Bc6h, _) => VK_FORMAT_BC6H_UFLOAT_BLOCK,
             (Self::Bc7, false) => VK_FORMAT_BC7_UNORM_BLOCK,
             (Self::Bc7, true) => VK_FORMAT_BC7_SRGB_BLOCK,
+            (Self::Astc(block), srgb) => block.vk_format(srgb),
             (Self::Rgba8, false) => VK_FORMAT_R8G8B8A8_UNORM,
             (Self::Rgba8, true) => VK_FORMAT_R8G8B8A8_SRGB,
             // Float formats have no sRGB variant; the writer refuses `srgb` for them.
@@ -123,7 +198,10 @@ impl PixelFormat {
             VK_FORMAT_R8G8B8A8_UNORM => (Self::Rgba8, false),
             VK_FORMAT_R8G8B8A8_SRGB => (Self::Rgba8, true),
             VK_FORMAT_R16G16B16A16_SFLOAT => (Self::Rgba16f, false),
-            _ => return None,
+            _ => {
+                let (block, srgb) = AstcBlock::from_vk_format(vk_format)?;
+                (Self::Astc(block), srgb)
+            }
         })
     }
 
@@ -149,6 +227,11 @@ impl PixelFormat {
                 height: 4,
                 bytes: 16,
             },
+            Self::Astc(block) => BlockInfo {
+                width: block.width(),
+                height: block.height(),
+                bytes: 16,
+            },
         }
     }
 }
@@ -164,6 +247,7 @@ impl PixelFormat {
             Self::Bc5 => "bc5",
             Self::Bc6h => "bc6h",
             Self::Bc7 => "bc7",
+            Self::Astc(_) => "astc",
             Self::Rgba8 => "rgba8",
             Self::Rgba16f => "rgba16f",
         }
@@ -181,6 +265,7 @@ impl PixelFormat {
             | Self::Bc5
             | Self::Bc6h
             | Self::Bc7
+            | Self::Astc(_)
             | Self::Rgba8 => 1,
         }
     }

@@ -28,7 +28,7 @@ fn image(format: PixelFormat, srgb: bool, zstd: bool) -> Ktx2Image {
     }
 }
 
-const ALL: [PixelFormat; 9] = [
+const ALL: [PixelFormat; 12] = [
     PixelFormat::Uastc,
     PixelFormat::Bc1,
     PixelFormat::Bc3,
@@ -38,6 +38,9 @@ const ALL: [PixelFormat; 9] = [
     PixelFormat::Bc7,
     PixelFormat::Rgba8,
     PixelFormat::Rgba16f,
+    PixelFormat::Astc(AstcBlock::ALL[0]),
+    PixelFormat::Astc(AstcBlock::ALL[4]),
+    PixelFormat::Astc(AstcBlock::ALL[12]),
 ];
 
 #[test]
@@ -248,7 +251,7 @@ mod props {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
-        fn any_size_round_trips(w in 1u32..70, h in 1u32..70, f in 0usize..9, zstd: bool, mips: bool) {
+        fn any_size_round_trips(w in 1u32..70, h in 1u32..70, f in 0usize..ALL.len(), zstd: bool, mips: bool) {
             let format = ALL[f];
             let count = if mips { full_mip_count(w, h) } else { 1 };
             let img = Ktx2Image { format, srgb: false, has_alpha: false, width: w, height: h,
@@ -898,4 +901,64 @@ fn bc4_bc5_bc6h_are_linear_with_their_own_dfd() {
         (bc6h.samples[0].lower, bc6h.samples[0].upper),
         (0, 0x3F80_0000)
     );
+}
+
+/// vkFormats from the Vulkan registry (VK_FORMAT_ASTC_*_UNORM_BLOCK / _SRGB_BLOCK) and the
+/// DFD Khronos' dfdutils writes for them: colour model ASTC (162), the footprint minus one,
+/// 16 bytes, one 128-bit sample.
+#[test]
+fn astc_formats_have_vulkan_numbers_and_khronos_dfd() {
+    for (name, w, h, unorm) in [
+        ("4x4", 4, 4, 157),
+        ("5x4", 5, 4, 159),
+        ("5x5", 5, 5, 161),
+        ("6x6", 6, 6, 165),
+        ("8x8", 8, 8, 171),
+        ("10x10", 10, 10, 179),
+        ("12x12", 12, 12, 183),
+    ] {
+        let block = AstcBlock::from_name(name).unwrap();
+        assert_eq!((block.width(), block.height(), block.name()), (w, h, name));
+        let format = PixelFormat::Astc(block);
+        assert_eq!(format.vk_format(false), unorm);
+        assert_eq!(format.vk_format(true), unorm + 1);
+        assert_eq!(PixelFormat::from_vk_format(unorm, 0), Some((format, false)));
+        assert_eq!(
+            PixelFormat::from_vk_format(unorm + 1, 0),
+            Some((format, true))
+        );
+        for srgb in [false, true] {
+            let dfd = Dfd::for_format(format, srgb, true);
+            assert_eq!(dfd.color_model, MODEL_ASTC);
+            assert_eq!(dfd.texel_block_dimensions, [w as u8 - 1, h as u8 - 1, 0, 0]);
+            assert_eq!(dfd.bytes_planes[0], 16);
+            let s: Vec<_> = dfd
+                .samples
+                .iter()
+                .map(|s| (s.bit_offset, s.bit_length, s.channel_type, s.lower, s.upper))
+                .collect();
+            assert_eq!(s, vec![(0, 127, 0, 0, u32::MAX)]);
+            let transfer = if srgb { TRANSFER_SRGB } else { TRANSFER_LINEAR };
+            assert_eq!(dfd.transfer_function, transfer);
+        }
+    }
+    assert_eq!(AstcBlock::from_name("7x7"), None);
+    // 3D (185+) and HDR ASTC are not ours; past 12x12 SRGB nothing is ASTC.
+    assert_eq!(PixelFormat::from_vk_format(185, 0), None);
+    assert_eq!(PixelFormat::from_vk_format(156, 0), None);
+    // A 13x6 image in 6x6 blocks: 3 x 1 blocks at level 0.
+    let six = PixelFormat::Astc(AstcBlock::default());
+    assert_eq!(six.block().level_bytes(13, 6, 0, 1), Some(3 * 16));
+    // The DFD of another block size under this vkFormat is reported.
+    let bytes = write(&image(six, true, false)).unwrap();
+    assert_eq!(validate(&bytes), vec![]);
+    let good = Dfd::for_format(six, true, true).to_bytes();
+    let wrong = Dfd::for_format(PixelFormat::Astc(AstcBlock::ALL[0]), true, true).to_bytes();
+    let at = bytes
+        .windows(good.len())
+        .position(|w| w == good.as_slice())
+        .unwrap();
+    let mut bad = bytes.clone();
+    bad[at..at + good.len()].copy_from_slice(&wrong);
+    assert!(!validate(&bad).is_empty(), "6x6 file with a 4x4 DFD");
 }

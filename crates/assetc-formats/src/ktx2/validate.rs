@@ -27,13 +27,13 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
             format!("the DFD must follow the level index at byte {level_index_end}"),
         ));
     }
-    if ktx.kvd_offset % 4 != 0 {
+    if !ktx.kvd_offset.is_multiple_of(4) {
         problems.push(Problem::at(
             u64::from(ktx.kvd_offset),
             "key/value data is not 4-byte aligned",
         ));
     }
-    if ktx.sgd_offset % 8 != 0 {
+    if !ktx.sgd_offset.is_multiple_of(8) {
         problems.push(Problem::at(
             ktx.sgd_offset,
             "supercompression global data is not 8-byte aligned",

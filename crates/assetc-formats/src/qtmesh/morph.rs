@@ -225,7 +225,7 @@ pub(super) fn from_legacy_attributes(
         .min()
         .unwrap_or(stride);
     vb.entries.truncate(first);
-    if kept_end <= tail_start && tail_start < stride && vb.data.len() % stride == 0 {
+    if kept_end <= tail_start && tail_start < stride && vb.data.len().is_multiple_of(stride) {
         let mut packed = Vec::with_capacity(vertex_count * tail_start);
         for vertex in vb.data.chunks_exact(stride) {
             packed.extend_from_slice(vertex.get(..tail_start).unwrap_or_default());
@@ -261,7 +261,7 @@ pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String
             tb.target_count
         ));
     }
-    if vb.stride == 0 || vb.data.len() % vb.stride as usize != 0 {
+    if vb.stride == 0 || !vb.data.len().is_multiple_of(vb.stride as usize) {
         return Err("vertex data is not a whole number of strides".into());
     }
     let stride = vb.stride as usize;

@@ -105,7 +105,7 @@ fn read_mesh(area: &[u8], offset: usize) -> Result<(QtMesh, MeshLayout), QtMeshE
     let qt_origin = offset + HEADER_SIZE;
     match read_mesh_from(area, offset, qt_origin) {
         Ok(found) => Ok(found),
-        Err(first) if offset % 4 != 0 => match read_mesh_from(area, offset, 0) {
+        Err(first) if !offset.is_multiple_of(4) => match read_mesh_from(area, offset, 0) {
             Ok((mesh, mut layout)) => {
                 layout.padding_from_file_start = true;
                 Ok((mesh, layout))

@@ -119,7 +119,7 @@ fn check_mesh(id: u32, at: u64, mesh: &QtMesh, out: &mut Vec<Problem>) {
     }
     if vb.stride == 0 && !vb.data.is_empty() {
         bad("vertex data with a zero stride".into());
-    } else if vb.stride != 0 && vb.data.len() % vb.stride as usize != 0 {
+    } else if vb.stride != 0 && !vb.data.len().is_multiple_of(vb.stride as usize) {
         bad(format!(
             "{} bytes of vertex data are not a whole number of {}-byte vertices",
             vb.data.len(),
@@ -143,7 +143,7 @@ fn check_mesh(id: u32, at: u64, mesh: &QtMesh, out: &mut Vec<Problem>) {
             }
         };
         if size > 0 {
-            if ib.data.len() % size != 0 {
+            if !ib.data.len().is_multiple_of(size) {
                 bad(format!(
                     "{} bytes of index data are not a whole number of {size}-byte indices",
                     ib.data.len()

@@ -131,8 +131,8 @@ fn encode_ldr(
     let zstd = encoded.first().is_some_and(|(_, z)| *z);
     let per_face = encoded.into_iter().map(|(levels, _)| levels).collect();
     ktx2::write(&Ktx2Image {
-        format: settings.format.pixel_format(),
-        srgb: mode.is_srgb() && settings.format.pixel_format().has_srgb(),
+        format: settings.pixel_format(),
+        srgb: mode.is_srgb() && settings.pixel_format().has_srgb(),
         has_alpha,
         width,
         height,
