@@ -388,6 +388,12 @@ const CASES: &[Case] = &[
     ("mesh", "bake_transforms", "false", |r| {
         r.settings.mesh.bake_transforms = false
     }),
+    ("mesh", "generate_lightmap_uvs", "true", |r| {
+        r.settings.mesh.generate_lightmap_uvs = true
+    }),
+    ("mesh", "lightmap_resolution", "512", |r| {
+        r.settings.mesh.lightmap_resolution = 512
+    }),
     ("texture", "format", "\"bc7\"", |r| {
         r.settings.texture.format = TextureFormat::Bc7
     }),

@@ -32,6 +32,12 @@ pub struct MeshSettings {
     pub lod_target_error: f32,
     /// Bake node transforms into static geometry (world space).
     pub bake_transforms: bool,
+    /// Generate lightmap UVs (`.hmesh` UV1S, Qt `attr_lightmapuv`) in place of the source's
+    /// second UV set: charts without overlap in one square atlas per output mesh.
+    pub generate_lightmap_uvs: bool,
+    /// Texels per side of that atlas: charts are 2 texels apart at this resolution and
+    /// as large as fits.
+    pub lightmap_resolution: u32,
 }
 
 impl Default for MeshSettings {
@@ -49,6 +55,8 @@ impl Default for MeshSettings {
             lod_ratios: vec![0.5, 0.25],
             lod_target_error: 0.05,
             bake_transforms: true,
+            generate_lightmap_uvs: false,
+            lightmap_resolution: 1024,
         }
     }
 }
@@ -102,6 +110,11 @@ impl<'de> serde::Deserialize<'de> for TangentMode {
     }
 }
 
+/// Bounds of `lightmap_resolution`: below 16 texels a chart and its padding fill most of
+/// the atlas; above 16,384 a lightmap outgrows what GPUs sample (and the checker's grid).
+pub const MIN_LIGHTMAP_RESOLUTION: u32 = 16;
+pub const MAX_LIGHTMAP_RESOLUTION: u32 = 16_384;
+
 impl MeshSettings {
     /// Checks the ranges meshoptimizer and the format can hold.
     pub fn validate(&self) -> Result<(), String> {
@@ -136,6 +149,13 @@ impl MeshSettings {
             return Err(format!(
                 "lod_target_error must be in 0..=1, got {}",
                 self.lod_target_error
+            ));
+        }
+        if !(MIN_LIGHTMAP_RESOLUTION..=MAX_LIGHTMAP_RESOLUTION).contains(&self.lightmap_resolution)
+        {
+            return Err(format!(
+                "lightmap_resolution must be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels, got {}",
+                self.lightmap_resolution
             ));
         }
         if !(0.0..=1.0).contains(&self.meshlet_cone_weight) {
