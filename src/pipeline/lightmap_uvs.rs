@@ -322,8 +322,8 @@ fn grow_charts(
             while next < members.len() && members.len() < limit {
                 let t = members[next];
                 next += 1;
-                for slot in 3 * t..3 * t + 3 {
-                    let Some(n) = neighbours[slot] else { continue };
+                for &across in &neighbours[3 * t..3 * t + 3] {
+                    let Some(n) = across else { continue };
                     let n = n as usize;
                     if of[n] == NO_CHART
                         && members.len() < limit
