@@ -394,6 +394,12 @@ const CASES: &[Case] = &[
     ("mesh", "cluster_compress", "true", |r| {
         r.settings.mesh.cluster_compress = true
     }),
+    ("mesh", "generate_lightmap_uvs", "true", |r| {
+        r.settings.mesh.generate_lightmap_uvs = true
+    }),
+    ("mesh", "lightmap_resolution", "512", |r| {
+        r.settings.mesh.lightmap_resolution = 512
+    }),
     ("texture", "format", "\"bc7\"", |r| {
         r.settings.texture.format = TextureFormat::Bc7
     }),

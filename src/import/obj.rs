@@ -11,6 +11,7 @@
 
 mod mesh;
 mod mtl;
+mod polygon;
 mod scan;
 
 use super::gltf::paths::resolve_below;

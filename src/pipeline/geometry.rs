@@ -24,6 +24,9 @@ pub enum Semantic {
     MorphPosition,
     MorphNormal,
     MorphTangent,
+    /// Generated lightmap UVs (set 0; `pipeline::lightmap_uvs`): chart-local coordinates
+    /// and the chart number `[u, v, chart, 0]` between its two steps, then atlas UVs.
+    LightmapUv,
 }
 
 impl Semantic {
@@ -40,6 +43,7 @@ impl Semantic {
             Semantic::MorphPosition => format!("targets[{set}].POSITION"),
             Semantic::MorphNormal => format!("targets[{set}].NORMAL"),
             Semantic::MorphTangent => format!("targets[{set}].TANGENT"),
+            Semantic::LightmapUv => "lightmap UV".into(),
         }
     }
 }

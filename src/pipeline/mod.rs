@@ -2,7 +2,8 @@
 //!
 //! Geometry: [`prepare::prepare`] runs a primitive's attribute streams
 //! ([`geometry::Geometry`]) through normals -> bake -> tangents -> weld -> optimize ->
-//! LODs + meshlets, as each target asks, sharing what it can between targets. Packing into
+//! LODs + meshlets, as each target asks (with generated lightmap UVs cut before weld and
+//! packed by the target over all its primitives, `lightmap_uvs`), sharing what it can between targets. Packing into
 //! a format is each target's own (`pack` holds `.hmesh`'s). Textures, materials, skinning
 //! and animation are stages of their own. See `docs/architecture.md`.
 
@@ -10,6 +11,7 @@ pub mod bake;
 pub mod bounds;
 pub mod cluster_lod;
 pub mod geometry;
+pub mod lightmap_uvs;
 pub mod lods;
 pub mod material_refs;
 pub mod materials;

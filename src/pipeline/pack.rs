@@ -37,9 +37,13 @@ pub fn pack_vertices(geometry: &Geometry, real_tangents: bool) -> Vec<GpuVertex>
         .collect()
 }
 
-/// The second UV set of every vertex (`.hmesh` UV1S), zeros when the geometry has none.
+/// The second UV set of every vertex (`.hmesh` UV1S): the generated lightmap UVs when
+/// there are, else TEXCOORD_1, else zeros.
 pub fn pack_uv1(geometry: &Geometry) -> Vec<[f32; 2]> {
-    match geometry.stream(Semantic::TexCoord, 1) {
+    match geometry
+        .stream(Semantic::LightmapUv, 0)
+        .or_else(|| geometry.stream(Semantic::TexCoord, 1))
+    {
         Some(uvs) => uvs.iter().map(|uv| [uv[0], uv[1]]).collect(),
         None => vec![[0.0, 0.0]; geometry.vertex_count()],
     }

@@ -7,12 +7,13 @@
 //! target keeps and baked with the target's transform. Stage order:
 //!
 //! streams (the target's selection) -> extra streams (skin) -> normals -> bake -> tangents
-//! -> weld -> valence bound -> (optimize -> meshlets) ‖ LODs
+//! -> lightmap charts -> weld -> valence bound -> (optimize -> meshlets) ‖ LODs
 //!
 //! A new stage goes here, behind a request field, so targets opt in one by one.
 
 use super::bake::bake_transform;
 use super::geometry::{Geometry, Semantic};
+use super::lightmap_uvs::cut_charts;
 use super::lods::{build_lods, LodLevel};
 use super::meshlets::{build_meshlets, MeshletSet};
 use super::normals::{normal_split, NormalSplit};
@@ -59,6 +60,10 @@ pub struct PrepareRequest<'a> {
     /// Generate MikkTSpace tangents where missing, from this UV set (when it exists). The
     /// set is read even when `keep` drops it, and dropped after the tangents are made.
     pub tangents: Option<u32>,
+    /// Cut lightmap charts ([`cut_charts`]: the `LightmapUv` stream, chart-local) after
+    /// the transform is baked, so charts are measured in the target's space; the target
+    /// packs them over all its primitives with `lightmap_uvs::pack_charts`.
+    pub lightmap_charts: bool,
     pub weld: Option<WeldRequest>,
     /// Vertex-cache and vertex-fetch order (drops unused vertices).
     pub optimize: bool,
@@ -183,6 +188,12 @@ pub fn prepare(
         });
         times.tangents = t.elapsed();
     }
+    if request.lightmap_charts {
+        // Charts cut seams: before welding and the vertex order fix the vertices.
+        let t = Instant::now();
+        cut_charts(&mut g);
+        times.lightmap = t.elapsed();
+    }
     if let Some(weld) = request.weld {
         let t = Instant::now();
         if weld.epsilon > 0.0 {
@@ -305,6 +316,7 @@ mod tests {
             transform: Mat4::IDENTITY,
             normals: Some(60.0),
             tangents: None,
+            lightmap_charts: false,
             weld: None,
             optimize: false,
             lods: (&[], 0.0),

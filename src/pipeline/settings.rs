@@ -39,6 +39,12 @@ pub struct MeshSettings {
     /// Store the hierarchy's topology with meshoptimizer's meshlet codec (CLCO + CLCD)
     /// instead of plain arrays (CLVR + CLTR); no effect without `cluster_lod`.
     pub cluster_compress: bool,
+    /// Generate lightmap UVs (`.hmesh` UV1S, Qt `attr_lightmapuv`) in place of the source's
+    /// second UV set: charts without overlap in one square atlas per output mesh.
+    pub generate_lightmap_uvs: bool,
+    /// Texels per side of that atlas: charts are 2 texels apart at this resolution and
+    /// as large as fits.
+    pub lightmap_resolution: u32,
 }
 
 impl Default for MeshSettings {
@@ -58,6 +64,8 @@ impl Default for MeshSettings {
             bake_transforms: true,
             cluster_lod: false,
             cluster_compress: false,
+            generate_lightmap_uvs: false,
+            lightmap_resolution: 1024,
         }
     }
 }
@@ -111,6 +119,11 @@ impl<'de> serde::Deserialize<'de> for TangentMode {
     }
 }
 
+/// Bounds of `lightmap_resolution`: below 16 texels a chart and its padding fill most of
+/// the atlas; above 16,384 a lightmap outgrows what GPUs sample (and the checker's grid).
+pub const MIN_LIGHTMAP_RESOLUTION: u32 = 16;
+pub const MAX_LIGHTMAP_RESOLUTION: u32 = 16_384;
+
 impl MeshSettings {
     /// Checks the ranges meshoptimizer and the format can hold.
     pub fn validate(&self) -> Result<(), String> {
@@ -147,6 +160,13 @@ impl MeshSettings {
             return Err(format!(
                 "lod_target_error must be in 0..=1, got {}",
                 self.lod_target_error
+            ));
+        }
+        if !(MIN_LIGHTMAP_RESOLUTION..=MAX_LIGHTMAP_RESOLUTION).contains(&self.lightmap_resolution)
+        {
+            return Err(format!(
+                "lightmap_resolution must be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels, got {}",
+                self.lightmap_resolution
             ));
         }
         if !(0.0..=1.0).contains(&self.meshlet_cone_weight) {

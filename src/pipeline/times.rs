@@ -8,6 +8,8 @@ pub struct StageTimes {
     pub bake: Duration,
     pub normals: Duration,
     pub tangents: Duration,
+    /// Lightmap charts cut and packed (`mesh.generate_lightmap_uvs`).
+    pub lightmap: Duration,
     pub weld: Duration,
     pub optimize: Duration,
     pub pack: Duration,
@@ -20,6 +22,7 @@ impl StageTimes {
         self.bake += o.bake;
         self.normals += o.normals;
         self.tangents += o.tangents;
+        self.lightmap += o.lightmap;
         self.weld += o.weld;
         self.optimize += o.optimize;
         self.pack += o.pack;
@@ -28,11 +31,12 @@ impl StageTimes {
     }
 
     /// (stage name, time) pairs in pipeline order.
-    pub fn entries(&self) -> [(&'static str, Duration); 8] {
+    pub fn entries(&self) -> [(&'static str, Duration); 9] {
         [
             ("bake", self.bake),
             ("normals", self.normals),
             ("tangents", self.tangents),
+            ("lightmap", self.lightmap),
             ("weld", self.weld),
             ("optimize", self.optimize),
             ("pack", self.pack),

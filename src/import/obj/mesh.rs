@@ -2,9 +2,11 @@
 //!
 //! `tobj` keeps a separate index per attribute (position, texture coordinate, normal);
 //! a runtime vertex is one distinct combination of the three, plus the smoothing group
-//! when the importer makes the normals. Polygons are split as a fan from their first
-//! corner (what `tobj` and exporters assume: OBJ polygons are planar and convex).
+//! when the importer makes the normals. Polygons are split by [`triangulate`]: a fan from
+//! the first corner when convex (what `tobj` and exporters assume), ear clipping when
+//! concave.
 
+use super::polygon::triangulate;
 use crate::import::ImportLimits;
 use crate::scene::Primitive;
 use glam::Vec3;
@@ -133,9 +135,7 @@ pub fn primitive(
     let mut start = 0usize;
     for &arity in &arities {
         let face = &corner_vertex[start..start + arity];
-        for i in 1..arity.saturating_sub(1) {
-            indices.extend([face[0], face[i], face[i + 1]]);
-        }
+        triangulate(&positions, face, &mut indices);
         start += arity;
     }
     let normals = if has_normals {

@@ -73,6 +73,8 @@ pub(crate) fn prepare(
             .generate_normals
             .then_some(mesh_settings.normal_smoothing_angle),
         tangents: None,
+        // BMD1 has one UV set: no lightmap UVs.
+        lightmap_charts: false,
         weld: None,
         optimize: false,
         lods: (&mesh_settings.lod_ratios, mesh_settings.lod_target_error),

@@ -7,7 +7,8 @@ use crate::pipeline::bounds::compute_bounds;
 use crate::pipeline::cluster_lod::{
     append, build_cluster_lod, reorder_for_codec, ClusterLodError, ClusterLodInput,
 };
-use crate::pipeline::geometry::Semantic;
+use crate::pipeline::geometry::{Geometry, Semantic};
+use crate::pipeline::lightmap_uvs::{pack_charts, LightmapError};
 use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
 use crate::pipeline::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
 use crate::pipeline::prepare::{
@@ -36,6 +37,8 @@ pub enum MeshError {
         path: String,
         source: ClusterLodError,
     },
+    #[error(transparent)]
+    Lightmap(#[from] LightmapError),
 }
 
 /// The `.hmesh` of a scene and what the material and report stages need from it.
@@ -61,6 +64,12 @@ fn stored(semantic: Semantic, set: u32) -> bool {
     )
 }
 
+/// [`stored`] with generated lightmap UVs: UV1S holds those, so the source's second UV set
+/// is dropped before it could split vertices for nothing.
+fn stored_with_lightmap(semantic: Semantic, set: u32) -> bool {
+    stored(semantic, set) && (semantic, set) != (Semantic::TexCoord, 1)
+}
+
 /// Builds the `.hmesh` of every primitive instance of `scene`. With a skeleton, every
 /// submesh gets skinning data and skinned geometry is left in bind space.
 pub fn build_hmesh(
@@ -74,13 +83,20 @@ pub fn build_hmesh(
     if instances.is_empty() {
         return Err(MeshError::Empty);
     }
+    let lightmap = settings.generate_lightmap_uvs;
+    let keep: &(dyn Fn(Semantic, u32) -> bool + Sync) = if lightmap {
+        &stored_with_lightmap
+    } else {
+        &stored
+    };
     let request = |transform, tangents| PrepareRequest {
-        keep: &stored,
+        keep,
         transform,
         normals: settings
             .generate_normals
             .then_some(settings.normal_smoothing_angle),
         tangents,
+        lightmap_charts: lightmap,
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: settings.weld_threshold,
             drop_unused: false,
@@ -170,6 +186,16 @@ pub fn build_hmesh(
     }
     if processed.is_empty() {
         return Err(MeshError::Empty);
+    }
+    if lightmap {
+        // One atlas for the whole file: every instance gets charts of its own.
+        let t = Instant::now();
+        let mut geometries: Vec<&mut Geometry> =
+            processed.iter_mut().map(|p| &mut p.geometry).collect();
+        pack_charts(&mut geometries, settings.lightmap_resolution)?;
+        if let Some(first) = processed.first_mut() {
+            first.times.lightmap += t.elapsed();
+        }
     }
     let material_of: Vec<Option<usize>> = processed.iter().map(|p| p.geometry.material).collect();
     let slots = assign_material_slots(&scene.source_ref, &scene.materials, &material_of);
@@ -276,7 +302,7 @@ fn assemble(
     // as absent UV0 does in VTXS.
     let any_uv1 = processed
         .iter()
-        .any(|p| p.geometry.has(Semantic::TexCoord, 1));
+        .any(|p| p.geometry.has(Semantic::TexCoord, 1) || p.geometry.has(Semantic::LightmapUv, 0));
     let mut uv1 = Vec::new();
     let mut times = StageTimes::default();
     for (i, p) in processed.into_iter().enumerate() {

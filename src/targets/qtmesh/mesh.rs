@@ -6,6 +6,7 @@ use crate::formats::qtmesh::{
     VertexBuffer, VertexEntry,
 };
 use crate::pipeline::geometry::{xyz, Geometry, Semantic};
+use crate::pipeline::lightmap_uvs::pack_charts;
 use crate::pipeline::lods::LodLevel;
 use crate::pipeline::prepare::{prepare, PrepareCache, PrepareRequest, PrimitiveId, WeldRequest};
 use crate::pipeline::MeshSettings;
@@ -37,7 +38,7 @@ fn stored(semantic: Semantic, set: u32) -> bool {
         Normal | Tangent | Color | Joints | Weights => set == 0,
         TexCoord => set <= 1,
         MorphPosition | MorphNormal | MorphTangent => true,
-        Position => true,
+        Position | LightmapUv => true,
     }
 }
 
@@ -66,6 +67,8 @@ struct Layout {
     tangents: bool,
     skin: bool,
     colors: bool,
+    /// Generated lightmap UVs (`attr_lightmapuv`).
+    lightmap: bool,
 }
 
 /// Builds the Qt mesh for `scene.meshes[index]`. `with_lods` is false for versions
@@ -109,6 +112,8 @@ pub fn build_mesh(
         // Balsam writes a tangent frame only when the source has one (terrain.glb, normal
         // mapped without tangents, gets none; Qt then derives tangents in the shader).
         tangents: None,
+        // Balsam's --generateLightmapUV: one atlas per mesh, in mesh space.
+        lightmap_charts: settings.generate_lightmap_uvs,
         weld: settings.weld_vertices.then_some(WeldRequest {
             threshold: 0.0,
             drop_unused: true,
@@ -147,6 +152,15 @@ pub fn build_mesh(
             target_count: p.targets.len(),
         });
     }
+    let lightmap_size_hint = if settings.generate_lightmap_uvs {
+        let mut geometries: Vec<&mut Geometry> = prims.iter_mut().map(|p| &mut p.g).collect();
+        pack_charts(&mut geometries, settings.lightmap_resolution)
+            .map_err(|e| format!("meshes[{index}]: {e}"))?;
+        // Balsam's hint is the size of xatlas' atlas; ours is always the square we fill.
+        [settings.lightmap_resolution; 2]
+    } else {
+        [0, 0]
+    };
     let any = |s: Semantic, set: u32| prims.iter().any(|p| p.g.has(s, set));
     let layout = Layout {
         normals: any(Semantic::Normal, 0),
@@ -155,6 +169,7 @@ pub fn build_mesh(
         tangents: normal_mapped && any(Semantic::Tangent, 0),
         skin: any(Semantic::Joints, 0),
         colors: any(Semantic::Color, 0),
+        lightmap: any(Semantic::LightmapUv, 0),
     };
     let vertex_count: usize = prims.iter().map(Prim::vertex_count).sum();
     let vertex_buffer = vertex_buffer(&prims, layout, vertex_count);
@@ -179,7 +194,7 @@ pub fn build_mesh(
             offset: indices.len() as u32,
             bounds_min,
             bounds_max,
-            lightmap_size_hint: [0, 0],
+            lightmap_size_hint,
             lods: Vec::new(),
         });
         subset_materials.push(src.material);
@@ -309,6 +324,10 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
     if layout.colors {
         add(attr::COLOR, component::F32, 4);
     }
+    // Balsam appends the lightmap channel after every other attribute.
+    if layout.lightmap {
+        add(attr::LIGHTMAP_UV, component::F32, 2);
+    }
     let mut data: Vec<u8> = Vec::with_capacity(vertex_count * stride as usize);
     let mut put = |v: &[f32]| {
         for f in v {
@@ -323,6 +342,7 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
         let joints = p.get(Semantic::Joints, 0);
         let weights = p.get(Semantic::Weights, 0);
         let colors = p.get(Semantic::Color, 0);
+        let lightmap = p.get(Semantic::LightmapUv, 0);
         for (v, position) in p.g.positions().iter().enumerate() {
             put(&position[..3]);
             let normal = normals.map_or([0.0, 0.0, 1.0], |n| xyz(n[v]));
@@ -357,6 +377,12 @@ fn vertex_buffer(prims: &[Prim], layout: Layout, vertex_count: usize) -> VertexB
             }
             if layout.colors {
                 put(&colors.map_or([1.0; 4], |c| c[v]));
+            }
+            if layout.lightmap {
+                // As generated, not mirrored like UV0/UV1: no image exists yet; Qt's baker
+                // writes the lightmap from these same coordinates (Balsam writes xatlas'
+                // coordinates as they are too).
+                put(&lightmap.map_or([0.0; 2], |l| [l[v][0], l[v][1]]));
             }
         }
     }

@@ -99,6 +99,8 @@ pub mod attr {
     pub const NORMAL: &str = "attr_norm";
     pub const UV0: &str = "attr_uv0";
     pub const UV1: &str = "attr_uv1";
+    /// Generated lightmap UVs (Balsam's `--generateLightmapUV`).
+    pub const LIGHTMAP_UV: &str = "attr_lightmapuv";
     pub const TANGENT: &str = "attr_textan";
     pub const BINORMAL: &str = "attr_binormal";
     pub const JOINTS: &str = "attr_joints";
