@@ -2,7 +2,8 @@
 //! each started here on a free 127.0.0.1 port with its own temporary root and stopped at
 //! the end: a second machine fetches the corpus instead of compiling it, a corrupted blob
 //! is caught and rebuilt, a server stopped mid-build costs one warning and no output, and
-//! two shards plus a final build give the tree of a full build.
+//! two shards plus a final build give the tree of a full build; over TLS (HTTPS WebDAV,
+//! `rediss://`), servers signed by a private CA are trusted through the system's roots.
 
 use crate::common;
 
@@ -92,6 +93,11 @@ fn wait_for_server(port: u16, child: &mut Child, name: &str, hello: &[u8], expec
 
 /// nginx with WebDAV PUT (Debian's nginx-light), serving a fresh folder.
 fn start_webdav(test: &str) -> Option<Server> {
+    start_webdav_with(test, None)
+}
+
+/// [`start_webdav`], over HTTPS with `tls`' server certificate when given.
+fn start_webdav_with(test: &str, tls: Option<&Certs>) -> Option<Server> {
     let Some(nginx) = tool("ASSETC_NGINX", "nginx", &["/usr/sbin"]) else {
         missing(test, "nginx (Debian package nginx-light)");
         return None;
@@ -100,13 +106,24 @@ fn start_webdav(test: &str) -> Option<Server> {
     let d = dir.path().display();
     std::fs::create_dir_all(dir.path().join("root")).unwrap();
     let port = free_port();
+    let (ssl, certificate) = match tls {
+        Some(c) => (
+            " ssl",
+            format!(
+                "    ssl_certificate {};\n    ssl_certificate_key {};\n",
+                c.cert().display(),
+                c.key().display()
+            ),
+        ),
+        None => ("", String::new()),
+    };
     let conf = format!(
         "worker_processes 1;\ndaemon off;\nmaster_process off;\npid {d}/nginx.pid;\n\
          error_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
          http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n\
          proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n\
          uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
-         server {{\n    listen 127.0.0.1:{port};\n    root {d}/root;\n\
+         server {{\n    listen 127.0.0.1:{port}{ssl};\n{certificate}    root {d}/root;\n\
          client_max_body_size 0;\n    location / {{ dav_methods PUT DELETE; \
          create_full_put_path on; }}\n  }}\n}}\n"
     );
@@ -135,22 +152,45 @@ fn start_webdav(test: &str) -> Option<Server> {
 
 /// redis-server keeping everything in memory.
 fn start_redis(test: &str) -> Option<Server> {
+    start_redis_with(test, None)
+}
+
+/// [`start_redis`]; with `tls`, its port speaks TLS with that server certificate (and a
+/// second, plain port serves only to see that the server is up: PING has no TLS).
+fn start_redis_with(test: &str, tls: Option<&Certs>) -> Option<Server> {
     let Some(redis) = tool("ASSETC_REDIS_SERVER", "redis-server", &["/usr/bin"]) else {
         missing(test, "redis-server (Debian package redis-server)");
         return None;
     };
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    let mut child = Command::new(redis)
-        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+    let mut command = Command::new(redis);
+    command
+        .args(["--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
         .arg("--dir")
-        .arg(dir.path())
+        .arg(dir.path());
+    let plain = match tls {
+        None => port,
+        Some(c) => {
+            command
+                .args(["--tls-port", &port.to_string(), "--tls-auth-clients", "no"])
+                .arg("--tls-cert-file")
+                .arg(c.cert())
+                .arg("--tls-key-file")
+                .arg(c.key())
+                .arg("--tls-ca-cert-file")
+                .arg(c.ca());
+            free_port()
+        }
+    };
+    let mut child = command
+        .args(["--port", &plain.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start redis-server");
-    wait_for_server(port, &mut child, "redis-server", b"PING\r\n", b"+PONG");
+    wait_for_server(plain, &mut child, "redis-server", b"PING\r\n", b"+PONG");
     Some(Server { child, port, dir })
 }
 
@@ -200,7 +240,12 @@ fn build_json(args: &[&str], on_line: impl FnMut(&Value)) -> Run {
 }
 
 /// [`build_json`] whatever its exit code.
-fn build_json_any(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
+fn build_json_any(args: &[&str], on_line: impl FnMut(&Value)) -> Run {
+    build_json_env(args, &[], on_line)
+}
+
+/// [`build_json_any`] with these environment variables set for assetc.
+fn build_json_env(args: &[&str], env: &[(&str, &Path)], mut on_line: impl FnMut(&Value)) -> Run {
     // A test that names a build.toml does not want it ignored.
     let config = if args.contains(&"--config") {
         None
@@ -213,6 +258,7 @@ fn build_json_any(args: &[&str], mut on_line: impl FnMut(&Value)) -> Run {
         .args(["--message-format", "json", "-j", "2"])
         .args(args)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1327,4 +1373,182 @@ fn fonts_shaders_and_sounds_go_through_shards_the_remote_and_the_depfile() {
         "{}",
         String::from_utf8_lossy(&check.stdout)
     );
+}
+
+/// A private certificate authority and a server certificate for 127.0.0.1 that it signed,
+/// made with the openssl command: what a team that runs its own CA gives its servers.
+struct Certs {
+    dir: tempfile::TempDir,
+}
+
+impl Certs {
+    fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+    fn cert(&self) -> PathBuf {
+        self.dir.path().join("server.pem")
+    }
+    fn key(&self) -> PathBuf {
+        self.dir.path().join("server.key")
+    }
+}
+
+/// Makes [`Certs`] whose CA is called `ca_name` (P-256 keys: quick to make). The CA is
+/// marked as one and the server certificate as a server's for IP 127.0.0.1, as rustls'
+/// WebPKI checks require.
+fn make_certs(test: &str, ca_name: &str) -> Option<Certs> {
+    let Some(openssl) = tool("ASSETC_OPENSSL", "openssl", &["/usr/bin"]) else {
+        missing(test, "the openssl command (Debian package openssl)");
+        return None;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("openssl.cnf"),
+        "[req]\nprompt = no\ndistinguished_name = dn\n[dn]\n\
+         [ca_ext]\nbasicConstraints = critical, CA:TRUE\n\
+         keyUsage = critical, keyCertSign, cRLSign\n\
+         [server_ext]\nbasicConstraints = critical, CA:FALSE\n\
+         keyUsage = critical, digitalSignature\nextendedKeyUsage = serverAuth\n\
+         subjectAltName = IP:127.0.0.1\n",
+    )
+    .unwrap();
+    let key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+    let ca_subject = format!("/CN={ca_name}");
+    let steps = [
+        (
+            format!("req -config openssl.cnf -x509 -extensions ca_ext {key} -keyout ca.key -out ca.pem -days 2"),
+            Some(ca_subject.as_str()),
+        ),
+        (
+            format!("req -config openssl.cnf -new {key} -keyout server.key -out server.csr"),
+            Some("/CN=127.0.0.1"),
+        ),
+        (
+            "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 2 -days 2 \
+             -extfile openssl.cnf -extensions server_ext -out server.pem"
+                .to_string(),
+            None,
+        ),
+    ];
+    for (step, subject) in steps {
+        let mut command = Command::new(&openssl);
+        command
+            .args(step.split_whitespace())
+            .current_dir(dir.path());
+        if let Some(s) = subject {
+            command.args(["-subj", s]);
+        }
+        let o = command.output().expect("run openssl");
+        assert!(
+            o.status.success(),
+            "openssl {step}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    Some(Certs { dir })
+}
+
+/// The samples through a TLS remote cache at `url`, whose server certificate `certs`
+/// signed. Trusting only `other`'s CA the handshake fails: one warning that names the
+/// certificate, and a complete local build. Trusting `certs`' CA through SSL_CERT_FILE
+/// (how the system's roots are replaced on Linux; a CA installed in the system store
+/// works the same way), machine A uploads everything and machine B fetches it all.
+fn trusted_through_the_platform_roots(url: &str, certs: &Certs, other: &Certs) {
+    let work = tempfile::tempdir().unwrap();
+    let input_a = work.path().join("a-checkout");
+    copy_dir(&samples(), &input_a);
+    let build = |input: &Path, out: &str, ca: &Path| {
+        let out = work.path().join(out);
+        let args = [
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--remote-cache",
+            url,
+        ];
+        let run = build_json_env(&args, &[("SSL_CERT_FILE", ca)], |_| {});
+        assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
+        (run, out)
+    };
+
+    let (untrusted, out_u) = build(&input_a, "untrusted", &other.ca());
+    let n = untrusted.count("built");
+    assert!(n > 0);
+    assert_eq!(
+        (
+            untrusted.count("fetched"),
+            untrusted.count("uploaded_bytes")
+        ),
+        (0, 0)
+    );
+    assert_eq!(
+        untrusted.remote_warnings.len(),
+        1,
+        "{:?}",
+        untrusted.remote_warnings
+    );
+    assert!(
+        untrusted.remote_warnings[0].contains("certificate"),
+        "the warning names the certificate: {:?}",
+        untrusted.remote_warnings
+    );
+
+    let (a, out_a) = build(&input_a, "a", &certs.ca());
+    assert!(a.remote_warnings.is_empty(), "{:?}", a.remote_warnings);
+    assert_eq!((a.count("built"), a.count("fetched")), (n, 0));
+    assert!(a.count("uploaded_bytes") > 0);
+    let tree_a = output_tree(&out_a);
+    assert_eq!(
+        output_tree(&out_u),
+        tree_a,
+        "the untrusted build is complete"
+    );
+
+    let input_b = work.path().join("b-checkout");
+    copy_dir(&samples(), &input_b);
+    let (b, out_b) = build(&input_b, "b", &certs.ca());
+    assert!(b.remote_warnings.is_empty(), "{:?}", b.remote_warnings);
+    assert_eq!(
+        (b.count("built"), b.count("fetched")),
+        (0, n),
+        "B compiles nothing: {:?}",
+        b.statuses
+    );
+    assert_same_tree(&out_b, &tree_a, "B's tree over TLS");
+}
+
+#[test]
+fn https_webdav_is_trusted_through_the_platform_roots() {
+    let test = "https_webdav_is_trusted_through_the_platform_roots";
+    let (Some(certs), Some(other)) = (
+        make_certs(test, "assetc test CA"),
+        make_certs(test, "another CA"),
+    ) else {
+        return;
+    };
+    let Some(server) = start_webdav_with(test, Some(&certs)) else {
+        return;
+    };
+    let url = format!("https://127.0.0.1:{}/tls-cache", server.port);
+    trusted_through_the_platform_roots(&url, &certs, &other);
+    assert!(
+        !tree(&server.data()).is_empty(),
+        "the blobs are on the HTTPS server"
+    );
+}
+
+#[test]
+fn rediss_is_trusted_through_the_platform_roots() {
+    let test = "rediss_is_trusted_through_the_platform_roots";
+    let (Some(certs), Some(other)) = (
+        make_certs(test, "assetc test CA"),
+        make_certs(test, "another CA"),
+    ) else {
+        return;
+    };
+    let Some(server) = start_redis_with(test, Some(&certs)) else {
+        return;
+    };
+    let url = format!("rediss://127.0.0.1:{}/0", server.port);
+    trusted_through_the_platform_roots(&url, &certs, &other);
 }
