@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shaders: assetc (naga) against glslangValidator on the real GLSL of tests/shader_kind.rs,
+# Shaders: assetc (naga) against glslangValidator on the real GLSL of tests/it/shader_kind.rs,
 # and assetc alone on its real WGSL (glslang reads no WGSL).
 #   scripts/bench-shaders.sh            (release build)
 #   ASSETC=target/debug/assetc scripts/bench-shaders.sh

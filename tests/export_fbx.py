@@ -1,4 +1,4 @@
-# Blender (headless) script used by tests/fbx_import.rs: imports one glTF/GLB and exports
+# Blender (headless) script used by tests/it/fbx_import.rs: imports one glTF/GLB and exports
 # it as binary FBX 7.4, the way an artist's "File > Export > FBX" would.
 #
 #   blender -b --factory-startup --python tests/export_fbx.py -- IN.gltf OUT.fbx [--embed]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference figures for tests/font_kind.rs, read without assetc.
+"""Reference figures for tests/it/font_kind.rs, read without assetc.
 
 FreeType (freetype-py, which bundles its own FreeType) gives unhinted advances, the legacy
 `kern` table's kerning and rendered text; fontTools reads GPOS pair kerning on its own.

@@ -135,6 +135,11 @@ pub fn pyside6_tool(name: &str) -> Option<PathBuf> {
     (out.status.success() && p.is_file()).then_some(p)
 }
 
+/// `render_scenes.py` (the Qt Quick 3D renderer beside the corpus) starts its own Xvfb on
+/// the first free display number; two renders at once could pick the same one, so every
+/// test that runs it holds this lock (the integration tests share one process).
+pub static RENDER_SCENES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 pub fn assetc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_assetc"))
         .args(args)

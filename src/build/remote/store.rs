@@ -35,10 +35,31 @@ pub enum StoreError {
     Unreachable { address: String, reason: String },
     #[error("cannot start the network runtime: {0}")]
     Runtime(#[from] std::io::Error),
-    #[error(transparent)]
+    /// The HTTP client could not be set up (no CA certificate found on the system).
+    #[cfg(feature = "remote-http")]
+    #[error("cannot set up TLS: {0}")]
+    Tls(String),
+    #[error("{}", with_cause(.0))]
     Storage(#[from] opendal::Error),
-    #[error("reading from the remote cache: {0}")]
+    #[error("reading from the remote cache: {}", with_cause(.0))]
     Io(std::io::Error),
+}
+
+/// `error`, followed by its innermost cause when its own text leaves it out: OpenDAL's and
+/// reqwest's messages stop at "send http request" / "error sending request", and the cause
+/// (an untrusted certificate, a reset connection) is what the user can act on.
+fn with_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let text = error.to_string();
+    let mut innermost = None;
+    let mut next = error.source();
+    while let Some(e) = next {
+        innermost = Some(e);
+        next = e.source();
+    }
+    match innermost.map(|e| e.to_string()) {
+        Some(cause) if !cause.is_empty() && !text.contains(&cause) => format!("{text}: {cause}"),
+        _ => text,
+    }
 }
 
 /// The URL schemes this build of assetc can use (its `remote-*` features).
@@ -122,12 +143,13 @@ mod imp {
         pub fn open(url: &str) -> Result<Store, StoreError> {
             let parsed = parse(url)?;
             probe(&parsed)?;
+            // TLS uses the process's rustls provider: ring, unless a program that embeds
+            // assetc installed its own before (then its own is kept and used).
+            let _ = rustls::crypto::ring::default_provider().install_default();
             // The first installed transport wins: a second build in the process (watch
             // mode) keeps the first one's.
-            #[cfg(any(feature = "remote-webdav", feature = "remote-s3"))]
-            opendal::HttpTransporter::install_default(
-                opendal_http_transport_reqwest::ReqwestTransport::default(),
-            );
+            #[cfg(feature = "remote-http")]
+            opendal::HttpTransporter::install_default(http_transport()?);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .thread_name("assetc-remote")
@@ -187,6 +209,18 @@ mod imp {
             self.op.write(path, bytes)?;
             Ok(())
         }
+    }
+
+    /// OpenDAL's reqwest transport with a client of ours: `ReqwestTransport::default()`
+    /// panics where building the client fails (no CA certificate found on the system).
+    #[cfg(feature = "remote-http")]
+    fn http_transport() -> Result<opendal_http_transport_reqwest::ReqwestTransport, StoreError> {
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| StoreError::Tls(with_cause(&e)))?;
+        Ok(opendal_http_transport_reqwest::ReqwestTransport::new(
+            client,
+        ))
     }
 
     /// Connects once to the server's address, when the URL names it. A server that is
@@ -258,7 +292,7 @@ mod imp {
             }
             #[cfg(feature = "remote-redis")]
             "redis" | "rediss" => {
-                let mut b = opendal_service_redis::Redis::default()
+                let mut b = services::Redis::default()
                     .endpoint(&format!("{}://{host}{port}", url.scheme()))
                     .root("/");
                 let db = root.trim_matches('/');
@@ -318,5 +352,44 @@ mod tests {
             "redis://***@host:6379/0"
         );
         assert_eq!(redacted("http://host/x"), "http://host/x");
+    }
+
+    #[test]
+    fn a_storage_error_names_its_innermost_cause_once() {
+        // reqwest's and OpenDAL's own texts stop short of the cause (here a certificate).
+        let cause = std::io::Error::other("invalid peer certificate: UnknownIssuer");
+        let outer = std::io::Error::new(std::io::ErrorKind::ConnectionAborted, OuterError(cause));
+        let e = StoreError::from(
+            opendal::Error::new(opendal::ErrorKind::Unexpected, "send http request")
+                .set_source(outer),
+        )
+        .to_string();
+        assert!(e.contains("send http request"), "{e}");
+        assert!(
+            e.ends_with(": invalid peer certificate: UnknownIssuer"),
+            "{e}"
+        );
+        assert_eq!(e.matches("UnknownIssuer").count(), 1, "{e}");
+        // A cause already in the text is not repeated.
+        let e = StoreError::from(opendal::Error::new(
+            opendal::ErrorKind::NotFound,
+            "nothing here",
+        ))
+        .to_string();
+        assert!(!e.ends_with(": nothing here"), "{e}");
+    }
+
+    /// An error whose text leaves out its source, as reqwest's does.
+    #[derive(Debug)]
+    struct OuterError(std::io::Error);
+    impl std::fmt::Display for OuterError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("error sending request")
+        }
+    }
+    impl std::error::Error for OuterError {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! shared edges, "4-rule" groups of triangles around each vertex, sub-groups by frame
 //! agreement and the angle-weighted average, with every float operation in the reference's
 //! order, so the tangents come out bit for bit equal to the reference's wherever its
-//! sorting fault (below) does not bite (`tests/tangents_corpus.rs`, on every corpus
+//! sorting fault (below) does not bite (`tests/it/tangents_corpus.rs`, on every corpus
 //! primitive, and the tests below).
 //!
 //! What changes is how the work is laid out. MikkTSpace's result at a corner depends only on

@@ -1,0 +1,161 @@
+//! `Builder` as a cargo build script uses it, in its crate's folder: the test's body runs
+//! in a child process started there (the working directory is process-wide, and every
+//! integration test shares this one).
+
+use crate::common;
+
+use assetc::build::events::AssetStatus;
+use assetc::Builder;
+use common::*;
+
+/// vkFormat of a KTX2 file: the u32 after the 12-byte identifier.
+fn vk_format(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes[12..16].try_into().unwrap())
+}
+
+fn run(builder: &Builder) -> (Result<assetc::build::BuildReport, String>, Vec<String>) {
+    let mut out = Vec::new();
+    let result = builder
+        .run_build_script_to(&mut out)
+        .map_err(|e| e.to_string());
+    let lines = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    (result, lines)
+}
+
+/// Set in the child process that runs the test's body in the project's folder.
+const IN_PROJECT: &str = "ASSETC_TEST_BUILD_SCRIPT_CHILD";
+
+/// Runs the test named `name` of this module in a child process (this test binary, that
+/// test alone) whose working directory is a fresh folder, and checks that it ran and
+/// passed.
+fn run_in_fresh_folder(name: &str) {
+    let project = tempfile::tempdir().unwrap();
+    // libtest names a test by its module path without the crate.
+    let test = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_string(),
+    };
+    let o = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            test.as_str(),
+            "--exact",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(IN_PROJECT, "1")
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(
+        o.status.success() && stdout.contains("1 passed"),
+        "{test} in {}:\n{stdout}\n{stderr}",
+        project.path().display()
+    );
+}
+
+#[test]
+fn build_script_reads_build_toml_reports_and_shares_the_cli_output() {
+    if std::env::var_os(IN_PROJECT).is_none() {
+        return run_in_fresh_folder(
+            "build_script_reads_build_toml_reports_and_shares_the_cli_output",
+        );
+    }
+    let dir = std::env::current_dir().unwrap();
+    copy_dir(&samples().join("box"), &dir.join("assets"));
+    std::fs::write(
+        dir.join("build.toml"),
+        "output = \"out\"\n[texture]\nformat = \"rgba8\"\n",
+    )
+    .unwrap();
+
+    let builder = Builder::new("assets", "out");
+    assert_eq!(
+        builder.config_file(),
+        Some(dir.join("build.toml").as_path())
+    );
+    let (report, lines) = run(&builder);
+    let report = report.unwrap();
+    assert_eq!(report.failed(), 0);
+    // build.toml's texture.format: RGBA8 (vkFormat 37 unorm / 43 sRGB), not UASTC (0).
+    let textures: Vec<_> = std::fs::read_dir(dir.join("out/tex"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!textures.is_empty());
+    for t in &textures {
+        let f = vk_format(&std::fs::read(t.path()).unwrap());
+        assert!(f == 37 || f == 43, "{}: vkFormat {f}", t.path().display());
+    }
+    // Reruns for: the input folder (new sources), build.toml, the output's cache file.
+    for wanted in [
+        "cargo:rerun-if-changed=assets".to_string(),
+        format!(
+            "cargo:rerun-if-changed={}",
+            dir.join("build.toml").display()
+        ),
+        "cargo:rerun-if-changed=out/.assetc-cache.json".to_string(),
+    ] {
+        assert!(lines.contains(&wanted), "{wanted} missing: {lines:#?}");
+    }
+    // The cache file is dated in the past, so the script's own write does not rerun it.
+    let cache_time = std::fs::metadata(dir.join("out/.assetc-cache.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(cache_time < std::time::SystemTime::now() - std::time::Duration::from_secs(3600));
+
+    // The CLI with the same build.toml finds everything fresh in the shared folder.
+    let o = assetc_in(&dir, &["build", "--message-format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        stdout.matches("\"status\":\"built\"").count(),
+        0,
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("\"status\":\"fresh\"").count(),
+        1,
+        "{stdout}"
+    );
+
+    // A broken source: the error names the file and the reason; the good one still builds;
+    // warnings reach cargo.
+    std::fs::write(dir.join("assets/broken.gltf"), "{ not json").unwrap();
+    let (result, lines) = run(&Builder::new("assets", "out"));
+    let message = result.unwrap_err();
+    assert!(
+        message.contains("could not compile 1 asset(s)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("broken.gltf") && message.contains("JSON"),
+        "{message}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("cargo:warning=error: broken.gltf")),
+        "{lines:#?}"
+    );
+
+    // Without OUT_DIR (outside cargo) the output defaults to runtime/.
+    let b = Builder::for_build_script("assets");
+    if std::env::var_os("OUT_DIR").is_none() {
+        assert_eq!(b.options.output, std::path::PathBuf::from("runtime"));
+    }
+    let fresh = Builder::new("assets", "out").run().unwrap_or_default();
+    assert!(fresh
+        .assets
+        .iter()
+        .any(|a| a.source == "box.gltf" && a.status == AssetStatus::Fresh));
+}
