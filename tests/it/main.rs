@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod astc_format;
 mod audio_kind;
 mod bcn_formats;
 mod bmd1_compat_motion;
@@ -26,6 +27,7 @@ mod build_script;
 mod build_tools;
 mod check_tree;
 mod cli_rough_edges;
+mod cluster_lod;
 mod config_errors;
 mod fbx_balsam;
 mod fbx_import;
@@ -37,6 +39,7 @@ mod import_fuzz;
 mod import_invalid;
 mod info_cmd;
 mod ktx2_peers;
+mod lightmap_uvs;
 mod mixed_uvs;
 mod obj_import;
 mod output_folder;

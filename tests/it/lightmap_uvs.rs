@@ -7,7 +7,7 @@
 //! the chart cone's bound (1 / cos 40 deg = 1.31, well under the 2x asked); outputs are
 //! byte-identical at -j1 and -j3, and the setting off changes nothing.
 
-mod common;
+use crate::common;
 
 use assetc::formats::{hmesh, qtmesh};
 use assetc::pipeline::lightmap_uvs::check::{check_lightmap, LightmapReport};

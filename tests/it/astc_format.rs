@@ -7,7 +7,7 @@
 //! The corpus half needs ASSETC_CORPUS, the peer half node with ktx-parse (ASSETC_PEERS);
 //! each skips with a message when its inputs are missing, and fails under CI=true.
 
-mod common;
+use crate::common;
 
 use assetc::formats::ktx2::{self, AstcBlock, PixelFormat};
 use assetc::pipeline::textures::{

@@ -3,7 +3,7 @@
 //! source is, errors grow up every path, almost nothing is left unsimplified, the 1 px cut
 //! looks like full detail, and builds are the same whatever the thread count.
 
-mod common;
+use crate::common;
 
 use assetc::formats::hmesh::clod::{cut_by_hierarchy, cut_by_test, CutCamera};
 use assetc::formats::hmesh::{self, HMesh};
