@@ -25,7 +25,7 @@ pub(super) fn largest_first(jobs: &mut [AssetJob], compile: impl Fn(&mut AssetJo
 /// rayon's halving split, which would start the second thread in the middle of the order).
 fn in_size_order<T: Send>(mut sized: Vec<(u64, T)>, run: impl Fn(T) + Sync) {
     // A stable sort: equal sizes keep their order.
-    sized.sort_by(|a, b| b.0.cmp(&a.0));
+    sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
     sized
         .into_iter()
         .map(|(_, item)| item)

@@ -58,7 +58,9 @@ fn sphere(b: &meshopt::ClodBounds) -> LodSphere {
 /// ([`append`] rebases all of it into a mesh).
 pub fn build_cluster_lod(input: &ClusterLodInput<'_>) -> Result<ClusterLod, ClusterLodError> {
     let vertex_count = input.positions.len();
-    if input.indices.len() % 3 != 0 || input.indices.iter().any(|&i| i as usize >= vertex_count) {
+    if !input.indices.len().is_multiple_of(3)
+        || input.indices.iter().any(|&i| i as usize >= vertex_count)
+    {
         return Err(ClusterLodError::Input(
             "indices are not whole triangles over the vertices".into(),
         ));

@@ -116,7 +116,7 @@ pub(in crate::hmesh) fn parse(
         }
     };
     let multiple = |k: usize, elem: usize| {
-        if payload[k].len() % elem == 0 {
+        if payload[k].len().is_multiple_of(elem) {
             Ok(())
         } else {
             Err(size_error(k, format!("a multiple of {elem}")))
