@@ -140,28 +140,34 @@ pub fn pyside6_tool(name: &str) -> Option<PathBuf> {
 /// test that runs it holds this lock (the integration tests share one process).
 pub static RENDER_SCENES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Runs the test `path` (`module::name`) again in a child process of this test binary, alone,
-/// and says whether the caller is the parent (then it returns: the child did the work and
-/// passed, or this panics with its output). For a test that measures the whole process,
-/// such as the peak memory of the processes it starts (`getrusage(RUSAGE_CHILDREN)`), which
-/// the other tests of this binary would otherwise share.
-pub fn ran_alone_in_a_child(path: &str) -> bool {
+/// Runs the test `path` (`module::name`) again in a child process of this test binary, alone
+/// (in a fresh working folder when `in_fresh_folder`), and says whether the caller is the
+/// parent (then it returns: the child did the work and passed, or this panics with its
+/// output). For a test that needs the whole process: one that measures the processes it
+/// starts (`getrusage(RUSAGE_CHILDREN)`, which the other tests of this binary would
+/// share), or one that works in its current directory.
+pub fn ran_alone_in_a_child(path: &str, in_fresh_folder: bool) -> bool {
     const ALONE: &str = "ASSETC_TEST_ALONE";
     if std::env::var(ALONE).as_deref() == Ok(path) {
         return false;
     }
-    let o = Command::new(std::env::current_exe().expect("the test binary"))
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"));
+    child
         .args([path, "--exact", "--nocapture", "--test-threads", "1"])
-        .env(ALONE, path)
-        .output()
-        .expect("run the test binary");
+        .env(ALONE, path);
+    if in_fresh_folder {
+        child.current_dir(folder.path());
+    }
+    let o = child.output().expect("run the test binary");
     let (stdout, stderr) = (
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr),
     );
     assert!(
         o.status.success() && stdout.contains("1 passed"),
-        "{path} alone: {}\n{stdout}\n{stderr}",
+        "{path} alone (in {}): {}\n{stdout}\n{stderr}",
+        folder.path().display(),
         o.status
     );
     eprint!("{stderr}");

@@ -26,48 +26,14 @@ fn run(builder: &Builder) -> (Result<assetc::build::BuildReport, String>, Vec<St
     (result, lines)
 }
 
-/// Set in the child process that runs the test's body in the project's folder.
-const IN_PROJECT: &str = "ASSETC_TEST_BUILD_SCRIPT_CHILD";
-
-/// Runs the test named `name` of this module in a child process (this test binary, that
-/// test alone) whose working directory is a fresh folder, and checks that it ran and
-/// passed.
-fn run_in_fresh_folder(name: &str) {
-    let project = tempfile::tempdir().unwrap();
-    // libtest names a test by its module path without the crate.
-    let test = match module_path!().split_once("::") {
-        Some((_, module)) => format!("{module}::{name}"),
-        None => name.to_string(),
-    };
-    let o = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            test.as_str(),
-            "--exact",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(IN_PROJECT, "1")
-        .current_dir(project.path())
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr),
-    );
-    assert!(
-        o.status.success() && stdout.contains("1 passed"),
-        "{test} in {}:\n{stdout}\n{stderr}",
-        project.path().display()
-    );
-}
-
 #[test]
 fn build_script_reads_build_toml_reports_and_shares_the_cli_output() {
-    if std::env::var_os(IN_PROJECT).is_none() {
-        return run_in_fresh_folder(
-            "build_script_reads_build_toml_reports_and_shares_the_cli_output",
-        );
+    // It works in its current directory, as a build script does: alone, in a fresh folder.
+    if ran_alone_in_a_child(
+        "build_script::build_script_reads_build_toml_reports_and_shares_the_cli_output",
+        true,
+    ) {
+        return;
     }
     let dir = std::env::current_dir().unwrap();
     copy_dir(&samples().join("box"), &dir.join("assets"));

@@ -1150,7 +1150,7 @@ fn records_and_blobs_are_read_within_bounds() {
     let test = "records_and_blobs_are_read_within_bounds";
     // It asserts the peak memory of the builds it starts: alone in its process, so that no
     // other test's children count.
-    if ran_alone_in_a_child(&format!("remote_cache::{test}")) {
+    if ran_alone_in_a_child(&format!("remote_cache::{test}"), false) {
         return;
     }
     let Some(team) = Team::new(test) else { return };
