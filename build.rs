@@ -7,17 +7,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// What decides the bytes of an output: importers, kinds, stages, targets, formats, rig
-/// and scene, and the dependencies' versions.
+/// What decides the bytes of an output: the formats, the core (importers, stages, rig,
+/// scene), the targets, the standalone kinds, and the dependencies' versions.
 const OUTPUT_SOURCES: &[&str] = &[
     "crates/assetc-formats/src",
     "crates/assetc-formats/Cargo.toml",
-    "src/import",
+    "crates/assetc-core/src",
+    "crates/assetc-core/Cargo.toml",
+    "crates/assetc-targets/src",
+    "crates/assetc-targets/Cargo.toml",
     "src/kinds",
-    "src/pipeline",
-    "src/rig",
-    "src/targets",
-    "src/scene.rs",
     "src/build/asset.rs",
     "Cargo.toml",
     "Cargo.lock",

@@ -7,30 +7,27 @@
 
 pub use assetc_formats as formats;
 
+// The layers below the driver, each a crate of its own (docs/architecture.md "Layers"),
+// under the paths they had as modules of this crate.
+#[cfg(feature = "pipeline")]
+pub use assetc_core::{code, import, pipeline, read_log, rig, scene};
+#[cfg(feature = "pipeline")]
+pub use assetc_targets as targets;
+
 #[cfg(feature = "pipeline")]
 pub mod build;
 #[cfg(feature = "pipeline")]
 pub mod config;
 #[cfg(feature = "pipeline")]
-pub mod import;
-#[cfg(feature = "pipeline")]
 pub mod kinds;
 #[cfg(feature = "pipeline")]
 pub mod pack;
-#[cfg(feature = "pipeline")]
-pub mod pipeline;
 #[cfg(feature = "pipeline")]
 pub mod preview;
 #[cfg(feature = "pipeline")]
 pub mod report;
 #[cfg(feature = "pipeline")]
-pub mod rig;
-#[cfg(feature = "pipeline")]
 pub mod samples;
-#[cfg(feature = "pipeline")]
-pub mod scene;
-#[cfg(feature = "pipeline")]
-pub mod targets;
 
 #[cfg(feature = "pipeline")]
 pub use build::{BuildOptions, BuildReport, Builder};

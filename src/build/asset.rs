@@ -4,13 +4,12 @@
 use super::discover::Source;
 use crate::import::ImportError;
 use crate::pipeline::animation::AnimationSettings;
-use crate::pipeline::materials::TextureJob;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::{MeshSettings, StageTimes};
 use crate::targets::TargetError;
 use std::path::{Path, PathBuf};
 
-pub use crate::targets::{OutputFile, Target};
+pub use crate::targets::{texture_rel_path, AssetStats, OutputFile, Target, TextureRequest};
 
 /// The settings one source is built with (defaults, then matching rules, then CLI flags).
 /// Serialised (JSON, fields in declaration order) into cache and remote keys.
@@ -27,6 +26,19 @@ pub struct AssetSettings {
     pub targets: Vec<Target>,
 }
 
+impl AssetSettings {
+    /// What a model's targets read of these settings.
+    pub fn model(&self) -> crate::targets::ModelSettings<'_> {
+        crate::targets::ModelSettings {
+            mesh: &self.mesh,
+            texture: &self.texture,
+            animation: &self.animation,
+            bmd1: &self.bmd1,
+            qtmesh: &self.qtmesh,
+        }
+    }
+}
+
 impl Default for AssetSettings {
     fn default() -> Self {
         Self {
@@ -41,35 +53,6 @@ impl Default for AssetSettings {
             targets: vec![Target::HMesh],
         }
     }
-}
-
-/// A texture an asset needs. Textures are content-addressed and shared between assets, so
-/// the driver encodes each id once for the whole build.
-#[derive(Debug, Clone)]
-pub struct TextureRequest {
-    pub job: TextureJob,
-    pub settings: TextureSettings,
-}
-
-impl TextureRequest {
-    pub fn rel_path(&self) -> String {
-        texture_rel_path(self.job.id)
-    }
-}
-
-pub fn texture_rel_path(id: u64) -> String {
-    format!("tex/{id:016x}.ktx2")
-}
-
-/// Figures for reports and `assetc info`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct AssetStats {
-    pub vertices: usize,
-    pub triangles: usize,
-    pub meshlets: usize,
-    pub submeshes: usize,
-    pub materials: usize,
-    pub clips: usize,
 }
 
 #[derive(Debug)]

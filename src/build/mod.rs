@@ -11,7 +11,8 @@
 pub mod asset;
 pub mod cache;
 pub mod check;
-pub mod code;
+/// Diagnostic codes live in the core, where importers decide them.
+pub use assetc_core::code;
 pub mod depfile;
 pub mod discover;
 pub mod events;

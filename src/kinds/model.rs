@@ -60,7 +60,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let cache = PrepareCache::default();
     let input = TargetInput {
         scene: &scene,
-        settings,
+        settings: settings.model(),
         // Balsam names the QML component after the source file's stem, case kept.
         source_stem: source
             .abs_path

@@ -10,9 +10,8 @@ pub mod font;
 pub mod load;
 pub mod raster;
 pub mod scene;
-pub mod texture;
-pub mod tonemap;
-pub mod unfold;
+// Decoding `.ktx2` levels is the core's (foreign `.ktx2` sources need it too).
+pub use crate::pipeline::textures::decode::{self as texture, tonemap, unfold};
 
 pub use load::{lod_indices, lod_levels, MeshView};
 pub use scene::{Scene, BACKGROUND};

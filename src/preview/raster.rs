@@ -45,30 +45,7 @@ impl Camera {
     }
 }
 
-/// An RGBA8 texture sampled with nearest filtering and repeat wrapping.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Texture {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
-}
-
-impl Texture {
-    /// The texel under (u, v); v = 0 is the top row (glTF and KTX2 "rd" orientation).
-    pub fn sample(&self, u: f32, v: f32) -> [u8; 4] {
-        let (w, h) = (self.width as f32, self.height as f32);
-        let x = ((u - u.floor()) * w) as u32;
-        let y = ((v - v.floor()) * h) as u32;
-        let (x, y) = (x.min(self.width - 1), y.min(self.height - 1));
-        let i = (y as usize * self.width as usize + x as usize) * 4;
-        [
-            self.rgba[i],
-            self.rgba[i + 1],
-            self.rgba[i + 2],
-            self.rgba[i + 3],
-        ]
-    }
-}
+pub use crate::pipeline::textures::decode::Texture;
 
 /// How one triangle's pixels are coloured.
 #[derive(Debug, Clone, Copy)]

@@ -117,8 +117,9 @@ impl bevy_mikktspace::Geometry for Reference<'_> {
 /// The geometry the tangent stage sees: positions, normals (generated as the pipeline
 /// does when missing) and UV0.
 fn stage_input(prim: &Primitive) -> Geometry {
-    let mut g =
-        prim.streams(|s, set| set == 0 && matches!(s, Semantic::Normal | Semantic::TexCoord));
+    let mut g = Geometry::from_primitive(prim, |s, set| {
+        set == 0 && matches!(s, Semantic::Normal | Semantic::TexCoord)
+    });
     g.check().unwrap();
     if !g.has(Semantic::Normal, 0) {
         normal_split(&g, 60.0).apply(&mut g);

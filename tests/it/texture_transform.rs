@@ -56,7 +56,7 @@ fn shared_transforms_are_baked_into_hmesh_uvs() {
     let out = HMeshTarget
         .build(&TargetInput {
             scene: &scene,
-            settings: &AssetSettings::default(),
+            settings: AssetSettings::default().model(),
             source_stem: None,
             cache: &PrepareCache::default(),
         })

@@ -1,0 +1,160 @@
+//! Stable codes for diagnostics: the machine-readable half of every warning and error.
+//!
+//! A code is decided where the problem is known by its type (an importer's error variant,
+//! an I/O error's kind, a texture decoder's failure), never by reading the message back:
+//! rewording a message must not change what tools filtering on `code` see. Each code has
+//! an example in docs/diagnostics.md.
+
+use serde::Serialize;
+
+/// The kind of a problem, serialised as its kebab-case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiagnosticCode {
+    /// build.toml (or a rule in it) is wrong.
+    Config,
+    /// How assetc was asked to run is wrong (a missing input, an option that does not apply).
+    Usage,
+    /// A command failed outside any asset (writing a depfile, the manifest).
+    Error,
+    /// An index into geometry is past the end of what it indexes.
+    IndexOutOfRange,
+    /// A reference inside a source names an object that is not there (`meshes[5]` of 3).
+    DanglingReference,
+    /// A file the source needs (a buffer, an image, an MTL) does not exist.
+    MissingFile,
+    /// A file exists but cannot be read (permissions, a folder where a file should be).
+    UnreadableFile,
+    /// The source is not a valid file of its format (bad container, JSON, structure).
+    InvalidSource,
+    /// The source requires an extension assetc does not implement.
+    UnsupportedExtension,
+    /// A count or size past the resource limits that guard against absurd inputs.
+    ResourceLimit,
+    /// An image cannot be decoded or encoded.
+    BadImage,
+    /// A written file failed its format's validator (a bug in assetc, caught before writing).
+    InvalidOutput,
+    /// assetc panicked on this asset (a bug; the rest of the build went on).
+    InternalError,
+    /// Two sources would write the same output.
+    OutputCollision,
+    /// An output name is longer than a file system allows.
+    NameTooLong,
+    /// Not built: `--fail-fast` stopped after an earlier failure.
+    Skipped,
+    /// The remote cache failed or served something damaged.
+    RemoteCache,
+    /// Files below the input that no kind compiles.
+    IgnoredFiles,
+    /// The simplifier could not reduce some LOD levels.
+    LodStalled,
+}
+
+impl DiagnosticCode {
+    /// The code as it appears in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Config => "config",
+            Self::Usage => "usage",
+            Self::Error => "error",
+            Self::IndexOutOfRange => "index-out-of-range",
+            Self::DanglingReference => "dangling-reference",
+            Self::MissingFile => "missing-file",
+            Self::UnreadableFile => "unreadable-file",
+            Self::InvalidSource => "invalid-source",
+            Self::UnsupportedExtension => "unsupported-extension",
+            Self::ResourceLimit => "resource-limit",
+            Self::BadImage => "bad-image",
+            Self::InvalidOutput => "invalid-output",
+            Self::InternalError => "internal-error",
+            Self::OutputCollision => "output-collision",
+            Self::NameTooLong => "name-too-long",
+            Self::Skipped => "skipped",
+            Self::RemoteCache => "remote-cache",
+            Self::IgnoredFiles => "ignored-files",
+            Self::LodStalled => "lod-stalled",
+        }
+    }
+
+    /// Every code, for the docs test that each is documented.
+    pub const ALL: [DiagnosticCode; 19] = [
+        Self::Config,
+        Self::Usage,
+        Self::Error,
+        Self::IndexOutOfRange,
+        Self::DanglingReference,
+        Self::MissingFile,
+        Self::UnreadableFile,
+        Self::InvalidSource,
+        Self::UnsupportedExtension,
+        Self::ResourceLimit,
+        Self::BadImage,
+        Self::InvalidOutput,
+        Self::InternalError,
+        Self::OutputCollision,
+        Self::NameTooLong,
+        Self::Skipped,
+        Self::RemoteCache,
+        Self::IgnoredFiles,
+        Self::LodStalled,
+    ];
+
+    /// A file that could not be read: missing, or there but unreadable.
+    pub fn of_io(error: &std::io::Error) -> Self {
+        match error.kind() {
+            std::io::ErrorKind::NotFound => Self::MissingFile,
+            _ => Self::UnreadableFile,
+        }
+    }
+}
+
+/// An asset's error with its code, as the driver carries it from the importer or target
+/// to the reporter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub message: String,
+    pub code: DiagnosticCode,
+}
+
+impl Failure {
+    pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_what_serde_writes_and_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in DiagnosticCode::ALL {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.name()));
+            assert!(seen.insert(code.name()), "{} twice", code.name());
+        }
+    }
+
+    #[test]
+    fn every_code_is_documented_with_an_example() {
+        let doc = include_str!("../../../docs/diagnostics.md");
+        for code in DiagnosticCode::ALL {
+            let row = format!("| `{}` |", code.name());
+            assert!(
+                doc.contains(&row),
+                "docs/diagnostics.md has no row for {row}"
+            );
+        }
+    }
+}
