@@ -1,5 +1,5 @@
 //! Hashes the compiler's own sources that can change an output into `ASSETC_SOURCE_HASH`,
-//! which keys the incremental build cache and the remote cache (`src/build/cache.rs`):
+//! which keys the incremental build cache and the remote cache (`src/driver/cache.rs`):
 //! outputs written by one build of assetc are never taken as fresh by one whose importers,
 //! pipeline, target writers or formats differ, even when the package version is the same.
 //! The command line, the driver, previews, reports and tests are left out, so that a new
@@ -17,7 +17,6 @@ const OUTPUT_SOURCES: &[&str] = &[
     "crates/assetc-targets/src",
     "crates/assetc-targets/Cargo.toml",
     "src/kinds",
-    "src/build/asset.rs",
     "Cargo.toml",
     "Cargo.lock",
     "build.rs",

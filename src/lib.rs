@@ -15,19 +15,27 @@ pub use assetc_core::{code, import, pipeline, read_log, rig, scene};
 pub use assetc_targets as targets;
 
 #[cfg(feature = "pipeline")]
-pub mod build;
-#[cfg(feature = "pipeline")]
 pub mod config;
 #[cfg(feature = "pipeline")]
+pub mod driver;
+#[cfg(feature = "pipeline")]
 pub mod kinds;
+#[cfg(feature = "pipeline")]
+pub mod options;
+#[cfg(feature = "pipeline")]
+pub mod outcome;
+#[cfg(feature = "pipeline")]
+pub mod output;
 #[cfg(feature = "pipeline")]
 pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod preview;
+#[cfg(feature = "pipeline")]
+pub mod remote_store;
 #[cfg(feature = "pipeline")]
 pub mod report;
 #[cfg(feature = "pipeline")]
 pub mod samples;
 
 #[cfg(feature = "pipeline")]
-pub use build::{BuildOptions, BuildReport, Builder};
+pub use driver::{BuildOptions, BuildReport, Builder};

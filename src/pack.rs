@@ -121,8 +121,8 @@ fn collect_tree(dir: &Path, format: ArchiveFormat) -> Result<Vec<(String, Vec<u8
     let mut folded: BTreeMap<String, PathBuf> = BTreeMap::new();
     // A compiled tree's HTML build report (`build --report`) is for people, not the game.
     let report_dir = dir.join(crate::report::REPORT_DIR);
-    let skip_report = dir.join(crate::build::manifest::MANIFEST_NAME).is_file()
-        && report_dir.join("index.html").is_file();
+    let skip_report =
+        dir.join(crate::output::MANIFEST_NAME).is_file() && report_dir.join("index.html").is_file();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(false)
         .sort_by_file_name()
@@ -146,7 +146,7 @@ fn collect_tree(dir: &Path, format: ArchiveFormat) -> Result<Vec<(String, Vec<u8
             });
         }
         // The build cache is bookkeeping of the output folder, not content to ship.
-        if item.file_name() == crate::build::cache::CACHE_NAME {
+        if item.file_name() == crate::output::CACHE_NAME {
             continue;
         }
         // A pack inside the tree (an earlier one, or the one being written next to its
@@ -368,7 +368,7 @@ struct ManifestStamps {
 }
 
 fn manifest_stamps(pak: &spk::SpkArchive) -> ManifestStamps {
-    let name = crate::build::manifest::MANIFEST_NAME;
+    let name = crate::output::MANIFEST_NAME;
     let mut out = ManifestStamps {
         stamps: BTreeMap::new(),
         unusable: Vec::new(),

@@ -181,7 +181,7 @@ pub struct BuildArgs {
     pub preset: Option<String>,
     /// Runtime targets to write (repeatable): hmesh, bmd1, qtmesh; replaces build.toml's `targets`.
     #[arg(long = "target", value_name = "TARGET", value_parser = super::options::parse_target_arg)]
-    pub targets: Vec<assetc::build::Target>,
+    pub targets: Vec<assetc::driver::Target>,
     /// Qt `.mesh` version for the qtmesh target: 7 (current Qt) or 5 (Qt 6.4 and older).
     #[arg(long, value_name = "VERSION", value_parser = super::options::parse_qt_mesh_version)]
     pub qt_mesh_version: Option<u16>,
@@ -198,16 +198,16 @@ pub struct BuildArgs {
     /// read (only fetch), write (only upload) or readwrite [default: readwrite]
     /// (build.toml: `[cache] mode`).
     #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
-    pub remote_cache_mode: Option<assetc::build::remote::RemoteMode>,
+    pub remote_cache_mode: Option<assetc::driver::remote::RemoteMode>,
     /// Build only the sources of shard I of N (1 <= I <= N), chosen by a hash of each
     /// source's path below the input folder, and upload them to the remote cache; no
     /// manifest is written. A final plain build fetches every shard's assets and writes
     /// it.
     #[arg(long, value_name = "I/N", conflicts_with_all = ["pack", "report", "verify", "watch", "emit_deps"])]
-    pub shard: Option<assetc::build::shard::Shard>,
+    pub shard: Option<assetc::driver::shard::Shard>,
 }
 
-fn parse_remote_mode(s: &str) -> Result<assetc::build::remote::RemoteMode, String> {
+fn parse_remote_mode(s: &str) -> Result<assetc::driver::remote::RemoteMode, String> {
     s.parse()
 }
 

@@ -3,8 +3,8 @@
 use super::args::{BuildArgs, GlobalArgs};
 use super::progress::CliReporter;
 use anyhow::Context;
-use assetc::build::{BuildOptions, Builder};
 use assetc::config;
+use assetc::driver::{BuildOptions, Builder};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,22 +57,22 @@ fn build_once(
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());
     }
-    let manifest = options.output.join(assetc::build::manifest::MANIFEST_NAME);
+    let manifest = options.output.join(assetc::driver::manifest::MANIFEST_NAME);
     if let Some(depfile) = &args.emit_deps {
         let text = report.depfile(
             &options.output,
             &options.input,
             config_path(args).as_deref(),
         );
-        assetc::build::output::write_atomic(depfile, text.as_bytes())
+        assetc::output::write_atomic(depfile, text.as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;
-        assetc::build::depfile::touch(&manifest)
+        assetc::driver::depfile::touch(&manifest)
             .with_context(|| format!("touching {}", manifest.display()))?;
     }
     if !report.success() && manifest.is_file() {
         // Make and ninja compare times: a failed build must not leave the manifest newer
         // than its inputs, or the next run would call the failed tree up to date.
-        assetc::build::depfile::mark_out_of_date(&manifest)
+        assetc::driver::depfile::mark_out_of_date(&manifest)
             .with_context(|| format!("marking {} out of date", manifest.display()))?;
     }
     Ok(if report.success() {

@@ -2,7 +2,7 @@
 
 use super::args::{GlobalArgs, MessageFormat, TreeArgs};
 use super::table::{size, Doc};
-use assetc::build::info::{FileInfo, SourceSizes, Totals};
+use assetc::driver::info::{FileInfo, SourceSizes, Totals};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -10,7 +10,7 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
-    let problems = assetc::build::check::check_tree(&args.output);
+    let problems = assetc::driver::check::check_tree(&args.output);
     let json = args.json || global.message_format == MessageFormat::Json;
     for p in &problems {
         if json {
@@ -32,12 +32,12 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
                 "root": args.output.display().to_string(),
                 "success": problems.is_empty(),
                 "problems": problems.len(),
-                "manifest_version": assetc::build::check::manifest_version(&args.output),
+                "manifest_version": assetc::driver::check::manifest_version(&args.output),
             })
         );
     }
     if !global.quiet && !json {
-        if assetc::build::check::manifest_version(&args.output) == Some(1) {
+        if assetc::driver::check::manifest_version(&args.output) == Some(1) {
             eprintln!(
                 "note: assets.hman is version 1 (manifest_version = 1): it holds no sizes or \
                  digests, so files were validated but not compared with it"
@@ -57,8 +57,8 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
     if !args.output.is_dir() {
         anyhow::bail!("{} is not a folder", args.output.display());
     }
-    let (files, totals) = assetc::build::info::tree_info(&args.output);
-    let sources = assetc::build::info::source_sizes(&args.output);
+    let (files, totals) = assetc::driver::info::tree_info(&args.output);
+    let sources = assetc::driver::info::source_sizes(&args.output);
     if args.json || global.message_format == MessageFormat::Json {
         for f in &files {
             println!("{}", serde_json::json!({"reason": "file", "info": f}));

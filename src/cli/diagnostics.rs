@@ -1,13 +1,13 @@
 //! Errors that end a command before or outside a build, and configuration warnings, as
 //! lines for people or, with `--message-format json`, as JSON objects on stdout in the one
 //! shape every diagnostic has: `{"reason": "diagnostic", "diagnostic": {...}}` with the
-//! fields of [`assetc::build::events::Diagnostic`] (docs/diagnostics.md).
+//! fields of [`assetc::driver::events::Diagnostic`] (docs/diagnostics.md).
 
 use super::args::{GlobalArgs, MessageFormat};
 use super::UsageError;
-use assetc::build::code::DiagnosticCode;
-use assetc::build::events::{Diagnostic, Severity};
 use assetc::config::ConfigError;
+use assetc::driver::code::DiagnosticCode;
+use assetc::driver::events::{Diagnostic, Severity};
 
 fn emit(
     format: MessageFormat,

@@ -20,7 +20,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let json = args.json || global.message_format == MessageFormat::Json;
-    let problems: Vec<String> = assetc::build::verify::validate_bytes(kind, &bytes)
+    let problems: Vec<String> = assetc::driver::verify::validate_bytes(kind, &bytes)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -767,7 +767,7 @@ fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
             other => format!("scheme {other}"),
         },
     );
-    if let Some(gpu) = assetc::build::info::gpu_bytes(&k) {
+    if let Some(gpu) = assetc::driver::info::gpu_bytes(&k) {
         doc.fact("GPU memory (est.)", size(gpu));
     }
     for (key, _) in &k.key_values {

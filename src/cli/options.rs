@@ -3,9 +3,9 @@
 
 use super::args::BuildArgs;
 use super::UsageError;
-use assetc::build::discover::{discover, DiscoverRules};
-use assetc::build::{BuildOptions, Target};
 use assetc::config::{self, ConfigError};
+use assetc::driver::discover::{discover, DiscoverRules};
+use assetc::driver::{BuildOptions, Target};
 use std::path::PathBuf;
 
 /// The resolved options and the warnings about the configuration (a rule matching no
@@ -93,7 +93,7 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
         options.remote_mode = mode;
     }
     if let Some(url) = &options.remote_cache {
-        assetc::build::remote::check_url(url)
+        assetc::driver::remote::check_url(url)
             .map_err(|e| anyhow::anyhow!("--remote-cache: {e}"))?;
     }
     options.shard = args.shard;
@@ -111,9 +111,9 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     }
     // A build sweeps its output folder: a root or the input's own folder is a usage
     // error, said before anything runs.
-    assetc::build::output::check_output_folder(
+    assetc::output::check_output_folder(
         &options.output,
-        &assetc::build::discover::input_root(&options.input),
+        &assetc::driver::discover::input_root(&options.input),
     )?;
     let warnings = match &config {
         // A single-file input has one source: rules for others are not a mistake.

@@ -75,7 +75,7 @@ pub fn pack(
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    assetc::build::output::write_atomic(output, &bytes)
+    assetc::output::write_atomic(output, &bytes)
         .with_context(|| format!("writing {}", output.display()))?;
     let problems = assetc::pack::check(output);
     if !problems.is_empty() {

@@ -65,7 +65,7 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     } else {
         preview::preview_file(&args.file, &options)?
     };
-    assetc::build::output::write_atomic(&out, &preview::png_bytes(&p.image))
+    assetc::output::write_atomic(&out, &preview::png_bytes(&p.image))
         .with_context(|| format!("writing {}", out.display()))?;
     if !global.quiet {
         for note in &p.notes {

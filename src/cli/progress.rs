@@ -6,7 +6,7 @@
 //! `diagnostic` object per warning or error, and always a closing `build-finished`.
 
 use super::args::{GlobalArgs, MessageFormat};
-use assetc::build::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
+use assetc::driver::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::HashSet;
 use std::io::IsTerminal;
@@ -287,7 +287,7 @@ impl Reporter for CliReporter {
                     line: None,
                     column: None,
                     message: message.clone(),
-                    code: Some(assetc::build::code::DiagnosticCode::IgnoredFiles),
+                    code: Some(assetc::driver::code::DiagnosticCode::IgnoredFiles),
                 };
                 self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
             }
@@ -299,7 +299,7 @@ impl Reporter for CliReporter {
                     line: None,
                     column: None,
                     message: message.clone(),
-                    code: Some(assetc::build::code::DiagnosticCode::RemoteCache),
+                    code: Some(assetc::driver::code::DiagnosticCode::RemoteCache),
                 };
                 self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
             }

@@ -9,7 +9,7 @@
 
 use super::args::BuildArgs;
 use super::progress::CliReporter;
-use assetc::build::BuildOptions;
+use assetc::driver::BuildOptions;
 use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 use std::collections::BTreeSet;

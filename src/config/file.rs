@@ -1,9 +1,9 @@
 //! The shape of `build.toml`: the top level, `[presets.NAME]` and `[[rules]]`.
 
 use super::tables::{settings_layer, Partial};
-use crate::build::asset::Target;
-use crate::build::remote::RemoteMode;
+use crate::kinds::asset::Target;
 use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
+use crate::options::remote::RemoteMode;
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;

@@ -49,7 +49,7 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|e| ConfigError::from_toml(path, text, &e))?;
     config.check_tables(path, text)?;
     if let Some(url) = &config.cache.remote {
-        crate::build::remote::check_url(url.get_ref()).map_err(|e| {
+        crate::options::remote::check_url(url.get_ref()).map_err(|e| {
             ConfigError::at(path, text, url.span().start, format!("cache.remote: {e}"))
         })?;
     }

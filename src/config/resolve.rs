@@ -2,8 +2,8 @@
 
 use super::error::{with_suggestion, ConfigError};
 use super::file::{Config, PackFormat, Preset};
-use crate::build::asset::Target;
-use crate::build::{BuildOptions, SettingsRule};
+use crate::kinds::asset::Target;
+use crate::options::{BuildOptions, SettingsRule};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;
 use std::sync::Arc;

@@ -8,7 +8,7 @@
 //! settings resolved so far (defaults, then the top level, the preset, matching rules).
 
 use super::error::{plain_words, with_suggestion, ConfigError};
-use crate::build::asset::AssetSettings;
+use crate::kinds::asset::AssetSettings;
 use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
@@ -276,7 +276,7 @@ macro_rules! settings_layer {
             /// Overlays every key these tables set on `settings`.
             pub fn apply_tables(
                 &self,
-                settings: &mut $crate::build::asset::AssetSettings,
+                settings: &mut $crate::kinds::asset::AssetSettings,
             ) -> Result<(), String> {
                 $crate::config::tables::each_table!(self, |t| {
                     $crate::config::tables::apply_to_settings(t, settings)?

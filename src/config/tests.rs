@@ -1,6 +1,6 @@
 use super::*;
-use crate::build::asset::Target;
-use crate::build::BuildOptions;
+use crate::kinds::asset::Target;
+use crate::options::BuildOptions;
 use crate::pipeline::textures::TextureFormat;
 use crate::targets::bmd1::Bmd1VertexEncoding;
 use crate::targets::qtmesh::QtNaming;
@@ -179,7 +179,7 @@ fn cli_target_names_parse_like_the_file() {
 fn the_remote_cache_table_is_checked_where_it_is_written() {
     let o = resolved("[cache]\nremote = \"http://127.0.0.1:8080/c\"\nmode = \"write\"\n");
     assert_eq!(o.remote_cache.as_deref(), Some("http://127.0.0.1:8080/c"));
-    assert_eq!(o.remote_mode, crate::build::remote::RemoteMode::Write);
+    assert_eq!(o.remote_mode, crate::options::remote::RemoteMode::Write);
     let e = err("[cache]\n\nremote = \"ftp://host/x\"\n");
     assert_eq!(e.line, Some(3), "{e}");
     assert!(e.message.contains("unsupported scheme `ftp`"), "{e}");

@@ -10,6 +10,7 @@
 //!
 //! Deterministic: each step is single-threaded and reads only its input; no dither.
 
+use crate::code::Warning;
 mod decode;
 mod mix;
 mod resample;
@@ -17,11 +18,11 @@ mod wav;
 
 use super::texture::{extension, read_limited};
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
-use crate::build::discover::Source;
 use crate::formats::hman::EntryKind;
 use crate::formats::wav::{WavError, MAX_CHANNELS};
+use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::settings::AudioSettings;
+use crate::kinds::source::Source;
 
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Audio,
@@ -111,7 +112,7 @@ pub enum AudioError {
 #[derive(Debug, Clone)]
 pub struct Converted {
     pub wav: Vec<u8>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Converts one source file's bytes (`ext` its lower-case extension, a hint for the
@@ -150,11 +151,11 @@ pub fn convert(
         0
     };
     let (wav, clipped) = wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     if clipped > 0 {
-        warnings.push(format!(
+        warnings.push(Warning::from(format!(
             "{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"
-        ));
+        )));
     }
     Ok(Converted { wav, warnings })
 }
@@ -180,11 +181,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
             EntryKind::Audio,
         )],
         textures: Vec::new(),
-        warnings: converted
-            .warnings
-            .into_iter()
-            .map(|w| format!("{path}: {w}"))
-            .collect(),
+        warnings: converted.warnings,
         stats: Default::default(),
         times: Default::default(),
         inputs: vec![source.abs_path.clone()],

@@ -3,8 +3,8 @@
 
 use super::texture::{extension, mode_for, read_limited, texture_asset, IMAGE_EXTENSIONS};
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, CompiledAsset};
-use crate::build::discover::Source;
+use crate::kinds::asset::{AssetError, CompiledAsset};
+use crate::kinds::source::Source;
 use crate::pipeline::textures::{encode_standalone, StandaloneTexture};
 use std::path::PathBuf;
 

@@ -2,6 +2,7 @@
 //! manifest kind 7, named by its path) and its distance-field atlas `<ref>.ktx2`
 //! (manifest kind 0, named by the ref, which the `.hfont`'s atlasTex holds).
 
+use crate::code::Warning;
 pub mod charset;
 mod compile;
 mod field;
@@ -13,11 +14,11 @@ pub use compile::{compile_face, CompiledFont, EDGE_VALUE};
 
 use super::texture::read_limited;
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
-use crate::build::discover::Source;
 use crate::formats::hash::fnv1a64;
 use crate::formats::hman::EntryKind;
 use crate::formats::{hfont, ktx2};
+use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
+use crate::kinds::source::Source;
 
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Font,
@@ -65,13 +66,13 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let atlas_id = fnv1a64(&reference);
     let font = compile_face(&face, &set.codepoints, settings, atlas_id).map_err(invalid)?;
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     if !font.missing.is_empty() {
-        warnings.push(format!(
-            "{display}: the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
+        warnings.push(Warning::new(format!(
+            "the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
             font.missing.len(),
             charset::describe(&font.missing, WARNING_RANGES)
-        ));
+        )));
     }
     let hfont_bytes = hfont::write(&font.hfont).map_err(|e| invalid(e.to_string()))?;
     let side = settings.atlas_size;

@@ -3,9 +3,9 @@
 
 use super::texture::read_limited;
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
-use crate::build::discover::Source;
 use crate::formats::hman::EntryKind;
+use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
+use crate::kinds::source::Source;
 use crate::pipeline::textures::encode_lut;
 
 pub static KIND: AssetKind = AssetKind {

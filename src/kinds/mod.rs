@@ -6,6 +6,7 @@
 //! kind's `compile` and handles every kind's files alike (cache, remote cache, manifest,
 //! validation, reports). Adding a kind is a module here plus one line in [`KINDS`].
 
+pub mod asset;
 pub mod audio;
 pub mod cubemap;
 pub mod embed;
@@ -14,10 +15,11 @@ pub mod lut;
 pub mod model;
 pub mod settings;
 pub mod shader;
+pub mod source;
 pub mod texture;
 
-use crate::build::asset::{AssetError, AssetSettings, CompiledAsset};
-use crate::build::discover::Source;
+use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset};
+use crate::kinds::source::Source;
 use std::path::Path;
 
 /// Which kind a source is; stored in the cache's settings key, so a file that changes

@@ -4,9 +4,10 @@
 //! [`crate::scene::Scene`] that every target writer serialises.
 
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
-use crate::build::discover::Source;
+use crate::code::Warning;
 use crate::import::{import_model, ImportOptions};
+use crate::kinds::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
+use crate::kinds::source::Source;
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::StageTimes;
 use crate::targets::TargetInput;
@@ -32,11 +33,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         ..Default::default()
     };
     let scene = import_model(&source.abs_path, &source_ref, &import_options)?;
-    let mut warnings: Vec<String> = scene
-        .warnings
-        .iter()
-        .map(|w| format!("{display}: {w}"))
-        .collect();
+    let mut warnings = scene.warnings.clone();
     let mut inputs = vec![source.abs_path.clone()];
     inputs.extend(scene.dependencies.iter().cloned());
     let mut compiled = CompiledAsset {
@@ -50,8 +47,8 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     if scene.primitive_instances().is_empty() {
         // Material libraries, animation-only files and empty scenes are valid glTF; the
         // runtime formats need at least one submesh, so such a source writes nothing.
-        warnings.push(format!(
-            "{display}: the scene has no triangle geometry; nothing is written for it"
+        warnings.push(Warning::new(
+            "the scene has no triangle geometry; nothing is written for it",
         ));
         compiled.warnings = warnings;
         return Ok(compiled);
@@ -81,7 +78,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
                 path: display.clone(),
                 source,
             })?;
-        add_target_output(&mut compiled, out, &display);
+        add_target_output(&mut compiled, out);
     }
     compiled.inputs.sort();
     compiled.inputs.dedup();

@@ -16,9 +16,9 @@ pub use compile::SPIRV_VERSION;
 
 use super::texture::read_limited;
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, CompiledAsset, OutputFile};
-use crate::build::discover::Source;
 use crate::formats::hman::EntryKind;
+use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
+use crate::kinds::source::Source;
 use location::LineCol;
 
 pub static KIND: AssetKind = AssetKind {

@@ -2,9 +2,9 @@
 //! `<ref>.ktx2`, named in the manifest by fnv1a64 of its ref.
 
 use super::{AssetKind, CompileContext, KindId, Recognise};
-use crate::build::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
-use crate::build::discover::Source;
 use crate::formats::hman::EntryKind;
+use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
+use crate::kinds::source::Source;
 use crate::pipeline::textures::{
     encode_standalone, is_hdr_extension, StandaloneTexture, TextureMode,
 };
@@ -127,8 +127,8 @@ pub(super) fn read_limited(path: &std::path::Path, limit: u64) -> Result<Vec<u8>
         });
     }
     let bytes = std::fs::read(path).map_err(read_error)?;
-    // The inputs' stamps are the bytes read here (build/cache.rs).
-    crate::build::cache::note_read(path, &meta, &bytes);
+    // The inputs' stamps are the bytes read here (the driver's cache, `read_log`).
+    crate::read_log::note_read(path, &meta, &bytes);
     Ok(bytes)
 }
 

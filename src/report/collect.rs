@@ -1,10 +1,10 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
 use super::THUMB_SIZE;
-use crate::build::asset::AssetStats;
-use crate::build::events::AssetStatus;
-use crate::build::AssetReport;
 use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
+use crate::kinds::asset::AssetStats;
+use crate::outcome::AssetReport;
+use crate::outcome::AssetStatus;
 use crate::preview::{self, MeshView, PreviewOptions};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -195,7 +195,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         source: a.source.clone(),
         status: a.status,
         error: a.error.clone(),
-        warnings: a.warnings.clone(),
+        warnings: a.warnings.iter().map(ToString::to_string).collect(),
         stats: a.stats.clone(),
         time_ms,
         source_bytes: a

@@ -3,7 +3,7 @@
 use super::collect::AssetPage;
 use super::warnings::warning_kind;
 use super::{IMAGE_DIR, THUMB_SIZE};
-use crate::build::events::AssetStatus;
+use crate::outcome::AssetStatus;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

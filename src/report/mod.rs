@@ -15,8 +15,8 @@ mod waveform;
 pub use collect::{AssetPage, FontThumb, MeshThumb, ShaderEntry, SoundThumb, TextureThumb};
 pub use warnings::warning_kind;
 
-use crate::build::output::write_atomic;
-use crate::build::BuildReport;
+use crate::outcome::BuildReport;
+use crate::output::write_atomic;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ fn merge_times(dir: &Path, build: &BuildReport) -> Result<BTreeMap<String, f64>,
     times.retain(|k, _| current.contains(k.as_str()));
     for a in &build.assets {
         // Fresh and fetched assets were not compiled here: keep their last time.
-        use crate::build::events::AssetStatus;
+        use crate::outcome::AssetStatus;
         if !matches!(a.status, AssetStatus::Fresh | AssetStatus::Fetched) {
             times.insert(a.source.clone(), a.time_ms);
         }

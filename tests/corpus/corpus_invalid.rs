@@ -54,7 +54,7 @@ fn validator_test_files_never_crash_the_build() {
                     error.contains(name),
                     "error for {source} does not name the file: {error}"
                 );
-                let stem = assetc::build::discover::runtime_ref(source);
+                let stem = assetc::driver::discover::runtime_ref(source);
                 assert!(
                     !out.path().join(format!("{stem}.hmesh")).exists(),
                     "{source} failed but left output"

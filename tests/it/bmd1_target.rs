@@ -680,7 +680,7 @@ fn empty_and_duplicate_bone_names_are_repaired_with_warnings() {
     assert_eq!(
         out.warnings
             .iter()
-            .filter(|w| w.contains("bone name"))
+            .filter(|w| w.to_string().contains("bone name"))
             .count(),
         3,
         "{:?}",

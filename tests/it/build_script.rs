@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use assetc::build::events::AssetStatus;
+use assetc::driver::events::AssetStatus;
 use assetc::Builder;
 use common::*;
 
@@ -13,7 +13,7 @@ fn vk_format(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes[12..16].try_into().unwrap())
 }
 
-fn run(builder: &Builder) -> (Result<assetc::build::BuildReport, String>, Vec<String>) {
+fn run(builder: &Builder) -> (Result<assetc::driver::BuildReport, String>, Vec<String>) {
     let mut out = Vec::new();
     let result = builder
         .run_build_script_to(&mut out)

@@ -39,6 +39,7 @@ mod import_fuzz;
 mod import_invalid;
 mod info_cmd;
 mod ktx2_peers;
+mod layers;
 mod lightmap_uvs;
 mod mixed_uvs;
 mod obj_import;

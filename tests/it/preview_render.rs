@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use assetc::build::{BuildOptions, Builder, Target};
+use assetc::driver::{BuildOptions, Builder, Target};
 use assetc::preview::raster::{Camera, Framebuffer, RasterVertex, Shading, Texture};
 use assetc::preview::{coverage, preview_file, MeshView, PreviewOptions, BACKGROUND};
 use glam::Vec3;

@@ -279,14 +279,14 @@ fn node_keyframes_carry_the_same_spline() {
 #[test]
 fn clips_starting_below_zero_are_shifted_with_one_warning() {
     let (_dir, scene) = source();
-    let shifted: Vec<&String> = scene
+    let shifted: Vec<&assetc::code::Warning> = scene
         .warnings
         .iter()
-        .filter(|w| w.contains("below zero"))
+        .filter(|w| w.message.contains("below zero"))
         .collect();
     assert_eq!(shifted.len(), 1, "{:?}", scene.warnings);
     assert!(
-        shifted[0].contains("animations[1] by 0.5"),
+        shifted[0].message.contains("animations[1] by 0.5"),
         "{}",
         shifted[0]
     );

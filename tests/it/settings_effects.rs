@@ -250,9 +250,9 @@ fn animation_settings() {
 // build.toml.example: every key it shows has an effect, and the values it shows are the
 // defaults.
 
-use assetc::build::asset::AssetSettings;
-use assetc::build::remote::RemoteMode;
-use assetc::build::{BuildOptions, Target};
+use assetc::driver::remote::RemoteMode;
+use assetc::driver::{BuildOptions, Target};
+use assetc::kinds::asset::AssetSettings;
 use assetc::pipeline::textures::TextureFormat;
 use assetc::pipeline::TangentMode;
 use assetc::targets::bmd1::{Bmd1Compat, Bmd1VertexEncoding};

@@ -478,7 +478,7 @@ fn bad_samplers_are_named() {
         scene
             .warnings
             .iter()
-            .any(|w| w.contains("samplers[1].wrapS")),
+            .any(|w| w.to_string().contains("samplers[1].wrapS")),
         "{:?}",
         scene.warnings
     );

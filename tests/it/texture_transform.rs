@@ -7,9 +7,9 @@
 
 use crate::common;
 
-use assetc::build::asset::AssetSettings;
 use assetc::formats::hmesh;
 use assetc::import::{import_gltf, ImportOptions};
+use assetc::kinds::asset::AssetSettings;
 use assetc::pipeline::prepare::PrepareCache;
 use assetc::targets::hmesh::HMeshTarget;
 use assetc::targets::{TargetInput, TargetWriter};
@@ -64,7 +64,8 @@ fn shared_transforms_are_baked_into_hmesh_uvs() {
     // Material 6 is baked: it no longer drops the extension. Materials 3 (whose textures
     // disagree) and 7 are only KHR_materials_variants alternatives, which no primitive
     // uses, so they are neither baked nor named.
-    let warnings = out.warnings.join("\n");
+    let warnings: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    let warnings = warnings.join("\n");
     assert!(!warnings.contains("KHR_texture_transform"), "{warnings}");
 
     let mesh_file = out

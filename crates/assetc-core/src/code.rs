@@ -5,10 +5,10 @@
 //! rewording a message must not change what tools filtering on `code` see. Each code has
 //! an example in docs/diagnostics.md.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The kind of a problem, serialised as its kebab-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiagnosticCode {
     /// build.toml (or a rule in it) is wrong.
@@ -106,6 +106,72 @@ impl DiagnosticCode {
             std::io::ErrorKind::NotFound => Self::MissingFile,
             _ => Self::UnreadableFile,
         }
+    }
+}
+
+/// Something wrong that did not stop the asset: its text, the element of the source it
+/// concerns (a glTF path such as `meshes[0].primitives[1]`, an FBX or OBJ element) kept
+/// apart from the text, and its code when its kind is known. Raised where the problem is
+/// found and carried as it is to the report, the cache and JSON messages, which never read
+/// the text back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<DiagnosticCode>,
+    /// Where in the source, when the warning concerns one element of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning about the source as a whole.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            code: None,
+            at: None,
+            message: message.into(),
+        }
+    }
+
+    /// A warning about one element of the source (`at`: its glTF path or name).
+    pub fn at(at: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: None,
+            at: Some(at.into()),
+            message: message.into(),
+        }
+    }
+
+    /// The same warning with the code of its kind.
+    pub fn coded(self, code: DiagnosticCode) -> Self {
+        Self {
+            code: Some(code),
+            ..self
+        }
+    }
+}
+
+/// `at: message`, or the message alone: how people read it after the file's name.
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.at {
+            Some(at) => write!(f, "{at}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// A warning about the source as a whole, from its text.
+impl From<String> for Warning {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for Warning {
+    fn from(message: &str) -> Self {
+        Self::new(message)
     }
 }
 

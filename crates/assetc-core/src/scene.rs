@@ -3,6 +3,7 @@
 //! hierarchy carries the transforms, so targets that bake (`.hmesh`, BMD1) and targets that
 //! keep a hierarchy (Qt Quick 3D) are served by the same data.
 
+use crate::code::Warning;
 use glam::{Mat4, Quat, Vec3};
 
 /// One imported source file.
@@ -28,7 +29,7 @@ pub struct Scene {
     /// (the node's, else its mesh's), in node order.
     pub morph_weights: Vec<NodeWeights>,
     /// Things the importer dropped or repaired, each naming its glTF path.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Files besides the source itself that the import read or refers to (external
     /// buffers and images): the inputs an incremental build must watch.
     pub dependencies: Vec<std::path::PathBuf>,

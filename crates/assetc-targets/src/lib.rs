@@ -6,6 +6,7 @@
 //! This crate sits on the core (`assetc-core`: scene, importers, pipeline, rig) and the
 //! runtime formats; the build driver above it is out of its reach.
 
+use crate::code::Warning;
 pub mod bmd1;
 pub mod file_names;
 pub mod hmesh;
@@ -147,7 +148,7 @@ pub struct TargetOutput {
     pub files: Vec<OutputFile>,
     /// Textures for the build driver to encode once per build (content-addressed).
     pub textures: Vec<TextureRequest>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Figures for reports, from the target that has them.
     pub stats: Option<AssetStats>,
     pub times: StageTimes,

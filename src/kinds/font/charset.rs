@@ -134,8 +134,8 @@ fn read_text(path: &Path) -> Result<String, String> {
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
-    // The input's cache stamp is the bytes read here (build/cache.rs).
-    crate::build::cache::note_read(path, &meta, &bytes);
+    // The input's cache stamp is the bytes read here (the driver's cache, `read_log`).
+    crate::read_log::note_read(path, &meta, &bytes);
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{shown}: not UTF-8 text (byte {})",

@@ -11,6 +11,7 @@
 //! Locations in messages name the FBX element: `meshes["Body"].materials[1]`,
 //! `skins["Armature"].clusters[4]`, or `meshes[3]` when the element has no name.
 
+use crate::code::Warning;
 mod animation;
 mod load;
 mod materials;
@@ -75,7 +76,7 @@ pub fn import_fbx(
 }
 
 fn build_scene(ctx: &Ctx, source_ref: &str) -> Res<Scene> {
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let (nodes, roots) = nodes::import_nodes(ctx)?;
     let images = materials::import_images(ctx, &mut warnings)?;
     let materials = materials::import_materials(ctx, &mut warnings)?;
@@ -93,11 +94,11 @@ fn build_scene(ctx: &Ctx, source_ref: &str) -> Res<Scene> {
     dependencies.sort();
     dependencies.dedup();
     if !ctx.fbx.lights.is_empty() || !ctx.fbx.cameras.is_empty() {
-        warnings.push(format!(
+        warnings.push(Warning::from(format!(
             "the FBX importer does not read lights or cameras; {} light(s) and {} camera(s) skipped",
             ctx.fbx.lights.len(),
             ctx.fbx.cameras.len()
-        ));
+        )));
     }
     Ok(Scene {
         source_ref: source_ref.to_string(),

@@ -5,6 +5,7 @@
 //! skipped, and the validated path rejects files we must accept. Every index and byte range
 //! from the file is therefore checked here, in the submodules, before it is used.
 
+use crate::code::Warning;
 mod accessor;
 mod animation;
 mod buffers;
@@ -302,7 +303,7 @@ fn build_scene(
     ctx: &Ctx,
     blob: Option<&[u8]>,
     source_ref: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Scene> {
     let mut warnings = std::mem::take(warnings);
     let data = buffers::BufferData::load(ctx, blob)?;
@@ -337,8 +338,8 @@ fn build_scene(
 /// glTF allows a channel target without `node` (extensions such as KHR_animation_pointer
 /// supply it) but the `gltf` crate's types require one, which would reject the whole file;
 /// such channels animate nothing we export, so they are removed before typed parsing.
-fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<String> {
-    let mut warnings = Vec::new();
+fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<Warning> {
+    let mut warnings: Vec<Warning> = Vec::new();
     let Some(animations) = value.get_mut("animations").and_then(|a| a.as_array_mut()) else {
         return warnings;
     };
@@ -350,8 +351,9 @@ fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<String> {
         channels.retain(|ch| {
             let keep = ch.get("target").is_none_or(|t| t.get("node").is_some());
             if !keep {
-                warnings.push(format!(
-                    "animations[{ai}].channels[{ci}]: target has no node; channel skipped"
+                warnings.push(Warning::at(
+                    format!("animations[{ai}].channels[{ci}]"),
+                    "target has no node; channel skipped",
                 ));
             }
             ci += 1;

@@ -9,6 +9,7 @@
 //! group and `usemtl` run) into a primitive; the scene gets one node per object or group,
 //! without transforms.
 
+use crate::code::Warning;
 mod mesh;
 mod mtl;
 mod polygon;
@@ -103,21 +104,24 @@ pub fn import_obj(
     // Only an error when there were libraries and none gave a material: already reported.
     let tobj_materials = tobj_materials.unwrap_or_default();
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     if scanned.dropped_lines > 0 {
-        warnings.push(format!(
+        warnings.push(Warning::from(format!(
             "{} point, line or fewer-than-3-corner face statements skipped (only triangles \
              are exported)",
             scanned.dropped_lines
-        ));
+        )));
     }
     let known: std::collections::HashSet<&str> =
         tobj_materials.iter().map(|m| m.name.as_str()).collect();
     for (line, name) in &scanned.usemtls {
         if !known.contains(name.as_str()) {
-            warnings.push(format!(
-                "line {line}: usemtl {name} names no material of the mtllib files; the \
-                 default material is used"
+            warnings.push(Warning::at(
+                format!("line {line}"),
+                format!(
+                    "usemtl {name} names no material of the mtllib files; the default \
+                     material is used"
+                ),
             ));
         }
     }
@@ -181,7 +185,7 @@ fn import_materials(
     tobj_materials: &[tobj::Material],
     libraries: &[Library],
     input_root: &Path,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<Material>, Vec<Image>), ImportError> {
     let mut images: Vec<Image> = Vec::new();
     let mut image_of: HashMap<PathBuf, usize> = HashMap::new();

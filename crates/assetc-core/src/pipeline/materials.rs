@@ -41,7 +41,7 @@ pub struct TextureJob {
 pub struct MaterialTable {
     pub rows: Vec<GpuMaterial>,
     pub textures: Vec<TextureJob>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::code::Warning>,
 }
 
 /// Builds the rows for `slots` (the source material index of each slot, in slot order;
@@ -82,9 +82,10 @@ pub fn build_material_table(
         let mut row = factors(material);
         let repaired = repair_factors(&mut row);
         if !repaired.is_empty() {
-            table
-                .warnings
-                .push(format!("{where_}: {}", repaired.join("; ")));
+            table.warnings.push(crate::code::Warning::at(
+                where_.to_string(),
+                repaired.join("; "),
+            ));
         }
         let mask_cutoff = (material.alpha_mode == AlphaMode::Mask).then_some(material.alpha_cutoff);
         let refs: [SlotRef; 5] = [
@@ -179,10 +180,10 @@ pub fn build_material_table(
             .into_iter()
             .map(|(what, places)| format!("{what} on {}", places.join(", ")))
             .collect();
-        table.warnings.push(format!(
+        table.warnings.push(crate::code::Warning::from(format!(
             "materials: dropped what .hmat cannot hold: {}",
             parts.join("; ")
-        ));
+        )));
     }
     Ok(table)
 }
@@ -465,7 +466,7 @@ mod tests {
         let t = build_material_table(&scene(), &[Some(0), Some(1)], &TextureSettings::default())
             .unwrap();
         assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
-        let w = &t.warnings[0];
+        let w = &t.warnings[0].to_string();
         assert!(
             w.contains("KHR_texture_transform on materials[0] (Wood).normalTexture"),
             "{w}"

@@ -13,6 +13,7 @@
 //! v' = -sin(r) * sx * u + cos(r) * sy * v + oy
 //! ```
 
+use crate::code::Warning;
 use crate::scene::{Material, Scene, TextureRef, TextureTransform};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -23,8 +24,8 @@ const UV_SETS: u32 = 2;
 /// `scene` with every material's shared texture transforms baked into its primitives' UVs
 /// (borrowed unchanged when no texture has a transform to bake), and one warning per
 /// material whose textures on one UV set disagree.
-pub fn bake_texture_transforms(scene: &Scene) -> (Cow<'_, Scene>, Vec<String>) {
-    let mut warnings = Vec::new();
+pub fn bake_texture_transforms(scene: &Scene) -> (Cow<'_, Scene>, Vec<Warning>) {
+    let mut warnings: Vec<Warning> = Vec::new();
     // (material, UV set, transform) to bake.
     let mut bakes: Vec<(usize, u32, Option<TextureTransform>)> = Vec::new();
     // Only materials a primitive uses (a KHR_materials_variants alternative is not).
@@ -57,10 +58,12 @@ pub fn bake_texture_transforms(scene: &Scene) -> (Cow<'_, Scene>, Vec<String>) {
             {
                 bakes.push((index, set, first));
             } else {
-                warnings.push(format!(
-                    "{}: its textures on UV set {set} use different KHR_texture_transforms; \
-                     one set of UVs cannot hold them all, so they are dropped",
-                    material_label(material, index)
+                warnings.push(Warning::at(
+                    material_label(material, index),
+                    format!(
+                        "its textures on UV set {set} use different KHR_texture_transforms; \
+                     one set of UVs cannot hold them all, so they are dropped"
+                    ),
                 ));
             }
         }
@@ -255,7 +258,9 @@ mod tests {
             .is_some_and(|t| t.has_transform));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0].starts_with("materials[1] (Mixed): its textures on UV set 0"),
+            warnings[0]
+                .to_string()
+                .starts_with("materials[1] (Mixed): its textures on UV set 0"),
             "{warnings:?}"
         );
     }

@@ -73,14 +73,14 @@ pub enum AnimError {
 }
 
 /// Warnings for a scene whose animations are not exported because it has no skeleton.
-pub fn warn_without_skeleton(scene: &Scene) -> Vec<String> {
+pub fn warn_without_skeleton(scene: &Scene) -> Vec<crate::code::Warning> {
     if scene.animations.is_empty() {
         return Vec::new();
     }
-    vec![format!(
+    vec![crate::code::Warning::from(format!(
         "{} animations not exported: the source has no skinned mesh (only joint animation is supported)",
         scene.animations.len()
-    )]
+    ))]
 }
 
 /// The `.hanim` file for `scene` (empty when no clip results), with warnings for what was
@@ -89,7 +89,7 @@ pub fn build_clips(
     scene: &Scene,
     skeleton: &Skeleton,
     settings: &AnimationSettings,
-) -> Result<(Vec<u8>, Vec<String>), AnimError> {
+) -> Result<(Vec<u8>, Vec<crate::code::Warning>), AnimError> {
     let (anim, warnings) = build_hanim(scene, skeleton, settings)?;
     if anim.clips.is_empty() {
         return Ok((Vec::new(), warnings));
@@ -103,11 +103,11 @@ pub fn build_hanim(
     scene: &Scene,
     skeleton: &Skeleton,
     settings: &AnimationSettings,
-) -> Result<(HAnim, Vec<String>), AnimError> {
+) -> Result<(HAnim, Vec<crate::code::Warning>), AnimError> {
     if !settings.tolerance.is_finite() || settings.tolerance < 0.0 {
         return Err(AnimError::BadTolerance(settings.tolerance));
     }
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<crate::code::Warning> = Vec::new();
     let mut anim = HAnim::default();
     if !settings.import {
         return Ok((anim, warnings));
@@ -147,9 +147,12 @@ pub fn build_hanim(
                 .iter()
                 .any(|c| c.joint == joint as u32 && c.path == path)
             {
-                warnings.push(format!(
-                    "{}: a second {path:?} channel for nodes[{}] in one animation; skipped",
-                    ch.gltf_path, ch.node
+                warnings.push(crate::code::Warning::at(
+                    ch.gltf_path.to_string(),
+                    format!(
+                        "a second {path:?} channel for nodes[{}] in one animation; skipped",
+                        ch.node
+                    ),
                 ));
                 continue;
             }
@@ -158,21 +161,26 @@ pub fn build_hanim(
             }
         }
         if morph > 0 {
-            warnings.push(format!(
-                "{label}: {morph} morph-weight channels skipped (morph targets are not exported)"
+            warnings.push(crate::code::Warning::at(
+                label.to_string(),
+                format!("{morph} morph-weight channels skipped (morph targets are not exported)"),
             ));
         }
         if !non_joint.is_empty() {
             let list: Vec<String> = non_joint.iter().map(|n| format!("nodes[{n}]")).collect();
-            warnings.push(format!(
-                "{label}: channels on {} skipped: not joints of the exported skin",
-                list.join(", ")
+            warnings.push(crate::code::Warning::at(
+                label.to_string(),
+                format!(
+                    "channels on {} skipped: not joints of the exported skin",
+                    list.join(", ")
+                ),
             ));
         }
         if channels.is_empty() {
             if !animation.channels.is_empty() {
-                warnings.push(format!(
-                    "{label}: no channel drives the exported skeleton; no clip written"
+                warnings.push(crate::code::Warning::at(
+                    label.to_string(),
+                    "no channel drives the exported skeleton; no clip written",
                 ));
             }
             continue;
@@ -198,17 +206,19 @@ fn convert_channel(
     joint: usize,
     path: AnimPath,
     skeleton: &Skeleton,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::code::Warning>,
 ) -> Option<AnimChannel> {
     let c = path.components();
     let source = (ch.components == c).then(|| linear_keys(ch)).flatten();
     let Some(source) = source else {
-        warnings.push(format!(
-            "{}: {} values of {} components for {} keys of a {path:?} channel; skipped",
-            ch.gltf_path,
-            ch.values.len(),
-            ch.components,
-            ch.times.len()
+        warnings.push(crate::code::Warning::at(
+            ch.gltf_path.to_string(),
+            format!(
+                "{} values of {} components for {} keys of a {path:?} channel; skipped",
+                ch.values.len(),
+                ch.components,
+                ch.times.len()
+            ),
         ));
         return None;
     };
@@ -262,19 +272,24 @@ fn convert_channel(
         keys.push(Key { time, value });
     }
     if bad_time > 0 {
-        warnings.push(format!(
-            "{}: {bad_time} keys with a non-finite time or one not after the previous key dropped",
-            ch.gltf_path
+        warnings.push(crate::code::Warning::at(
+            ch.gltf_path.to_string(),
+            format!(
+                "{bad_time} keys with a non-finite time or one not after the previous key dropped"
+            ),
         ));
     }
     if bad_value > 0 {
-        warnings.push(format!(
-            "{}: {bad_value} keys with non-finite or zero values dropped",
-            ch.gltf_path
+        warnings.push(crate::code::Warning::at(
+            ch.gltf_path.to_string(),
+            format!("{bad_value} keys with non-finite or zero values dropped"),
         ));
     }
     if keys.is_empty() {
-        warnings.push(format!("{}: no usable keys; skipped", ch.gltf_path));
+        warnings.push(crate::code::Warning::at(
+            ch.gltf_path.to_string(),
+            "no usable keys; skipped",
+        ));
         return None;
     }
     Some(AnimChannel {
@@ -409,7 +424,7 @@ mod tests {
         }
     }
 
-    fn build(scene: &Scene, settings: &AnimationSettings) -> (HAnim, Vec<String>) {
+    fn build(scene: &Scene, settings: &AnimationSettings) -> (HAnim, Vec<crate::code::Warning>) {
         let (skel, _) = build_skeleton(scene).unwrap().unwrap();
         build_hanim(scene, &skel, settings).unwrap()
     }

@@ -8,6 +8,7 @@
 //! key so that slerp takes the short way. Morph weights are tracks of one value per
 //! target; a CUBICSPLINE weight curve becomes [`WEIGHT_PIECES`] linear pieces per segment.
 
+use crate::code::Warning;
 use crate::rig::sample::linear_keys;
 use crate::scene::{Channel, ChannelPath, Interpolation, Scene};
 use glam::{Quat, Vec3, Vec4};
@@ -61,8 +62,8 @@ pub struct ClipKeyframes {
 /// Every animation of `scene` that moves at least one node or morph weight, with warnings
 /// for channels skipped (data not matching the layout, a second channel on the same
 /// property) and keys dropped (times not increasing, zero quaternions).
-pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
-    let mut warnings = Vec::new();
+pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
+    let mut warnings: Vec<Warning> = Vec::new();
     let mut clips = Vec::new();
     for (ai, animation) in scene.animations.iter().enumerate() {
         let name = match &animation.name {
@@ -76,10 +77,7 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                 match weight_track(ch) {
                     Some(track) if !track.keys.is_empty() => {
                         if weights.iter().any(|w| w.node == ch.node) {
-                            warnings.push(format!(
-                                "{}: a second weights channel for nodes[{}] in one animation; it replaces the first",
-                                ch.gltf_path, ch.node
-                            ));
+                            warnings.push(Warning::at(ch.gltf_path.to_string(), format!("a second weights channel for nodes[{}] in one animation; it replaces the first", ch.node)));
                             weights.retain(|w| w.node != ch.node);
                         }
                         weights.push(WeightKeyframes {
@@ -87,23 +85,27 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                             track,
                         });
                     }
-                    _ => warnings.push(format!(
-                        "{}: {} values for {} keys of {} weights; skipped",
-                        ch.gltf_path,
-                        ch.values.len(),
-                        ch.times.len(),
-                        ch.components
+                    _ => warnings.push(Warning::at(
+                        ch.gltf_path.to_string(),
+                        format!(
+                            "{} values for {} keys of {} weights; skipped",
+                            ch.values.len(),
+                            ch.times.len(),
+                            ch.components
+                        ),
                     )),
                 }
                 continue;
             }
             let Some(source) = linear_keys(ch) else {
-                warnings.push(format!(
-                    "{}: {} values of {} components for {} keys; skipped",
-                    ch.gltf_path,
-                    ch.values.len(),
-                    ch.components,
-                    ch.times.len()
+                warnings.push(Warning::at(
+                    ch.gltf_path.to_string(),
+                    format!(
+                        "{} values of {} components for {} keys; skipped",
+                        ch.values.len(),
+                        ch.components,
+                        ch.times.len()
+                    ),
                 ));
                 continue;
             };
@@ -163,16 +165,10 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<String>) {
                 ChannelPath::Weights => false,
             };
             if taken {
-                warnings.push(format!(
-                    "{}: a second {:?} channel for nodes[{}] in one animation; it replaces the first",
-                    ch.gltf_path, ch.path, ch.node
-                ));
+                warnings.push(Warning::at(ch.gltf_path.to_string(), format!("a second {:?} channel for nodes[{}] in one animation; it replaces the first", ch.path, ch.node)));
             }
             if dropped > 0 {
-                warnings.push(format!(
-                    "{}: {dropped} keys with a time not after the previous key or an unusable value dropped",
-                    ch.gltf_path
-                ));
+                warnings.push(Warning::at(ch.gltf_path.to_string(), format!("{dropped} keys with a time not after the previous key or an unusable value dropped")));
             }
         }
         weights.sort_by_key(|w| w.node);
@@ -381,7 +377,10 @@ mod tests {
         });
         let (clips, warnings) = clip_keyframes(&scene);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("channels[1]"), "{warnings:?}");
+        assert!(
+            warnings[0].to_string().contains("channels[1]"),
+            "{warnings:?}"
+        );
         let track = &clips[0].weights[0].track;
         assert!(!track.step);
         assert_eq!(track.keys.len(), WEIGHT_PIECES + 1);

@@ -31,6 +31,7 @@
 //!   weight binds rigidly to joint 0. Weights that are negative or not finite, and
 //!   weights on joint indices beyond the skin, are dropped with a warning (repair).
 
+use crate::code::Warning;
 use crate::formats::hmesh::{GpuJoint, GpuSkinVertex};
 use crate::scene::{PrimitiveInstance, Scene};
 use glam::{Mat4, Quat, Vec3};
@@ -173,7 +174,7 @@ pub struct SkinnedPrimitive {
     /// Apply to positions (normals by its inverse-transpose, tangents by its 3x3) before
     /// writing; identity for a primitive skinned by the exported skin.
     pub position_transform: Mat4,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 fn skin_label(scene: &Scene, skin: usize) -> String {
@@ -189,7 +190,7 @@ fn skin_label(scene: &Scene, skin: usize) -> String {
 
 /// The skin a scene exports: the lowest-indexed skin used by a mesh node of the scene;
 /// `None` when no such node is skinned. Also returns a warning for each other used skin.
-pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<String>)> {
+pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<Warning>)> {
     let mut used: Vec<(usize, usize)> = scene
         .nodes
         .iter()
@@ -199,7 +200,7 @@ pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<String>)> {
         .collect();
     used.sort_unstable();
     let &(skin_index, _) = used.first()?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let mut other_skins: Vec<usize> = used
         .iter()
         .map(|&(s, _)| s)
@@ -212,12 +213,12 @@ pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<String>)> {
             .filter(|&&(us, _)| us == s)
             .map(|&(_, n)| format!("nodes[{n}]"))
             .collect();
-        warnings.push(format!(
+        warnings.push(Warning::from(format!(
             "{} (used by {}) is not exported: only the first skin, {}, is",
             skin_label(scene, s),
             nodes.join(", "),
             skin_label(scene, skin_index)
-        ));
+        )));
     }
     Some((skin_index, warnings))
 }
@@ -315,7 +316,7 @@ pub fn joint_links(scene: &Scene, skin_index: usize) -> Result<Vec<JointLink>, S
 
 /// Builds the skeleton of the skin [`select_skin`] picks; `None` when no node in the
 /// scene is skinned. Also returns warnings (other skins, approximated offsets).
-pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, SkinError> {
+pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<Warning>)>, SkinError> {
     let Some((skin_index, mut warnings)) = select_skin(scene) else {
         return Ok(None);
     };
@@ -328,9 +329,7 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<String>)>, 
         let node = &scene.nodes[node_index];
         let offset_matrix = link.offset;
         let offset = offset_from_matrix(&offset_matrix).unwrap_or_else(|| {
-            warnings.push(format!(
-                "{label}: joint {j} (nodes[{node_index}]) sits under non-joint nodes with non-uniform scale or shear; its animation is approximated"
-            ));
+            warnings.push(Warning::at(label.to_string(), format!("joint {j} (nodes[{node_index}]) sits under non-joint nodes with non-uniform scale or shear; its animation is approximated")));
             let (s, r, t) = offset_matrix.to_scale_rotation_translation();
             JointOffset {
                 translation: t,
@@ -406,7 +405,7 @@ pub fn skin_primitive(
         .get(inst.mesh)
         .and_then(|m| m.primitives.get(inst.primitive))
         .ok_or_else(missing)?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let has_influences = !prim.joints.is_empty() && !prim.weights.is_empty();
 
     match node.skin {
@@ -426,22 +425,22 @@ pub fn skin_primitive(
                 usize::from(u16::MAX) + 1,
                 &mut warnings,
             )?;
-            warnings.push(format!(
+            warnings.push(Warning::from(format!(
                 "{} (nodes[{}]) uses {}; its joints were remapped onto the exported skin",
                 prim.gltf_path,
                 inst.node,
                 skin_label(scene, s)
-            ));
+            )));
             return Ok(SkinnedPrimitive {
                 vertices,
                 position_transform: correction,
                 warnings,
             });
         }
-        Some(_) => warnings.push(format!(
+        Some(_) => warnings.push(Warning::from(format!(
             "{} (nodes[{}]) is on a skinned node but has no JOINTS_0/WEIGHTS_0; bound rigidly as a static mesh",
             prim.gltf_path, inst.node
-        )),
+        ))),
         None => {}
     }
 
@@ -453,10 +452,10 @@ pub fn skin_primitive(
                 .iter()
                 .position(|j| j.parent < 0)
                 .unwrap_or(0);
-            warnings.push(format!(
+            warnings.push(Warning::from(format!(
                 "{} (nodes[{}]) is not under a joint of the skin; bound rigidly to joint {root}, whose animation it follows",
                 prim.gltf_path, inst.node
-            ));
+            )));
             root
         }
     };
@@ -547,7 +546,7 @@ fn influences(
     prim: &crate::scene::Primitive,
     map: &dyn Fn(u16) -> Option<u16>,
     joint_limit: usize,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Vec<GpuSkinVertex>, SkinError> {
     let vertices = prim.vertex_count();
     let sets = prim.joints.len().min(prim.weights.len());
@@ -615,21 +614,21 @@ fn influences(
         out.push(sv);
     }
     if bad_joint > 0 {
-        warnings.push(format!(
-            "{}: {bad_joint} weights on joint indices beyond the skin were dropped",
-            prim.gltf_path
+        warnings.push(Warning::at(
+            prim.gltf_path.to_string(),
+            format!("{bad_joint} weights on joint indices beyond the skin were dropped"),
         ));
     }
     if bad_weight > 0 {
-        warnings.push(format!(
-            "{}: {bad_weight} negative or non-finite weights were dropped",
-            prim.gltf_path
+        warnings.push(Warning::at(
+            prim.gltf_path.to_string(),
+            format!("{bad_weight} negative or non-finite weights were dropped"),
         ));
     }
     if unweighted > 0 {
-        warnings.push(format!(
-            "{}: {unweighted} vertices without weight were bound rigidly to joint 0",
-            prim.gltf_path
+        warnings.push(Warning::at(
+            prim.gltf_path.to_string(),
+            format!("{unweighted} vertices without weight were bound rigidly to joint 0"),
         ));
     }
     Ok(out)
@@ -1014,7 +1013,8 @@ pub(crate) mod tests {
         assert_eq!(skel.skin, 0);
         assert_eq!(warnings.len(), 1);
         assert!(
-            warnings[0].contains("skins[1]") && warnings[0].contains("nodes[4]"),
+            warnings[0].to_string().contains("skins[1]")
+                && warnings[0].to_string().contains("nodes[4]"),
             "{warnings:?}"
         );
         let sp = skin_primitive(

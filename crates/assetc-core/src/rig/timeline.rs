@@ -6,12 +6,13 @@
 //! by the same amount, so that its earliest key is at 0: the motion and the channels'
 //! relative timing are kept, only the clip's start moves.
 
+use crate::code::Warning;
 use crate::scene::Animation;
 
 /// Shifts each animation whose earliest key time is negative so that it starts at 0.
 /// Returns one warning for all of them (`None` when nothing moved); morph weight
 /// channels are shifted too, so they stay in step with the others.
-pub fn start_clips_at_zero(animations: &mut [Animation]) -> Option<String> {
+pub fn start_clips_at_zero(animations: &mut [Animation]) -> Option<Warning> {
     let mut shifted: Vec<String> = Vec::new();
     for (ai, animation) in animations.iter_mut().enumerate() {
         let earliest = earliest_time(animation);
@@ -30,11 +31,14 @@ pub fn start_clips_at_zero(animations: &mut [Animation]) -> Option<String> {
     if shifted.is_empty() {
         return None;
     }
-    Some(format!(
-        "{} clip(s) had key times below zero (glTF requires >= 0); shifted to start at 0 s: {}",
-        shifted.len(),
-        shifted.join(", ")
-    ))
+    Some(
+        format!(
+            "{} clip(s) had key times below zero (glTF requires >= 0); shifted to start at 0 s: {}",
+            shifted.len(),
+            shifted.join(", ")
+        )
+        .into(),
+    )
 }
 
 /// Earliest finite key time of any channel (weights included); 0 without keys.
@@ -87,9 +91,12 @@ mod tests {
         // A clip already within glTF's rules keeps its late start.
         assert_eq!(animations[1].channels[0].times, [0.5, 1.0]);
         assert_eq!(animations[2].channels[0].times, [0.0, 1.0]);
-        assert!(warning.starts_with("2 clip(s)"), "{warning}");
-        assert!(warning.contains("animations[0] by 0.5"), "{warning}");
-        assert!(warning.contains("animations[2] by 2"), "{warning}");
+        assert!(warning.message.starts_with("2 clip(s)"), "{warning}");
+        assert!(
+            warning.message.contains("animations[0] by 0.5"),
+            "{warning}"
+        );
+        assert!(warning.message.contains("animations[2] by 2"), "{warning}");
         assert_eq!(start_clips_at_zero(&mut animations), None);
     }
 }

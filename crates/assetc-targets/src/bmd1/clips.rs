@@ -4,6 +4,7 @@
 
 use super::skeleton::{quantize_rotation, raw_to_quat, Skeleton};
 use super::{invalid, Bmd1Settings};
+use crate::code::Warning;
 use crate::formats::bmd1::{
     sample_track, track_from_frames, AnimTolerance, Animation, BoneFrames, Track,
 };
@@ -29,7 +30,7 @@ pub(crate) fn build_animations(
     skeleton: &Skeleton,
     settings: &Bmd1Settings,
     translation_tolerance: f32,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Animation>, TargetError> {
     let moved_by_skin = ancestors_of_joints(scene, skeleton);
     let mut names = HashSet::new();
@@ -38,15 +39,12 @@ pub(crate) fn build_animations(
         let path = format!("animations[{ai}]");
         for c in &anim.channels {
             if c.path == ChannelPath::Weights {
-                warnings.push(format!(
-                    "{}: morph weight animation dropped (BMD1 has no morph targets)",
-                    c.gltf_path
+                warnings.push(Warning::at(
+                    c.gltf_path.to_string(),
+                    "morph weight animation dropped (BMD1 has no morph targets)",
                 ));
             } else if !moved_by_skin.contains(&c.node) {
-                warnings.push(format!(
-                    "{}: node {} is not a joint of the exported skin nor above one; BMD1 keeps it still",
-                    c.gltf_path, c.node
-                ));
+                warnings.push(Warning::at(c.gltf_path.to_string(), format!("node {} is not a joint of the exported skin nor above one; BMD1 keeps it still", c.node)));
             }
         }
         let length = duration(anim);
@@ -62,11 +60,7 @@ pub(crate) fn build_animations(
             ));
         }
         if rate != rate_quarter_hz(settings.sample_rate_hz) {
-            warnings.push(format!(
-                "{path}: clip lasts {length} s; sampled at {} Hz instead of {} Hz to stay within 255 frames",
-                f32::from(rate) / 4.0,
-                settings.sample_rate_hz
-            ));
+            warnings.push(Warning::at(path.to_string(), format!("clip lasts {length} s; sampled at {} Hz instead of {} Hz to stay within 255 frames", f32::from(rate) / 4.0, settings.sample_rate_hz)));
         }
         let hz = f32::from(rate) / 4.0;
         let sample = |frame: usize| -> Vec<Mat4> {
@@ -216,7 +210,7 @@ fn unique_name(
     index: usize,
     used: &mut HashSet<String>,
     path: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> String {
     let given = given.unwrap_or("");
     let base = if given.is_empty() {
@@ -231,8 +225,9 @@ fn unique_name(
         suffix += 1;
     }
     if name != given && !given.is_empty() {
-        warnings.push(format!(
-            "{path}: animation name {given:?} has NUL or repeats an earlier clip; named {name:?}"
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("animation name {given:?} has NUL or repeats an earlier clip; named {name:?}"),
         ));
     }
     used.insert(name.clone());

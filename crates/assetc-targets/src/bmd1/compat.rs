@@ -23,6 +23,7 @@
 //!
 //! The costs (file size on the corpus) are in docs/targets.md.
 
+use crate::code::Warning;
 use crate::formats::bmd1::{
     sample_track, Bmd1, Key, Lod, MeshDef, Primitive, Track, TriangleListKind, MAX_MESH_VERTICES,
 };
@@ -51,7 +52,7 @@ const LOADER_MIN_MATERIAL: usize = 4;
 const ENGINE_MAX_BONES: usize = 64;
 
 /// Applies the loader rules (see the module docs) to `model`; warnings name `source`.
-pub fn for_loader(model: Bmd1, source: &str, warnings: &mut Vec<String>) -> Result<Bmd1, String> {
+pub fn for_loader(model: Bmd1, source: &str, warnings: &mut Vec<Warning>) -> Result<Bmd1, String> {
     let mut model = model;
     for mesh in &mut model.meshes {
         quads_to_triangles(mesh);
@@ -69,10 +70,7 @@ pub fn for_loader(model: Bmd1, source: &str, warnings: &mut Vec<String>) -> Resu
     }
     check_tables(&model)?;
     if model.bones.len() > ENGINE_MAX_BONES {
-        warnings.push(format!(
-            "{source}: {} bones; BGBTech3's skeleton cache holds {ENGINE_MAX_BONES}, so the engine cannot draw this model animated",
-            model.bones.len()
-        ));
+        warnings.push(Warning::at(source.to_string(), format!("{} bones; BGBTech3's skeleton cache holds {ENGINE_MAX_BONES}, so the engine cannot draw this model animated", model.bones.len())));
     }
     Ok(model)
 }

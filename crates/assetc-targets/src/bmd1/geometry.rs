@@ -3,6 +3,7 @@
 
 use super::skeleton::Skeleton;
 use super::{invalid, Bmd1Settings, Bmd1VertexEncoding};
+use crate::code::Warning;
 use crate::formats::bmd1::{
     encode_vertex, encoding_error, pick_encoding, ErrorBound, Vertex, VertexEncoding, VertexIn,
 };
@@ -37,7 +38,7 @@ pub(crate) fn prepare(
     settings: &Bmd1Settings,
     mesh_settings: &MeshSettings,
     cache: &PrepareCache,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Prepared, TargetError> {
     let prim = scene.primitive(inst);
     let node = scene.nodes.get(inst.node);
@@ -45,8 +46,9 @@ pub(crate) fn prepare(
     let skinned_by = skeleton.filter(|s| node.and_then(|n| n.skin) == Some(s.skin));
     let skinned_by = match skinned_by {
         Some(_) if prim.joints.is_empty() => {
-            warnings.push(format!(
-                "{path}: skinned node but no JOINTS_0; placed rigidly in its node's bind pose"
+            warnings.push(Warning::at(
+                path.to_string(),
+                "skinned node but no JOINTS_0; placed rigidly in its node's bind pose",
             ));
             None
         }
@@ -54,9 +56,12 @@ pub(crate) fn prepare(
     };
     if let Some(n) = node {
         if n.skin.is_some() && skinned_by.is_none() && !prim.joints.is_empty() {
-            warnings.push(format!(
-                "{path}: uses skins[{}] but BMD1 exports one skin; placed rigidly",
-                n.skin.unwrap_or(0)
+            warnings.push(Warning::at(
+                path.to_string(),
+                format!(
+                    "uses skins[{}] but BMD1 exports one skin; placed rigidly",
+                    n.skin.unwrap_or(0)
+                ),
             ));
         }
     }

@@ -17,6 +17,7 @@
 //! Skinning, animation and LODs: see the `skeleton` module (bones, bind pose and the
 //! pose convention), `clips` (resampling) and [`build_bmd1`].
 
+use crate::code::Warning;
 mod clips;
 mod compat;
 mod geometry;
@@ -144,7 +145,7 @@ pub fn build_bmd1_shared(
         .validate()
         .and_then(|()| mesh.validate())
         .map_err(|m| invalid(&scene.source_ref, m))?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let skeleton = skeleton::build_skeleton(scene, &mut warnings)?;
     let mut prepared = Vec::new();
     for inst in scene.primitive_instances() {
@@ -162,9 +163,9 @@ pub fn build_bmd1_shared(
         }
     }
     if prepared.is_empty() {
-        warnings.push(format!(
-            "{}: no triangle geometry; no .bmd written",
-            scene.source_ref
+        warnings.push(Warning::at(
+            scene.source_ref.to_string(),
+            "no triangle geometry; no .bmd written",
         ));
         return Ok(TargetOutput {
             warnings,
@@ -187,11 +188,7 @@ pub fn build_bmd1_shared(
         }
         None => {
             if !scene.animations.is_empty() {
-                warnings.push(format!(
-                    "{}: {} animation(s) dropped: the source has no skin and BMD1 animates only bones",
-                    scene.source_ref,
-                    scene.animations.len()
-                ));
+                warnings.push(Warning::at(scene.source_ref.to_string(), format!("{} animation(s) dropped: the source has no skin and BMD1 animates only bones", scene.animations.len())));
             }
             (Vec::new(), Vec::new())
         }
@@ -219,7 +216,7 @@ fn assemble(
     scene: &Scene,
     prepared: &[geometry::Prepared],
     ratios: &[f32],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<MeshDef>, Vec<Lod>), TargetError> {
     let mut meshes = Vec::new();
     let mut lods = Vec::new();
@@ -268,9 +265,9 @@ fn assemble(
                     ),
                 ));
             }
-            warnings.push(format!(
-                "{}: LOD {level} and below dropped: BMD1 LOD ranges reach only mesh 255",
-                scene.source_ref
+            warnings.push(Warning::at(
+                scene.source_ref.to_string(),
+                format!("LOD {level} and below dropped: BMD1 LOD ranges reach only mesh 255"),
             ));
             break;
         }

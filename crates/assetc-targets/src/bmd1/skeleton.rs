@@ -9,6 +9,7 @@
 //! does not pile up down the chain.
 
 use super::invalid;
+use crate::code::Warning;
 use crate::formats::bmd1::{
     f8a_decode, f8a_encode, xyz_decode, xyz_encode, Bone, BoneKind, F8A_MAX,
 };
@@ -50,7 +51,7 @@ impl Skeleton {
 /// scene.
 pub(crate) fn build_skeleton(
     scene: &Scene,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Option<Skeleton>, TargetError> {
     let Some((skin_index, skin_warnings)) = rig::skeleton::select_skin(scene) else {
         return Ok(None);
@@ -172,7 +173,7 @@ fn bone_name(
     node: usize,
     joint_path: &str,
     used: &mut HashSet<String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> String {
     let given = scene
         .nodes
@@ -191,8 +192,11 @@ fn bone_name(
         suffix += 1;
     }
     if name != given {
-        warnings.push(format!(
-            "{joint_path}: bone name {given:?} is empty, has NUL or repeats an earlier bone; named {name:?}"
+        warnings.push(Warning::at(
+            joint_path.to_string(),
+            format!(
+                "bone name {given:?} is empty, has NUL or repeats an earlier bone; named {name:?}"
+            ),
         ));
     }
     used.insert(name.clone());

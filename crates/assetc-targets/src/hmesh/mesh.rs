@@ -1,6 +1,7 @@
 //! The `.hmesh` of a scene: every primitive instance through [`prepare`], packed into
 //! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
 
+use crate::code::Warning;
 use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
@@ -50,7 +51,7 @@ pub struct MeshBuild {
     /// Triangles of LOD0 (equals the source's triangles over all primitive instances).
     pub triangle_count: usize,
     /// Repairs and dropped primitives, each naming its glTF path.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// The streams `.hmesh` stores: position, normal, tangent, UV0, UV1 (the optional UV1S
@@ -110,10 +111,10 @@ pub fn build_hmesh(
             cone_weight: settings.meshlet_cone_weight,
         }),
     };
-    let results: Vec<(Option<PreparedInstance>, Vec<String>)> = instances
+    let results: Vec<(Option<PreparedInstance>, Vec<Warning>)> = instances
         .par_iter()
         .map(|&inst| {
-            let mut warnings = Vec::new();
+            let mut warnings: Vec<Warning> = Vec::new();
             let path = &scene.primitive(inst).gltf_path;
             let (transform, skin) = match skeleton {
                 Some(skeleton) => match skin_primitive(scene, inst, skeleton) {
@@ -124,7 +125,7 @@ pub fn build_hmesh(
                     // A primitive bound to a second skin that cannot be expressed with the
                     // exported joints is dropped alone rather than failing the asset.
                     Err(e @ SkinError::ForeignSkin { .. }) => {
-                        warnings.push(format!("{path}: dropped: {e}"));
+                        warnings.push(Warning::at(path.to_string(), format!("dropped: {e}")));
                         return Ok((None, warnings));
                     }
                     Err(e) => return Err(MeshError::Skin(e)),
@@ -172,7 +173,7 @@ pub fn build_hmesh(
             Ok((Some((prepared, needs_tangents, cluster_lod)), warnings))
         })
         .collect::<Result<_, MeshError>>()?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let mut processed = Vec::with_capacity(results.len());
     let mut needs_tangents = Vec::with_capacity(results.len());
     let mut cluster_lods = Vec::with_capacity(results.len());

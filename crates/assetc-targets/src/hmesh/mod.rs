@@ -1,6 +1,7 @@
 //! The default target: `<source>.hmesh`, `.hmat`, `tex/<id>.ktx2` texture requests and
 //! `.hanim`.
 
+use crate::code::Warning;
 mod mesh;
 
 pub use mesh::{build_hmesh, MeshBuild, MeshError};
@@ -20,16 +21,17 @@ pub struct HMeshTarget;
 /// One warning per asset when the simplifier could not reduce some LOD levels (small or
 /// locked meshes): such a level is stored empty, meaning "draw the previous level", so a
 /// renderer switching to it saves nothing. Said at build time, not only by `info`.
-fn stalled_lods_warning(lods: Option<&hmesh::Lods>) -> Option<String> {
+fn stalled_lods_warning(lods: Option<&hmesh::Lods>) -> Option<Warning> {
     let lods = lods?;
     let empty = lods.ranges.iter().filter(|r| r.index_count == 0).count();
     (empty > 0).then(|| {
-        format!(
+        let message = format!(
             "{empty} of {} LOD levels (submeshes x levels) could not be reduced (the \
              simplifier stalled: too few triangles, or borders it must keep); they reuse \
              the previous level",
             lods.ranges.len()
-        )
+        );
+        Warning::new(message).coded(crate::code::DiagnosticCode::LodStalled)
     })
 }
 

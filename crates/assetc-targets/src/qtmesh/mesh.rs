@@ -1,6 +1,7 @@
 //! One glTF mesh to one Qt `.mesh`: a shared vertex buffer, one subset per primitive,
 //! reduced levels of detail and morph targets.
 
+use crate::code::Warning;
 use crate::formats::qtmesh::{
     attr, component, target_block_size, IndexBuffer, Lod, QtMesh, Subset, TargetBuffer,
     VertexBuffer, VertexEntry,
@@ -79,7 +80,7 @@ pub fn build_mesh(
     settings: &MeshSettings,
     with_lods: bool,
     cache: &PrepareCache,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<BuiltMesh, String> {
     let mesh: &Mesh = scene
         .meshes
@@ -130,9 +131,9 @@ pub fn build_mesh(
     let mut prims = Vec::with_capacity(mesh.primitives.len());
     for (j, p) in mesh.primitives.iter().enumerate() {
         if p.joints.len() > 1 {
-            warnings.push(format!(
-                "{}: only JOINTS_0/WEIGHTS_0 are written (Qt skins with 4 influences)",
-                p.gltf_path
+            warnings.push(Warning::at(
+                p.gltf_path.to_string(),
+                "only JOINTS_0/WEIGHTS_0 are written (Qt skins with 4 influences)",
             ));
         }
         if p.joints.len() != p.weights.len() {

@@ -33,6 +33,7 @@
 //! - Names: a mesh is named after the glTF mesh (Balsam sometimes takes the node name),
 //!   and repeated names get `_2`, `_3` (Balsam appends other numbers).
 
+use crate::code::Warning;
 mod mesh;
 mod names;
 mod placed;
@@ -255,8 +256,10 @@ fn copy_images(
         let bytes = match crate::pipeline::textures::load_image_bytes(scene, i) {
             Ok(b) => b,
             Err(e) => {
-                out.warnings
-                    .push(format!("{}: not copied: {e}", img.gltf_path));
+                out.warnings.push(
+                    Warning::at(img.gltf_path.to_string(), format!("not copied: {e}"))
+                        .coded(e.code()),
+                );
                 continue;
             }
         };
@@ -269,10 +272,13 @@ fn copy_images(
                 return Err(invalid(&img.gltf_path, reason));
             }
             // A format assetc does not read (Qt reads a few more) is copied unchecked.
-            Err(HeaderError::Unreadable(reason)) => out.warnings.push(format!(
-                "{}: copied without a size check: {reason}",
-                img.gltf_path
-            )),
+            Err(HeaderError::Unreadable(reason)) => out.warnings.push(
+                Warning::at(
+                    img.gltf_path.to_string(),
+                    format!("copied without a size check: {reason}"),
+                )
+                .coded(crate::code::DiagnosticCode::BadImage),
+            ),
         }
         let (base, ext) = match (&img.source, &img.uri) {
             (ImageSource::File(path), _) => {

@@ -3,6 +3,7 @@
 
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
+use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, TextureTransform, Wrap};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -138,10 +139,10 @@ struct Writer<'a> {
     node_ids: Vec<String>,
     /// Morph target ids of each node's Model (empty for none).
     morph_ids: Vec<Vec<String>>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
 }
 
-pub fn write_qml(input: &QmlInput) -> (String, Vec<String>) {
+pub fn write_qml(input: &QmlInput) -> (String, Vec<Warning>) {
     let scene = input.scene;
     let mut w = Writer {
         input,
@@ -273,9 +274,9 @@ impl Writer<'_> {
         if t.tex_coord == 1 {
             s.push_str("        indexUV: 1\n");
         } else if t.tex_coord > 1 {
-            self.warnings.push(format!(
-                "images[{}] ({slot}): texCoord {} is not available in Qt (UV0 used)",
-                t.image, t.tex_coord
+            self.warnings.push(Warning::at(
+                format!("images[{}] ({slot})", t.image),
+                format!("texCoord {} is not available in Qt (UV0 used)", t.tex_coord),
             ));
         }
         s.push_str(&sampler(t.sampler));

@@ -16,6 +16,7 @@
 //!   the rig's tolerance (`rig::keyframes`), as for the other targets.
 
 use super::qml::num;
+use crate::code::Warning;
 use crate::rig::keyframes::{clip_keyframes, Track};
 use glam::{Quat, Vec3};
 use std::fmt::Write;
@@ -37,7 +38,7 @@ pub fn write_timelines(
     scene: &crate::scene::Scene,
     targets: &Targets,
     ids: &mut super::names::Unique,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Option<String> {
     let (clips, clip_warnings) = clip_keyframes(scene);
     warnings.extend(clip_warnings);
@@ -107,9 +108,11 @@ pub fn write_timelines(
             }
         }
         if left_out > 0 {
-            warnings.push(format!(
-                "animations[{}] ({:?}): {left_out} animated node(s) are not in the scene; their keys are left out",
-                clip.animation, clip.name
+            warnings.push(Warning::at(
+                format!("animations[{}] ({:?})", clip.animation, clip.name),
+                format!(
+                    "{left_out} animated node(s) are not in the scene; their keys are left out"
+                ),
             ));
         }
         if groups.is_empty() {

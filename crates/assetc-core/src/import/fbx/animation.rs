@@ -8,6 +8,7 @@
 
 use super::super::gltf::{bad, Res};
 use super::{morph, names, Ctx};
+use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation, Mesh};
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 pub fn import_animations(
     ctx: &Ctx,
     meshes: &[Mesh],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Vec<Animation>> {
     let fbx = ctx.fbx;
     // Blend channel element id -> (mesh, target index) for every mesh using it.
@@ -94,8 +95,9 @@ pub fn import_animations(
         }
         channels.extend(weight_channels(ctx, &baked, &targets, meshes, &path)?);
         if channels.is_empty() {
-            warnings.push(format!(
-                "{path}: animates nothing this importer reads; clip kept empty"
+            warnings.push(Warning::at(
+                path.to_string(),
+                "animates nothing this importer reads; clip kept empty",
             ));
         }
         out.push(Animation {

@@ -7,11 +7,12 @@
 use super::super::gltf::{bad, paths, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
+use crate::code::Warning;
 use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
 use std::path::Path;
 use std::sync::Arc;
 
-pub fn import_images(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Image>> {
+pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> {
     let mut images = Vec::with_capacity(ctx.fbx.texture_files.len());
     for (i, f) in ctx.fbx.texture_files.iter().enumerate() {
         let named = file_name_in_folder(&f.relative_filename, &f.absolute_filename);
@@ -28,10 +29,13 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Image>> {
             };
             let relative: &str = &f.relative_filename;
             if relative.is_empty() {
-                warnings.push(format!(
-                    "{gltf_path}: the FBX gives only the exporter's absolute path {:?}; \
+                warnings.push(Warning::at(
+                    gltf_path.to_string(),
+                    format!(
+                        "the FBX gives only the exporter's absolute path {:?}; \
                      looked for {name} beside the FBX",
-                    &*f.absolute_filename
+                        &*f.absolute_filename
+                    ),
                 ));
             }
             match paths::resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(&name)) {
@@ -52,7 +56,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Image>> {
     Ok(images)
 }
 
-pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Material>> {
+pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Material>> {
     let mut out = Vec::with_capacity(ctx.fbx.materials.len());
     for m in ctx.fbx.materials.iter() {
         let path = names::element_path("materials", &m.element);
@@ -183,7 +187,7 @@ fn texture_ref(
     path: &str,
     map: &ufbx::MaterialMap,
     unsupported: &mut Vec<String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Option<TextureRef>> {
     let Some(texture) = map.texture.as_ref() else {
         return Ok(None);
@@ -201,9 +205,12 @@ fn texture_ref(
         first.map(|t| t.file_index)
     };
     let Some(image) = file else {
-        warnings.push(format!(
-            "{path}: {} names no image file; slot left empty",
-            names::element_path("textures", &texture.element)
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!(
+                "{} names no image file; slot left empty",
+                names::element_path("textures", &texture.element)
+            ),
         ));
         return Ok(None);
     };

@@ -6,10 +6,11 @@ use super::super::gltf::{bad, over_limit, Res};
 use super::morph::{self, ControlPointTarget};
 use super::skin::{self, MAX_INFLUENCES};
 use super::{names, Ctx};
+use crate::code::Warning;
 use crate::scene::{Mesh, MorphTarget, Primitive};
 use std::collections::HashMap;
 
-pub fn import_meshes(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Mesh>> {
+pub fn import_meshes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Mesh>> {
     let mut meshes = Vec::with_capacity(ctx.fbx.meshes.len());
     for (i, m) in ctx.fbx.meshes.iter().enumerate() {
         let path = names::element_path("meshes", &m.element);
@@ -30,17 +31,23 @@ struct Shared<'a> {
     targets: Vec<ControlPointTarget>,
 }
 
-fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<String>) -> Res<Mesh> {
+fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warning>) -> Res<Mesh> {
     if mesh.skin_deformers.len() > 1 {
-        warnings.push(format!(
-            "{path}: {} skin deformers; only the first is used",
-            mesh.skin_deformers.len()
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!(
+                "{} skin deformers; only the first is used",
+                mesh.skin_deformers.len()
+            ),
         ));
     }
     if mesh.uv_sets.len() > 2 {
-        warnings.push(format!(
-            "{path}: {} UV sets; the first two are kept (TEXCOORD_0, TEXCOORD_1)",
-            mesh.uv_sets.len()
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!(
+                "{} UV sets; the first two are kept (TEXCOORD_0, TEXCOORD_1)",
+                mesh.uv_sets.len()
+            ),
         ));
     }
     let skin = mesh.skin_deformers.first().map(|s| &**s);
@@ -59,9 +66,12 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Stri
     for part in mesh.material_parts.iter() {
         if part.num_triangles == 0 {
             if part.num_faces > 0 {
-                warnings.push(format!(
-                    "{path}.materials[{}]: {} point or line faces and no polygon; skipped",
-                    part.index, part.num_faces
+                warnings.push(Warning::at(
+                    format!("{path}.materials[{}]", part.index),
+                    format!(
+                        "{} point or line faces and no polygon; skipped",
+                        part.num_faces
+                    ),
                 ));
             }
             continue;
@@ -81,7 +91,10 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Stri
     }
     let skipped = mesh.num_point_faces + mesh.num_line_faces;
     if skipped > 0 && !primitives.is_empty() {
-        warnings.push(format!("{path}: {skipped} point or line faces skipped"));
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("{skipped} point or line faces skipped"),
+        ));
     }
     Ok(Mesh {
         name: names::name(&mesh.element),

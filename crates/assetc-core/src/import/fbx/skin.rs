@@ -7,6 +7,7 @@
 use super::super::gltf::{bad, Res};
 use super::nodes::mat4;
 use super::{names, Ctx};
+use crate::code::Warning;
 use crate::scene::Skin;
 
 /// Most joints one skin may name: joint indices are 16-bit in every runtime format.
@@ -15,7 +16,7 @@ const MAX_JOINTS: usize = u16::MAX as usize;
 /// choosing the largest, so more is never used.
 pub const MAX_INFLUENCES: usize = 8;
 
-pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Skin>> {
+pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Skin>> {
     let node_count = ctx.fbx.nodes.len();
     let mut skins = Vec::with_capacity(ctx.fbx.skin_deformers.len());
     for (i, d) in ctx.fbx.skin_deformers.iter().enumerate() {
@@ -63,9 +64,12 @@ pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Skin>> {
             inverse_bind_matrices.push(ibm);
         }
         if d.max_weights_per_vertex > MAX_INFLUENCES {
-            warnings.push(format!(
-                "{path}: up to {} influences per vertex; the {MAX_INFLUENCES} largest are kept",
-                d.max_weights_per_vertex
+            warnings.push(Warning::at(
+                path.to_string(),
+                format!(
+                    "up to {} influences per vertex; the {MAX_INFLUENCES} largest are kept",
+                    d.max_weights_per_vertex
+                ),
             ));
         }
         skins.push(Skin {

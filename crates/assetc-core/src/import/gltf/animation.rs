@@ -4,6 +4,7 @@
 
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
 use gltf::json::accessor::Type;
@@ -13,7 +14,7 @@ use gltf::json::validation::Checked;
 pub fn import_animations(
     ctx: &Ctx,
     reader: &mut Reader,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Vec<Animation>> {
     let root = ctx.root;
     let mut out = Vec::with_capacity(root.animations.len());
@@ -26,7 +27,10 @@ pub fn import_animations(
                 return dangling(path, format!("target node {node} does not exist"));
             }
             let Checked::Valid(property) = ch.target.path else {
-                warnings.push(format!("{path}: unknown target path; channel skipped"));
+                warnings.push(Warning::at(
+                    path.to_string(),
+                    "unknown target path; channel skipped",
+                ));
                 continue;
             };
             let s = ch.sampler.value();
@@ -129,7 +133,7 @@ fn read_times(
     reader: &mut Reader,
     input: usize,
     spath: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Option<Vec<f32>>> {
     let ipath = format!("{spath}.input (accessors[{input}])");
     let layout = reader.layout(input)?;
@@ -142,17 +146,21 @@ fn read_times(
     }
     // Negative times are repaired for the whole clip by the caller.
     if times.iter().any(|t| !t.is_finite()) {
-        warnings.push(format!(
-            "{ipath}: key times must be finite; channel skipped"
+        warnings.push(Warning::at(
+            ipath.to_string(),
+            "key times must be finite; channel skipped",
         ));
         return Ok(None);
     }
     if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
-        warnings.push(format!(
-            "{ipath}: key times are not increasing at {} ({} then {}); channel skipped",
-            k + 1,
-            times[k],
-            times[k + 1]
+        warnings.push(Warning::at(
+            ipath.to_string(),
+            format!(
+                "key times are not increasing at {} ({} then {}); channel skipped",
+                k + 1,
+                times[k],
+                times[k + 1]
+            ),
         ));
         return Ok(None);
     }

@@ -213,7 +213,7 @@ fn load_uri(ctx: &Ctx, path: &str, uri: &str) -> Res<Vec<u8>> {
         reason: format!("cannot read {}: {e}", file.display()),
         code: crate::code::DiagnosticCode::of_io(&e),
     })?;
-    // The inputs' stamps are the bytes read here (build/cache.rs).
+    // The inputs' stamps are the bytes read here (the driver's cache, `read_log`).
     crate::read_log::note_read(&file, &meta, &bytes);
     Ok(bytes)
 }

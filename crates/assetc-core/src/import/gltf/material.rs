@@ -3,6 +3,7 @@
 
 use super::buffers::BufferData;
 use super::{bad, dangling, paths, Ctx, Res};
+use crate::code::Warning;
 use crate::scene::{
     AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, TextureTransform, Wrap,
 };
@@ -51,7 +52,7 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
 /// Material extensions whose content ends up in [`Material`].
 const FOLDED: &[&str] = &["KHR_materials_emissive_strength", "KHR_materials_unlit"];
 
-pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Material>> {
+pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Material>> {
     let mut out = Vec::with_capacity(ctx.root.materials.len());
     for (i, m) in ctx.root.materials.iter().enumerate() {
         let path = format!("materials[{i}]");
@@ -167,7 +168,7 @@ fn texture_ref(
     info: &json::texture::Info,
     normal_or_occlusion_ext: Option<&serde_json::Map<String, serde_json::Value>>,
     unsupported: &mut Vec<String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Option<TextureRef>> {
     let t = info.index.value();
     let Some(texture) = ctx.root.textures.get(t) else {
@@ -194,8 +195,9 @@ fn texture_ref(
             if finite {
                 transform = Some(values);
             } else {
-                warnings.push(format!(
-                    "{path}: KHR_texture_transform has values that are not finite; ignored"
+                warnings.push(Warning::at(
+                    path.to_string(),
+                    "KHR_texture_transform has values that are not finite; ignored",
                 ));
             }
             // The extension's texCoord overrides the texture info's.
@@ -234,8 +236,9 @@ fn texture_ref(
     }
     if image == u32::MAX as usize {
         // `source` is optional; the gltf crate marks its absence with u32::MAX.
-        warnings.push(format!(
-            "{path}: textures[{t}] has no image source; slot left empty"
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("textures[{t}] has no image source; slot left empty"),
         ));
         return Ok(None);
     }
@@ -261,7 +264,7 @@ fn sampler(
     ctx: &Ctx,
     path: &str,
     index: Option<json::Index<json::texture::Sampler>>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Sampler> {
     let Some(index) = index else {
         return Ok(Sampler::default());
@@ -270,7 +273,7 @@ fn sampler(
     let Some(s) = ctx.root.samplers.get(i) else {
         return dangling(path, format!("sampler {i} does not exist"));
     };
-    let wrap = |warnings: &mut Vec<String>,
+    let wrap = |warnings: &mut Vec<Warning>,
                 value: &Checked<json::texture::WrappingMode>,
                 field: &str| match value {
         Checked::Valid(json::texture::WrappingMode::Repeat) => Wrap::Repeat,
@@ -305,8 +308,9 @@ fn sampler(
 }
 
 /// Adds a warning once (a sampler is shared by every texture that names it).
-fn note(warnings: &mut Vec<String>, message: String) {
-    if !warnings.contains(&message) {
-        warnings.push(message);
+fn note(warnings: &mut Vec<Warning>, message: String) {
+    let warning = Warning::from(message);
+    if !warnings.contains(&warning) {
+        warnings.push(warning);
     }
 }

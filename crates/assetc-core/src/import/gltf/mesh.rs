@@ -3,6 +3,7 @@
 
 use super::accessor::{group, Layout, Reader};
 use super::{bad, dangling, over_limit, Ctx, Res};
+use crate::code::Warning;
 use crate::scene::{Material, Mesh, MorphTarget, Primitive};
 use gltf::json::accessor::{ComponentType, Type};
 use gltf::json::mesh::{Mode, Semantic};
@@ -13,7 +14,7 @@ pub fn import_meshes(
     ctx: &Ctx,
     reader: &mut Reader,
     materials: &mut [Material],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Vec<Mesh>> {
     let mut meshes = Vec::with_capacity(ctx.root.meshes.len());
     for (mi, m) in ctx.root.meshes.iter().enumerate() {
@@ -38,7 +39,7 @@ fn import_primitive(
     p: &gltf::json::mesh::Primitive,
     path: &str,
     materials: &mut [Material],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<Option<Primitive>> {
     let Checked::Valid(mode) = p.mode else {
         return bad(path, "invalid mode");
@@ -47,7 +48,10 @@ fn import_primitive(
         mode,
         Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
     ) {
-        warnings.push(format!("{path}: mode {mode:?} is not triangles; skipped"));
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("mode {mode:?} is not triangles; skipped"),
+        ));
         return Ok(None);
     }
     let material = p.material.map(|m| m.value());
@@ -63,7 +67,10 @@ fn import_primitive(
         }
     }
     let Some(position) = position else {
-        warnings.push(format!("{path}: no POSITION attribute; skipped"));
+        warnings.push(Warning::at(
+            path.to_string(),
+            "no POSITION attribute; skipped",
+        ));
         return Ok(None);
     };
     let vertex_count = reader
@@ -118,11 +125,16 @@ fn import_primitive(
                 let name = format!("WEIGHTS_{n}");
                 weights.insert(*n, attr.vec::<4>(reader, &name, a, &[Type::Vec4])?);
             }
-            Checked::Valid(other) => warnings.push(format!(
-                "{path}: attribute {} dropped (no runtime format holds it)",
-                semantic_name(other)
+            Checked::Valid(other) => warnings.push(Warning::at(
+                path.to_string(),
+                format!(
+                    "attribute {} dropped (no runtime format holds it)",
+                    semantic_name(other)
+                ),
             )),
-            Checked::Invalid => warnings.push(format!("{path}: unknown attribute dropped")),
+            Checked::Invalid => {
+                warnings.push(Warning::at(path.to_string(), "unknown attribute dropped"))
+            }
         }
     }
     pair_skin_sets(path, joints, weights, &mut prim, warnings);
@@ -133,8 +145,9 @@ fn import_primitive(
     };
     let (list, dropped) = to_triangle_list(mode, &indices);
     if dropped > 0 {
-        warnings.push(format!(
-            "{path}: {dropped} trailing indices do not form a triangle; dropped"
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("{dropped} trailing indices do not form a triangle; dropped"),
         ));
     }
     prim.indices = list;
@@ -177,7 +190,7 @@ fn pair_skin_sets(
     mut joints: BTreeMap<u32, Vec<[u16; 4]>>,
     mut weights: BTreeMap<u32, Vec<[f32; 4]>>,
     prim: &mut Primitive,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) {
     let total = joints.len().max(weights.len());
     let mut n = 0u32;
@@ -187,8 +200,9 @@ fn pair_skin_sets(
         n += 1;
     }
     if (n as usize) < total {
-        warnings.push(format!(
-            "{path}: JOINTS/WEIGHTS sets from {n} on are unpaired or not contiguous; dropped"
+        warnings.push(Warning::at(
+            path.to_string(),
+            format!("JOINTS/WEIGHTS sets from {n} on are unpaired or not contiguous; dropped"),
         ));
     }
 }
@@ -231,7 +245,7 @@ fn note_variants(
     path: &str,
     material: Option<usize>,
     materials: &mut [Material],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Res<()> {
     let Some(variants) = p
         .extensions
@@ -257,8 +271,9 @@ fn note_variants(
             list.push("KHR_materials_variants".into());
         }
     }
-    warnings.push(format!(
-        "{path}: KHR_materials_variants mappings ignored; the default material is used"
+    warnings.push(Warning::at(
+        path.to_string(),
+        "KHR_materials_variants mappings ignored; the default material is used",
     ));
     Ok(())
 }

@@ -2,10 +2,11 @@
 //! errors), scene roots and world matrices.
 
 use super::{bad, dangling, Ctx, Res};
+use crate::code::Warning;
 use crate::scene::Node;
 use glam::{Mat4, Quat, Vec3};
 
-pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Node>> {
+pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
     let root = ctx.root;
     let count = root.nodes.len();
     let mut nodes = Vec::with_capacity(count);
@@ -21,8 +22,9 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Node>> {
                 let (s, r) = if r.is_finite() && s.is_finite() {
                     (s, r.normalize())
                 } else {
-                    warnings.push(format!(
-                        "{path}: matrix cannot be decomposed; TRS is identity"
+                    warnings.push(Warning::at(
+                        path.to_string(),
+                        "matrix cannot be decomposed; TRS is identity",
                     ));
                     (Vec3::ONE, Quat::IDENTITY)
                 };
@@ -35,7 +37,10 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<String>) -> Res<Vec<Node>> {
                 let r = match r.length() {
                     len if len.is_finite() && (len - 1.0).abs() <= 1e-3 => r,
                     len if len.is_finite() && len > 1e-6 => {
-                        warnings.push(format!("{path}: rotation is not unit length; normalized"));
+                        warnings.push(Warning::at(
+                            path.to_string(),
+                            "rotation is not unit length; normalized",
+                        ));
                         r / len
                     }
                     _ => return bad(path, "rotation is zero or not finite"),
@@ -125,7 +130,7 @@ fn link_parents(nodes: &mut [Node]) -> Res<()> {
 /// The exported roots. Some exporters list a child node as a scene root (Kenney's kits keep
 /// an unused `tmpParent` above it); such a node is detached from its parent so that the
 /// roots really are roots and world matrices start at them, as the scene says.
-pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<String>) -> Res<Vec<usize>> {
+pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -> Res<Vec<usize>> {
     let root = ctx.root;
     let scenes: Vec<usize> = match root.scene {
         Some(s) if s.value() < root.scenes.len() => vec![s.value()],
@@ -150,8 +155,9 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<String>) ->
             };
             if let Some(p) = node.parent.take() {
                 nodes[p].children.retain(|&c| c != n);
-                warnings.push(format!(
-                    "{path}: nodes[{n}] is a child of nodes[{p}]; detached to be a root"
+                warnings.push(Warning::at(
+                    path.to_string(),
+                    format!("nodes[{n}] is a child of nodes[{p}]; detached to be a root"),
                 ));
             }
             if !roots.contains(&n) {

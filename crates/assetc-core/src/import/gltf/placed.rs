@@ -3,6 +3,7 @@
 //! them; a bad light or camera is dropped with a warning, since no geometry depends on it.
 
 use super::Ctx;
+use crate::code::Warning;
 use crate::scene::{Camera, Light, LightKind, NodeWeights, Projection};
 use gltf::json;
 use gltf::json::validation::Checked;
@@ -11,7 +12,7 @@ use serde_json::Value;
 /// Lights, cameras and morph weights of every node, in node order.
 pub fn import_placed(
     ctx: &Ctx,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> (Vec<Light>, Vec<Camera>, Vec<NodeWeights>) {
     let root = ctx.root;
     let light_defs: &[Value] = root
@@ -36,11 +37,13 @@ pub fn import_placed(
                 .and_then(|l| light_defs.get(l));
             match def.map(|d| light(i, d)) {
                 Some(Ok(l)) => lights.push(l),
-                Some(Err(reason)) => warnings.push(format!(
-                    "{path}: KHR_lights_punctual light {index} {reason}; light dropped"
+                Some(Err(reason)) => warnings.push(Warning::at(
+                    path.to_string(),
+                    format!("KHR_lights_punctual light {index} {reason}; light dropped"),
                 )),
-                None => warnings.push(format!(
-                    "{path}: KHR_lights_punctual light {index} does not exist; light dropped"
+                None => warnings.push(Warning::at(
+                    path.to_string(),
+                    format!("KHR_lights_punctual light {index} does not exist; light dropped"),
                 )),
             }
         }
@@ -51,10 +54,14 @@ pub fn import_placed(
                     name: root.cameras[c].name.clone(),
                     projection,
                 }),
-                Some(Err(reason)) => {
-                    warnings.push(format!("{path}: cameras[{c}] {reason}; camera dropped"))
-                }
-                None => warnings.push(format!("{path}: camera {c} does not exist; camera dropped")),
+                Some(Err(reason)) => warnings.push(Warning::at(
+                    path.to_string(),
+                    format!("cameras[{c}] {reason}; camera dropped"),
+                )),
+                None => warnings.push(Warning::at(
+                    path.to_string(),
+                    format!("camera {c} does not exist; camera dropped"),
+                )),
             }
         }
         let mesh_weights = n
@@ -68,7 +75,10 @@ pub fn import_placed(
                     weights: w.clone(),
                 });
             } else {
-                warnings.push(format!("{path}: morph weights are not finite; ignored"));
+                warnings.push(Warning::at(
+                    path.to_string(),
+                    "morph weights are not finite; ignored",
+                ));
             }
         }
     }

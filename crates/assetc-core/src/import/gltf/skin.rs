@@ -2,11 +2,12 @@
 
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::Warning;
 use crate::scene::Skin;
 use glam::Mat4;
 use gltf::json::accessor::Type;
 
-pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<String>) -> Res<Vec<Skin>> {
+pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<Warning>) -> Res<Vec<Skin>> {
     let node_count = ctx.root.nodes.len();
     let mut skins = Vec::with_capacity(ctx.root.skins.len());
     for (i, s) in ctx.root.skins.iter().enumerate() {
@@ -52,10 +53,13 @@ pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<String>) 
                     );
                 }
                 if layout.count > joints.len() {
-                    warnings.push(format!(
-                        "{where_}: {} matrices for {} joints; extra ones ignored",
-                        layout.count,
-                        joints.len()
+                    warnings.push(Warning::at(
+                        where_.to_string(),
+                        format!(
+                            "{} matrices for {} joints; extra ones ignored",
+                            layout.count,
+                            joints.len()
+                        ),
                     ));
                 }
                 let (_, flat) = reader.floats(a)?;

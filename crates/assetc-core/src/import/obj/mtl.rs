@@ -14,6 +14,7 @@
 //!   (`-bm` its scale), all on the only UV set OBJ has.
 
 use super::scan::LineError;
+use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, TextureRef};
 
 /// Refuses the MTL statements `tobj` cannot read without panicking: a colour (`Ka`, `Kd`,
@@ -79,7 +80,7 @@ pub fn texture_statement(value: &str) -> Option<TextureStatement> {
 pub fn material(
     m: &tobj::Material,
     mut image: impl FnMut(&str) -> Result<usize, String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Material, String> {
     let param = |key: &str| -> Option<f32> { m.unknown_param.get(key)?.trim().parse().ok() };
     let kd = m.diffuse.unwrap_or([1.0; 3]);
@@ -99,10 +100,10 @@ pub fn material(
             format!("material {:?}: {slot} {}: {reason}", m.name, statement.file)
         })?;
         if statement.transformed {
-            warnings.push(format!(
+            warnings.push(Warning::from(format!(
                 "material {:?}: {slot} {}: -o/-s/-t texture offsets and scales are not kept",
                 m.name, statement.file
-            ));
+            )));
         }
         let reference = TextureRef {
             image: index,
@@ -139,11 +140,11 @@ pub fn material(
                 .and_then(texture_statement)
                 .map(|s| s.file);
         if !same {
-            warnings.push(format!(
+            warnings.push(Warning::from(format!(
                 "material {:?}: map_d {map_d} is not the map_Kd texture; the runtime materials \
                  take opacity from the base colour texture's alpha, so it is not kept",
                 m.name
-            ));
+            )));
         }
     }
     let blend = alpha < 1.0 || m.dissolve_texture.is_some();
@@ -180,7 +181,7 @@ mod tests {
              map_Bump -bm 0.3 n.png\nnewmtl b\nTr 0.25\nPr 0.7\nPm 1\nnorm n2.png\n",
         );
         let mut files = Vec::new();
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<Warning> = Vec::new();
         let mut resolve = |f: &str| {
             files.push(f.to_string());
             Ok(files.len() - 1)

@@ -58,7 +58,7 @@ pub fn load_image_bytes(scene: &Scene, image: usize) -> Result<Arc<Vec<u8>>, Tex
                 ));
             }
             let bytes = std::fs::read(path).map_err(unreadable)?;
-            // The inputs' stamps are the bytes read here (build/cache.rs).
+            // The inputs' stamps are the bytes read here (the driver's cache, `read_log`).
             crate::read_log::note_read(path, &meta, &bytes);
             if bytes.is_empty() {
                 return Err(TextureError::new(

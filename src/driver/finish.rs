@@ -1,12 +1,12 @@
 //! Reporting each asset as it finishes: its textures encoded (shared ones once), then one
 //! `AssetFinished` event with its structured diagnostics, from the worker that built it.
 
-use super::asset::CompiledAsset;
 use super::code::Failure;
 use super::discover::Source;
 use super::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
 use super::texture_store::TextureStore;
 use super::AssetReport;
+use crate::kinds::asset::CompiledAsset;
 
 /// Encodes the textures of a compiled asset (or waits for them); a texture that fails
 /// fails the asset. Ticks progress for the asset and for each texture encoded here.
@@ -55,7 +55,12 @@ pub(super) fn report_finished(
         source: report.source.clone(),
         status: report.status,
         outputs: report.outputs.clone(),
-        warnings: report.warnings.clone(),
+        // As people read them: the source's path, then where in it, then the text.
+        warnings: report
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {w}", source.abs_path.display()))
+            .collect(),
         error: report.error.clone(),
         diagnostics: diagnostics(source, report),
         time_ms,
@@ -77,7 +82,7 @@ fn diagnostics(source: &Source, report: &AssetReport) -> Vec<Diagnostic> {
     let warnings = report
         .warnings
         .iter()
-        .map(|w| Diagnostic::from_message(Severity::Warning, &source.rel_path, &abs, w));
+        .map(|w| Diagnostic::from_warning(&source.rel_path, w));
     let error = report.error.iter().map(|e| {
         Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e)
             .with_code(report.error_code)

@@ -1,5 +1,12 @@
-//! Atomic output: every file is written to a temporary sibling and renamed into place, so
-//! a reader (or a killed build) never sees a partial file.
+//! The output folder: the names of the files a build keeps there besides the runtime
+//! files, and atomic output: every file is written to a temporary sibling and renamed into
+//! place, so a reader (or a killed build) never sees a partial file.
+
+/// The manifest of an output folder.
+pub const MANIFEST_NAME: &str = "assets.hman";
+
+/// The incremental-build cache an output folder keeps (not a runtime file).
+pub const CACHE_NAME: &str = ".assetc-cache.json";
 
 use std::io::Write;
 use std::path::Path;

@@ -17,72 +17,28 @@
 
 mod key;
 mod record;
-#[cfg(feature = "remote-core")]
-mod store;
-#[cfg(not(feature = "remote-core"))]
-#[path = "no_store.rs"]
-mod store;
 
 pub use key::Digest;
 pub use record::OutputRecord;
 
-use super::asset::AssetSettings;
 use super::cache::{is_plain_relative, AssetRecord, InputStamp};
 use super::discover::Source;
 use super::events::{Event, Reporter};
+use crate::kinds::asset::AssetSettings;
+use crate::remote_store::{self as store, Bounded, Store, StoreError};
 use key::{blob_path, content_key, deps_path, record_path};
 use record::{DepsRecord, StoredFile};
-use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use store::{Bounded, Store, StoreError};
+
+/// How a build uses the remote cache is one of its options.
+pub use crate::options::remote::{check_url, RemoteMode, DEFAULT_MAX_BLOB_BYTES};
 
 /// The largest deps or output record read (a real one is a few kilobytes): a server may
 /// answer anything, and a record is parsed whole.
 pub const MAX_RECORD_BYTES: u64 = 16 << 20;
-/// `[cache] max_blob_bytes` when build.toml does not set it: the largest output file
-/// fetched (larger ones are built here).
-pub const DEFAULT_MAX_BLOB_BYTES: u64 = 1 << 30;
-
-/// Whether a build reads from the remote cache, writes to it, or both.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RemoteMode {
-    /// Fetch only (a developer machine that should not publish its builds).
-    Read,
-    /// Upload only (a CI machine that fills the cache from clean builds).
-    Write,
-    #[default]
-    ReadWrite,
-}
-
-impl RemoteMode {
-    pub fn reads(self) -> bool {
-        self != RemoteMode::Write
-    }
-    pub fn writes(self) -> bool {
-        self != RemoteMode::Read
-    }
-}
-
-impl std::str::FromStr for RemoteMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "read" => Ok(RemoteMode::Read),
-            "write" => Ok(RemoteMode::Write),
-            "readwrite" => Ok(RemoteMode::ReadWrite),
-            _ => Err(format!("expected read, write or readwrite, got `{s}`")),
-        }
-    }
-}
-
-/// Checks a remote cache URL without connecting (a usage error when it fails).
-pub fn check_url(url: &str) -> Result<(), String> {
-    store::check_url(url).map_err(|e| e.to_string())
-}
 
 /// The first-level key of a source and the stamp of the read that made it.
 #[derive(Debug, Clone)]
@@ -229,7 +185,7 @@ impl RemoteCache {
         if !self.mode.reads() || self.is_off() {
             return None;
         }
-        match self.try_fetch(key, source, root) {
+        match self.try_fetch(key, root) {
             Ok(fetched) => Some(fetched),
             Err(Miss::Absent) => None,
             Err(Miss::Damaged(what)) => {
@@ -246,7 +202,7 @@ impl RemoteCache {
         }
     }
 
-    fn try_fetch(&self, key: &SourceKey, source: &Source, root: &Path) -> Result<Fetched, Miss> {
+    fn try_fetch(&self, key: &SourceKey, root: &Path) -> Result<Fetched, Miss> {
         let deps: DepsRecord = self.get_json(&deps_path(key.key))?;
         let mut inputs = vec![key.stamp.clone()];
         let mut keyed = Vec::new();
@@ -305,8 +261,7 @@ impl RemoteCache {
                 record::escaped(first)
             )));
         }
-        let display = source.abs_path.display().to_string();
-        record.warnings = record::local_warnings(&record.warnings, &display);
+        record.warnings = record::local_warnings(&record.warnings);
         inputs.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(Fetched {
             files,
@@ -393,10 +348,7 @@ impl RemoteCache {
         let record = OutputRecord {
             files: files.iter().map(|(p, b)| StoredFile::of(p, b)).collect(),
             manifest: local.manifest.clone(),
-            warnings: record::portable_warnings(
-                &local.warnings,
-                &source.abs_path.display().to_string(),
-            ),
+            warnings: local.warnings.clone(),
             stats: local.stats.clone(),
         };
         let deps_record = DepsRecord {
@@ -480,7 +432,7 @@ fn portable_inputs<'a>(
 /// matched neither spelling of its inputs: such multi-file models were never uploaded.)
 fn below_root(path: &Path, root: &Path) -> Option<String> {
     relative_to(path, root)
-        .or_else(|| relative_to(path, &crate::build::discover::normalized_absolute(root)))
+        .or_else(|| relative_to(path, &crate::driver::discover::normalized_absolute(root)))
         .or_else(|| relative_to(path, &std::fs::canonicalize(root).ok()?))
 }
 

@@ -5,7 +5,7 @@ use crate::formats::hman::{self, EntryKind, FileStamp, Manifest, ManifestEntry};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const MANIFEST_NAME: &str = "assets.hman";
+pub use crate::output::MANIFEST_NAME;
 
 /// The manifest entry of a file: textures by content id, everything else by the id of
 /// its output path. Its size and digest are taken when the manifest is written.

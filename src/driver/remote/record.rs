@@ -1,13 +1,10 @@
 //! The small JSON records stored beside the blobs.
 
 use super::key::Digest;
-use crate::build::asset::AssetStats;
-use crate::build::cache::{is_plain_relative, CachedEntry};
+use crate::code::Warning;
+use crate::driver::cache::{is_plain_relative, CachedEntry};
+use crate::kinds::asset::AssetStats;
 use serde::{Deserialize, Serialize};
-
-/// Stands for the source's absolute path at the start of a stored warning: each machine
-/// puts its own path back.
-const SOURCE_MARK: &str = "{source}";
 
 /// Under a source key: the other files the source read, relative to the input root.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +27,7 @@ pub struct StoredFile {
 pub struct OutputRecord {
     pub files: Vec<StoredFile>,
     pub manifest: Vec<CachedEntry>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     pub stats: AssetStats,
 }
 
@@ -117,25 +114,17 @@ pub fn escaped(text: &str) -> String {
         .collect()
 }
 
-/// Warnings as stored: the source's absolute path at their start replaced by a mark.
-pub fn portable_warnings(warnings: &[String], source_display: &str) -> Vec<String> {
-    with_prefix_replaced(warnings, source_display, SOURCE_MARK)
-}
-
-/// Stored warnings with this machine's path of the source put back, and their control
-/// characters escaped: a record is written by another machine, and its text must not
-/// reach this terminal as escape sequences.
-pub fn local_warnings(warnings: &[String], source_display: &str) -> Vec<String> {
-    let warnings: Vec<String> = warnings.iter().map(|w| escaped(w)).collect();
-    with_prefix_replaced(&warnings, SOURCE_MARK, source_display)
-}
-
-fn with_prefix_replaced(warnings: &[String], from: &str, to: &str) -> Vec<String> {
+/// Warnings from a record as they may be printed: their text and location with control
+/// characters escaped. A record is written by another machine, and its text must not reach
+/// this terminal as escape sequences. (Warnings name no path of the machine that wrote
+/// them: the file is the source's, added where they are shown.)
+pub fn local_warnings(warnings: &[Warning]) -> Vec<Warning> {
     warnings
         .iter()
-        .map(|w| match w.strip_prefix(from) {
-            Some(rest) => format!("{to}{rest}"),
-            None => w.clone(),
+        .map(|w| Warning {
+            code: w.code,
+            at: w.at.as_deref().map(escaped),
+            message: escaped(&w.message),
         })
         .collect()
 }
@@ -143,19 +132,19 @@ fn with_prefix_replaced(warnings: &[String], from: &str, to: &str) -> Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code::DiagnosticCode;
 
     #[test]
-    fn warnings_travel_without_the_machines_path() {
-        let w = vec![
-            "/a/assets/x.gltf: images[0]: too big".to_string(),
-            "other".into(),
+    fn warnings_from_a_record_cannot_reach_the_terminal_as_escapes() {
+        let stored = vec![
+            Warning::at("images[0]\u{1b}[2J", "too big\r").coded(DiagnosticCode::BadImage),
+            Warning::new("other"),
         ];
-        let stored = portable_warnings(&w, "/a/assets/x.gltf");
-        assert_eq!(stored[0], "{source}: images[0]: too big");
-        assert_eq!(
-            local_warnings(&stored, "/b/in/x.gltf"),
-            ["/b/in/x.gltf: images[0]: too big", "other"]
-        );
+        let shown = local_warnings(&stored);
+        assert_eq!(shown[0].at.as_deref(), Some("images[0]\\u{1b}[2J"));
+        assert_eq!(shown[0].message, "too big\\u{d}");
+        assert_eq!(shown[0].code, Some(DiagnosticCode::BadImage));
+        assert_eq!(shown[1], stored[1]);
     }
 
     #[test]
@@ -217,16 +206,5 @@ mod tests {
             ..entry("tex/a.ktx2")
         };
         assert!(record.problem(1 << 30).unwrap().contains("unknown kind"));
-    }
-
-    #[test]
-    fn control_characters_of_stored_warnings_are_escaped() {
-        let stored = vec!["{source}: \u{1b}]0;owned\u{7}\u{1b}[2Jdone\r".to_string()];
-        let local = local_warnings(&stored, "/b/in/x.gltf");
-        assert_eq!(
-            local,
-            ["/b/in/x.gltf: \\u{1b}]0;owned\\u{7}\\u{1b}[2Jdone\\u{d}"]
-        );
-        assert!(!local[0].chars().any(char::is_control));
     }
 }

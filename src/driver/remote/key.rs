@@ -8,7 +8,7 @@
 //! Contents enter the keys through the local cache's own input stamps (size and FNV-1a 64
 //! of the bytes), so a file is read once for both caches.
 
-use crate::build::cache::{InputStamp, ENCODER_VERSION};
+use crate::driver::cache::{InputStamp, ENCODER_VERSION};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped when the layout on the server changes.

@@ -3,10 +3,10 @@
 //! checked by its format's validator in memory, before anything is renamed into place, so
 //! a build never writes a file that `assetc check` would reject.
 
-use super::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use crate::formats::FormatKind;
+use crate::kinds::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn names_too_long_to_write_fail_the_asset() {
-        let most = crate::build::discover::MAX_NAME_BYTES;
+        let most = crate::driver::discover::MAX_NAME_BYTES;
         assert_eq!(
             check_name_lengths(&format!("a/{}", "x".repeat(most))),
             Ok(())

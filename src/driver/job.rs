@@ -4,14 +4,15 @@
 //! one `AssetJob` per source instead of vectors that must stay index-aligned, and every
 //! [`AssetReport`] is made here, from the state.
 
-use super::asset::{AssetSettings, CompiledAsset};
 use super::cache::{self, AssetRecord, Cache, CachedEntry, FileStamp, InputStamp};
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use super::events::{whole_ms, AssetStatus, Reporter};
 use super::remote::{Fetched, SourceKey};
 use super::texture_store::{TextureResult, TextureStore};
-use super::{finish, guard, manifest, output, AssetReport, BuildError};
+use super::{finish, guard, manifest, AssetReport, BuildError};
+use crate::kinds::asset::{AssetSettings, CompiledAsset};
+use crate::output;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

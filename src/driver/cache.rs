@@ -13,6 +13,7 @@
 //!   killed while writing thus leaves a cache that vouches only for untouched files, and the
 //!   next build removes the pending files it does not produce itself.
 
+use crate::code::Warning;
 use crate::formats::hash::{fnv1a64_raw, fnv1a64_raw_continue};
 use crate::formats::hman::{EntryKind, ManifestEntry};
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use assetc_core::read_log::{content_hash, file_hash, mtime_ns};
 pub use assetc_core::read_log::{note_read, InputStamp, ReadLog};
 
-pub const CACHE_NAME: &str = ".assetc-cache.json";
+pub use crate::output::CACHE_NAME;
 
 /// Changes whenever output bytes could change for the same inputs and settings: the
 /// package version and a hash of the compiler's own sources taken at build time
@@ -32,7 +33,7 @@ pub const ENCODER_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " source ",
     env!("ASSETC_SOURCE_HASH"),
-    " cache 3"
+    " cache 4"
 );
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,8 +108,8 @@ pub struct AssetRecord {
     /// Output files relative to the output root, textures included.
     pub outputs: Vec<String>,
     pub manifest: Vec<CachedEntry>,
-    pub warnings: Vec<String>,
-    pub stats: super::asset::AssetStats,
+    pub warnings: Vec<Warning>,
+    pub stats: crate::kinds::asset::AssetStats,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -198,7 +199,7 @@ impl Cache {
         let mut cache = self.clone();
         cache.encoder = ENCODER_VERSION.to_string();
         let text = serde_json::to_string(&cache).map_err(std::io::Error::other)?;
-        super::output::write_atomic(&output.join(CACHE_NAME), text.as_bytes()).map(|_| ())
+        crate::output::write_atomic(&output.join(CACHE_NAME), text.as_bytes()).map(|_| ())
     }
 
     /// The record of `source` when it is still fresh: same settings, unchanged inputs and
@@ -283,7 +284,7 @@ pub fn is_plain_relative(rel: &str) -> bool {
 /// Everything in the settings that can change an asset's output, as text: their JSON
 /// serialisation, the same form build.toml's tables deserialise from, so that a renamed
 /// Rust type or a reworded `Debug` never changes a key, and every field is in it.
-pub fn settings_text(settings: &super::asset::AssetSettings) -> String {
+pub fn settings_text(settings: &crate::kinds::asset::AssetSettings) -> String {
     // Serialising plain structs of numbers, strings and enums cannot fail; were it to,
     // the Debug text still names every field.
     serde_json::to_string(settings).unwrap_or_else(|_| format!("{settings:?}"))
@@ -292,7 +293,10 @@ pub fn settings_text(settings: &super::asset::AssetSettings) -> String {
 /// Hash of everything that can change an asset's output besides its inputs: the
 /// compiler, the source's kind (a file an `embed` glob starts naming changes kind) and
 /// its settings.
-pub fn settings_hash(kind: crate::kinds::KindId, settings: &super::asset::AssetSettings) -> u64 {
+pub fn settings_hash(
+    kind: crate::kinds::KindId,
+    settings: &crate::kinds::asset::AssetSettings,
+) -> u64 {
     let text = format!("{kind:?} {}", settings_text(settings));
     fnv1a64_raw_continue(fnv1a64_raw(ENCODER_VERSION.as_bytes()), text.as_bytes())
 }
@@ -373,7 +377,7 @@ mod tests {
             std::fs::copy(sample.join(f), input.join(f)).unwrap();
         }
         let reads = ReadLog::start();
-        let report = crate::build::Builder::from_options(crate::build::BuildOptions::new(
+        let report = crate::driver::Builder::from_options(crate::driver::BuildOptions::new(
             &input,
             dir.path().join("out"),
         ))

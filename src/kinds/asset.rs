@@ -1,7 +1,8 @@
 //! Compiling one source into its output files, entirely in memory: nothing is written
 //! until every part of the asset has succeeded.
 
-use super::discover::Source;
+use super::source::Source;
+use crate::code::Warning;
 use crate::import::ImportError;
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
@@ -59,7 +60,7 @@ impl Default for AssetSettings {
 pub struct CompiledAsset {
     pub files: Vec<OutputFile>,
     pub textures: Vec<TextureRequest>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     pub stats: AssetStats,
     pub times: StageTimes,
     /// Every file the asset was built from (the source first).
@@ -95,9 +96,9 @@ pub enum AssetError {
 }
 
 impl AssetError {
-    /// The diagnostic code, from the variant (see [`crate::build::code`]).
-    pub fn code(&self) -> crate::build::code::DiagnosticCode {
-        use crate::build::code::DiagnosticCode;
+    /// The diagnostic code, from the variant (see [`crate::code`]).
+    pub fn code(&self) -> crate::code::DiagnosticCode {
+        use crate::code::DiagnosticCode;
         match self {
             Self::Import(e) => e.code(),
             Self::Target { source, .. } => source.code(),
@@ -121,14 +122,8 @@ pub fn compile_asset(
 }
 
 /// Adds a target's files, textures, warnings and figures to the asset.
-pub(crate) fn add_target_output(
-    compiled: &mut CompiledAsset,
-    out: crate::targets::TargetOutput,
-    display: &str,
-) {
-    compiled
-        .warnings
-        .extend(out.warnings.into_iter().map(|w| format!("{display}: {w}")));
+pub(crate) fn add_target_output(compiled: &mut CompiledAsset, out: crate::targets::TargetOutput) {
+    compiled.warnings.extend(out.warnings);
     compiled.files.extend(out.files);
     compiled.textures.extend(out.textures);
     if let Some(stats) = out.stats {

@@ -5,23 +5,24 @@
 //! // In a build.rs: compile assets/ into $OUT_DIR/assets with build.toml's settings; cargo
 //! // reruns it when a source is added, changed or removed, or the output deleted.
 //! let report = assetc::Builder::for_build_script("assets").run_build_script()?;
-//! # Ok::<(), assetc::build::ScriptError>(())
+//! # Ok::<(), assetc::driver::ScriptError>(())
 //! ```
 
-pub mod asset;
 pub mod cache;
 pub mod check;
+/// Depfiles and the reports are the outcome's: the report writer and the CLI read them
+/// without the driver.
+pub use crate::options::{BuildOptions, SettingsRule};
+pub use crate::outcome::{depfile, AssetReport, BuildReport};
 /// Diagnostic codes live in the core, where importers decide them.
 pub use assetc_core::code;
-pub mod depfile;
 pub mod discover;
 pub mod events;
 pub mod guard;
 pub mod info;
 pub mod manifest;
-pub mod output;
 pub mod remote;
-pub mod shard;
+pub use crate::options::shard;
 pub mod texture_store;
 pub mod verify;
 
@@ -31,7 +32,8 @@ mod remote_steps;
 mod schedule;
 mod script;
 
-use asset::{AssetSettings, AssetStats};
+use crate::kinds::asset::AssetSettings;
+use crate::output;
 use cache::{Cache, CachedEntry};
 use discover::{discover, input_root, DiscoverRules, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
@@ -39,92 +41,13 @@ use job::{AssetJob, JobState};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
-pub use asset::Target;
+pub use crate::kinds::asset::Target;
 pub use script::ScriptError;
 
-/// Changes settings for the sources whose relative path matches a glob (`build.toml`
-/// `[[rules]]`); later rules win.
-#[derive(Clone)]
-pub struct SettingsRule {
-    pub matcher: globset::GlobMatcher,
-    pub apply: Arc<dyn Fn(&mut AssetSettings) + Send + Sync>,
-    /// `ignore = true`: matching files are neither compiled nor reported as ignored.
-    pub ignore: bool,
-}
-
-impl std::fmt::Debug for SettingsRule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SettingsRule({})", self.matcher.glob())
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    pub input: PathBuf,
-    pub output: PathBuf,
-    /// Worker threads; `None` uses every core.
-    pub jobs: Option<usize>,
-    /// Re-read and validate every written file.
-    pub verify: bool,
-    /// Stop starting new assets after the first failure.
-    pub fail_fast: bool,
-    /// An asset that fails keeps the outputs of its last good build (`--watch`: the game
-    /// keeps the asset, and a shared texture is not encoded again on the next good save).
-    pub keep_failed_outputs: bool,
-    /// Skip sources whose inputs and settings are unchanged since the last build.
-    pub use_cache: bool,
-    /// After a successful build, bundle the output folder into `<output>.spk`.
-    pub pack_spk: bool,
-    /// After a successful build, bundle the output folder into `<output>.hpack` (the
-    /// original assetc's bundle).
-    pub pack_hpack: bool,
-    /// Globs (relative to the input folder) of files copied as they are and registered
-    /// as raw files (`embed` in build.toml).
-    pub embed: Vec<String>,
-    /// `assets.hman` version: 2 (default) or 1, the original assetc's layout.
-    pub manifest_version: u32,
-    /// Write `<output>/report/index.html` with thumbnails and figures (`--report`).
-    pub report: bool,
-    pub settings: AssetSettings,
-    pub rules: Vec<SettingsRule>,
-    /// URL of the shared remote cache (`--remote-cache`, `[cache] remote`).
-    pub remote_cache: Option<String>,
-    pub remote_mode: remote::RemoteMode,
-    /// The largest output file fetched from the remote cache (`[cache] max_blob_bytes`);
-    /// an asset with a larger one is built here.
-    pub remote_max_blob_bytes: u64,
-    /// Build only this shard's sources (`--shard I/N`); the manifest is left to a final
-    /// plain build.
-    pub shard: Option<shard::Shard>,
-}
-
+/// Discovery is the driver's: the options type lives below it, with its other methods.
 impl BuildOptions {
-    pub fn new(input: impl Into<PathBuf>, output: impl Into<PathBuf>) -> Self {
-        Self {
-            input: input.into(),
-            output: output.into(),
-            jobs: None,
-            verify: false,
-            fail_fast: false,
-            keep_failed_outputs: false,
-            use_cache: true,
-            pack_spk: false,
-            pack_hpack: false,
-            embed: Vec::new(),
-            manifest_version: 2,
-            report: false,
-            settings: AssetSettings::default(),
-            rules: Vec::new(),
-            remote_cache: None,
-            remote_mode: remote::RemoteMode::default(),
-            remote_max_blob_bytes: remote::DEFAULT_MAX_BLOB_BYTES,
-            shard: None,
-        }
-    }
-
     /// The embed and ignore globs and the folders discovery must not walk.
     pub fn discover_rules(&self) -> Result<DiscoverRules, BuildError> {
         let mut embed = globset::GlobSetBuilder::new();
@@ -147,89 +70,6 @@ impl BuildOptions {
             ignore: built(ignore)?,
             exclude: vec![self.output.clone()],
         })
-    }
-
-    /// The settings for one source: defaults, then every matching rule in order.
-    pub fn settings_for(&self, rel_path: &str) -> AssetSettings {
-        let mut s = self.settings.clone();
-        for rule in &self.rules {
-            if rule.matcher.is_match(rel_path) {
-                (rule.apply)(&mut s);
-            }
-        }
-        s
-    }
-}
-
-/// The outcome of one source.
-#[derive(Debug, Clone)]
-pub struct AssetReport {
-    pub source: String,
-    pub status: AssetStatus,
-    pub outputs: Vec<String>,
-    pub warnings: Vec<String>,
-    pub error: Option<String>,
-    /// The error's code, decided from its type where it arose.
-    pub error_code: Option<code::DiagnosticCode>,
-    pub stats: AssetStats,
-    pub inputs: Vec<PathBuf>,
-    pub times: crate::pipeline::StageTimes,
-    /// Wall time of its compilation (0 when fresh).
-    pub time_ms: f64,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct BuildReport {
-    pub assets: Vec<AssetReport>,
-    pub textures_encoded: usize,
-    pub removed: usize,
-    /// Problems `--verify` found in written files.
-    pub verify_problems: Vec<String>,
-    /// Files `--verify` re-read and validated (None without `--verify`).
-    pub verified_files: Option<usize>,
-    /// Files below the input that no kind compiles, counted by extension.
-    pub ignored: Vec<(String, usize)>,
-    /// The archive written with `pack_spk` or `pack_hpack`.
-    pub archive: Option<PathBuf>,
-    /// The HTML report written with `report`.
-    pub report_page: Option<PathBuf>,
-    /// Bytes read from and written to the remote cache.
-    pub fetched_bytes: u64,
-    pub uploaded_bytes: u64,
-    /// Wall-clock time from the start of the build to the manifest written, in
-    /// milliseconds: what the user waited, unlike the sum of per-asset times, which counts
-    /// every thread's work.
-    pub wall_ms: f64,
-}
-
-impl BuildReport {
-    pub fn failed(&self) -> usize {
-        self.count(AssetStatus::Failed)
-    }
-    /// Assets that finished with `status`.
-    pub fn count(&self, status: AssetStatus) -> usize {
-        self.assets.iter().filter(|a| a.status == status).count()
-    }
-    pub fn success(&self) -> bool {
-        self.failed() == 0 && self.verify_problems.is_empty()
-    }
-    /// Every input file of every asset.
-    pub fn inputs(&self) -> BTreeSet<PathBuf> {
-        self.assets
-            .iter()
-            .flat_map(|a| a.inputs.iter().cloned())
-            .collect()
-    }
-    /// For build scripts: `cargo:rerun-if-changed=` for every input.
-    pub fn print_rerun_if_changed(&self) {
-        for input in self.inputs() {
-            println!("cargo:rerun-if-changed={}", input.display());
-        }
-    }
-    /// A depfile for Make and ninja: the manifest depends on every input, the input
-    /// folders and `config`; see [`depfile`].
-    pub fn depfile(&self, output: &Path, input: &Path, config: Option<&Path>) -> String {
-        depfile::depfile_text(self, &output.join(manifest::MANIFEST_NAME), input, config)
     }
 }
 

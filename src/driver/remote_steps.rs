@@ -2,15 +2,16 @@
 //! what the remote holds before compiling anything, write fetched assets like built ones,
 //! and publish what was built here.
 
-use super::asset::CompiledAsset;
 use super::cache::{Cache, CachedEntry};
 use super::discover::Source;
 use super::events::{whole_ms, Reporter};
+use super::finish;
 use super::job::{self, AssetJob, JobState};
 use super::remote::{self, RemoteCache};
 use super::texture_store::{TextureResult, TextureStore};
-use super::{finish, output};
 use crate::formats::hman::EntryKind;
+use crate::kinds::asset::CompiledAsset;
+use crate::output;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;

@@ -2,8 +2,8 @@
 //! the assets are still compiling: each asset finishes (and is reported) as soon as its
 //! own textures are ready, instead of every asset waiting for one texture pass at the end.
 
-use super::asset::{texture_rel_path, TextureRequest};
 use super::code::Failure;
+use crate::kinds::asset::{texture_rel_path, TextureRequest};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};

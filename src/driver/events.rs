@@ -2,22 +2,10 @@
 //! ticks for the bar, then a summary. The CLI renders them as progress and lines, or as
 //! JSON (`--message-format json`, one object per line, like cargo's).
 
-use super::code::DiagnosticCode;
+use super::code::{DiagnosticCode, Warning};
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AssetStatus {
-    /// Compiled and written.
-    Built,
-    /// Unchanged since the last build: outputs kept.
-    Fresh,
-    /// Served by the remote cache: outputs built elsewhere, fetched and checked.
-    Fetched,
-    Failed,
-    /// Not attempted: `--fail-fast` stopped the build after another asset failed.
-    Skipped,
-}
+pub use crate::outcome::AssetStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -68,7 +56,7 @@ impl Diagnostic {
         Diagnostic {
             severity,
             file: file.to_string(),
-            code: code_of(&message),
+            code: None,
             gltf_path,
             line: None,
             column: None,
@@ -78,9 +66,27 @@ impl Diagnostic {
 
     /// The same diagnostic with the code its producer decided (from the error's type).
     pub fn with_code(self, code: Option<DiagnosticCode>) -> Self {
-        Self {
-            code: code.or(self.code),
-            ..self
+        Self { code, ..self }
+    }
+
+    /// A warning as it was raised: its code and location as the stage that found it set
+    /// them; nothing is read back from the text. A location that is a glTF path fills
+    /// `gltf_path`; any other (an FBX or OBJ element) stays at the start of the message.
+    pub fn from_warning(file: &str, warning: &Warning) -> Self {
+        let (gltf_path, message) = match &warning.at {
+            Some(at) if is_gltf_path(at.split(" (").next().unwrap_or(at)) => {
+                (Some(at.clone()), warning.message.clone())
+            }
+            _ => (None, warning.to_string()),
+        };
+        Diagnostic {
+            severity: Severity::Warning,
+            file: file.to_string(),
+            gltf_path,
+            line: None,
+            column: None,
+            message,
+            code: warning.code,
         }
     }
 
@@ -108,20 +114,6 @@ fn is_gltf_path(s: &str) -> bool {
                         .is_some_and(|n| n.parse::<u64>().is_ok())
                 })
         })
-}
-
-/// The code of a warning, where one is known. Errors get theirs from their type (see
-/// [`crate::build::code`]); warnings are still text from the stages that raise them, so
-/// the few with a code are recognised here (the LOD warning by its fixed wording).
-fn code_of(message: &str) -> Option<DiagnosticCode> {
-    let m = message.to_ascii_lowercase();
-    [
-        ("cannot decode", DiagnosticCode::BadImage),
-        ("could not be reduced", DiagnosticCode::LodStalled),
-    ]
-    .iter()
-    .find(|(needle, _)| m.contains(needle))
-    .map(|(_, code)| *code)
 }
 
 #[derive(Debug, Clone, Serialize)]
