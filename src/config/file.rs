@@ -1,14 +1,9 @@
 //! The shape of `build.toml`: the top level, `[presets.NAME]` and `[[rules]]`.
 
-use super::tables::{settings_layer, Partial};
+use super::tables::settings_layer;
 use crate::kinds::asset::Target;
-use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
+use crate::kinds::tables::with_settings_tables;
 use crate::options::remote::RemoteMode;
-use crate::pipeline::animation::AnimationSettings;
-use crate::pipeline::textures::TextureSettings;
-use crate::pipeline::MeshSettings;
-use crate::targets::bmd1::Bmd1Settings;
-use crate::targets::qtmesh::QtTargetSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,60 +19,46 @@ pub enum PackFormat {
     Hpack,
 }
 
-/// The whole `build.toml`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Config {
-    /// Source folder, relative to the file's folder.
-    pub input: Option<PathBuf>,
-    /// Output folder, relative to the file's folder.
-    pub output: Option<PathBuf>,
-    /// Runtime targets for every source.
-    pub targets: Option<Vec<Target>>,
-    /// Bundle the output into an archive after the build.
-    pub pack: Option<PackFormat>,
-    /// Also write the HTML build report (`--report`, docs/preview.md).
-    pub report: Option<bool>,
-    /// Files copied byte for byte and registered as raw files: globs relative to the
-    /// input folder (`["levels/*.json", "config/**"]`).
-    #[serde(default)]
-    pub embed: Vec<Spanned<String>>,
-    /// `assets.hman` version: 2 (default, with sizes and digests) or 1 (the original
-    /// assetc's layout, for engines built on its SDK).
-    pub manifest_version: Option<Spanned<u32>>,
-    /// The shared remote cache (docs/scale.md).
-    #[serde(default)]
-    pub cache: CacheTable,
-    #[serde(default)]
-    pub mesh: Partial<MeshSettings>,
-    #[serde(default)]
-    pub texture: Partial<TextureSettings>,
-    #[serde(default)]
-    pub animation: Partial<AnimationSettings>,
-    #[serde(default)]
-    pub bmd1: Partial<Bmd1Settings>,
-    #[serde(default)]
-    pub qtmesh: Partial<QtTargetSettings>,
-    #[serde(default)]
-    pub font: Partial<FontSettings>,
-    #[serde(default)]
-    pub shader: Partial<ShaderSettings>,
-    #[serde(default)]
-    pub audio: Partial<AudioSettings>,
-    #[serde(default)]
-    pub rules: Vec<Rule>,
-    #[serde(default)]
-    pub presets: BTreeMap<String, Preset>,
-    /// The file itself, for messages.
-    #[serde(skip)]
-    pub path: PathBuf,
-    /// The file's text, to place warnings found after parsing (a rule matching nothing).
-    #[serde(skip)]
-    pub text: String,
-    /// The folder the file was found in: relative paths in it are relative to this.
-    #[serde(skip)]
-    pub base_dir: PathBuf,
-}
+with_settings_tables!(settings_layer! {
+    /// The whole `build.toml`.
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    Config {
+        /// Source folder, relative to the file's folder.
+        pub input: Option<PathBuf>,
+        /// Output folder, relative to the file's folder.
+        pub output: Option<PathBuf>,
+        /// Runtime targets for every source.
+        pub targets: Option<Vec<Target>>,
+        /// Bundle the output into an archive after the build.
+        pub pack: Option<PackFormat>,
+        /// Also write the HTML build report (`--report`, docs/preview.md).
+        pub report: Option<bool>,
+        /// Files copied byte for byte and registered as raw files: globs relative to the
+        /// input folder (`["levels/*.json", "config/**"]`).
+        #[serde(default)]
+        pub embed: Vec<Spanned<String>>,
+        /// `assets.hman` version: 2 (default, with sizes and digests) or 1 (the original
+        /// assetc's layout, for engines built on its SDK).
+        pub manifest_version: Option<Spanned<u32>>,
+        /// The shared remote cache (docs/scale.md).
+        #[serde(default)]
+        pub cache: CacheTable,
+        #[serde(default)]
+        pub rules: Vec<Rule>,
+        #[serde(default)]
+        pub presets: BTreeMap<String, Preset>,
+        /// The file itself, for messages.
+        #[serde(skip)]
+        pub path: PathBuf,
+        /// The file's text, to place warnings found after parsing (a rule matching nothing).
+        #[serde(skip)]
+        pub text: String,
+        /// The folder the file was found in: relative paths in it are relative to this.
+        #[serde(skip)]
+        pub base_dir: PathBuf,
+    }
+});
 
 /// `[cache]`: the shared remote cache.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -92,58 +73,26 @@ pub struct CacheTable {
     pub max_blob_bytes: Option<u64>,
 }
 
-/// `[presets.NAME]`, chosen with `--preset NAME`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Preset {
-    pub output: Option<PathBuf>,
-    pub targets: Option<Vec<Target>>,
-    #[serde(default)]
-    pub mesh: Partial<MeshSettings>,
-    #[serde(default)]
-    pub texture: Partial<TextureSettings>,
-    #[serde(default)]
-    pub animation: Partial<AnimationSettings>,
-    #[serde(default)]
-    pub bmd1: Partial<Bmd1Settings>,
-    #[serde(default)]
-    pub qtmesh: Partial<QtTargetSettings>,
-    #[serde(default)]
-    pub font: Partial<FontSettings>,
-    #[serde(default)]
-    pub shader: Partial<ShaderSettings>,
-    #[serde(default)]
-    pub audio: Partial<AudioSettings>,
-}
+with_settings_tables!(settings_layer! {
+    /// `[presets.NAME]`, chosen with `--preset NAME`.
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    Preset {
+        pub output: Option<PathBuf>,
+        pub targets: Option<Vec<Target>>,
+    }
+});
 
-/// `[[rules]]`: settings for the sources whose path matches a glob.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Rule {
-    /// Glob over the source path relative to the input folder (`characters/**/*.glb`).
-    #[serde(rename = "match")]
-    pub pattern: Spanned<String>,
-    /// Matching files are neither compiled nor reported as ignored.
-    #[serde(default)]
-    pub ignore: bool,
-    #[serde(default)]
-    pub mesh: Partial<MeshSettings>,
-    #[serde(default)]
-    pub texture: Partial<TextureSettings>,
-    #[serde(default)]
-    pub animation: Partial<AnimationSettings>,
-    #[serde(default)]
-    pub bmd1: Partial<Bmd1Settings>,
-    #[serde(default)]
-    pub qtmesh: Partial<QtTargetSettings>,
-    #[serde(default)]
-    pub font: Partial<FontSettings>,
-    #[serde(default)]
-    pub shader: Partial<ShaderSettings>,
-    #[serde(default)]
-    pub audio: Partial<AudioSettings>,
-}
-
-settings_layer!(Config);
-settings_layer!(Preset);
-settings_layer!(Rule);
+with_settings_tables!(settings_layer! {
+    /// `[[rules]]`: settings for the sources whose path matches a glob.
+    #[derive(Debug, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    Rule {
+        /// Glob over the source path relative to the input folder (`characters/**/*.glb`).
+        #[serde(rename = "match")]
+        pub pattern: Spanned<String>,
+        /// Matching files are neither compiled nor reported as ignored.
+        #[serde(default)]
+        pub ignore: bool,
+    }
+});

@@ -24,29 +24,17 @@ use toml::Spanned;
 
 /// A settings type that is one table of build.toml.
 pub trait Section: Serialize + DeserializeOwned + Default {
-    /// The table's name in build.toml.
-    const NAME: &'static str;
-    /// Where the resolved settings of this table live.
-    fn of(settings: &mut AssetSettings) -> &mut Self;
     /// Ranges the type itself cannot express (`quality` in 0..1, ...).
     fn check_ranges(&self) -> Result<(), String>;
 }
 
 impl Section for MeshSettings {
-    const NAME: &'static str = "mesh";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.mesh
-    }
     fn check_ranges(&self) -> Result<(), String> {
         self.validate()
     }
 }
 
 impl Section for TextureSettings {
-    const NAME: &'static str = "texture";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.texture
-    }
     fn check_ranges(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.quality) {
             return Err(format!(
@@ -62,10 +50,6 @@ impl Section for TextureSettings {
 }
 
 impl Section for AnimationSettings {
-    const NAME: &'static str = "animation";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.animation
-    }
     fn check_ranges(&self) -> Result<(), String> {
         if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
             return Err(format!(
@@ -78,50 +62,30 @@ impl Section for AnimationSettings {
 }
 
 impl Section for Bmd1Settings {
-    const NAME: &'static str = "bmd1";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.bmd1
-    }
     fn check_ranges(&self) -> Result<(), String> {
         self.validate()
     }
 }
 
 impl Section for QtTargetSettings {
-    const NAME: &'static str = "qtmesh";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.qtmesh
-    }
     fn check_ranges(&self) -> Result<(), String> {
         Self::check_mesh_version(self.mesh_version)
     }
 }
 
 impl Section for FontSettings {
-    const NAME: &'static str = "font";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.font
-    }
     fn check_ranges(&self) -> Result<(), String> {
         self.validate()
     }
 }
 
 impl Section for ShaderSettings {
-    const NAME: &'static str = "shader";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.shader
-    }
     fn check_ranges(&self) -> Result<(), String> {
         Ok(())
     }
 }
 
 impl Section for AudioSettings {
-    const NAME: &'static str = "audio";
-    fn of(settings: &mut AssetSettings) -> &mut Self {
-        &mut settings.audio
-    }
     fn check_ranges(&self) -> Result<(), String> {
         self.validate()
     }
@@ -179,7 +143,7 @@ impl<T: Section> Partial<T> {
     }
 
     /// Checks every key alone (name, type, range), so an error points at its line.
-    pub fn check(&self, file: &Path, text: &str) -> Result<(), ConfigError> {
+    pub fn check(&self, table: &str, file: &Path, text: &str) -> Result<(), ConfigError> {
         for (key, value) in &self.entries {
             let here = |message: String| ConfigError::at(file, text, value.span().start, message);
             let alone: toml::Table = [(key.clone(), value.get_ref().clone())]
@@ -187,26 +151,25 @@ impl<T: Section> Partial<T> {
                 .collect();
             let probe: T = toml::Value::Table(alone).try_into().map_err(|e| {
                 here(format!(
-                    "[{}] {key}: {}",
-                    T::NAME,
+                    "[{table}] {key}: {}",
                     plain_words(&with_suggestion(e.message()))
                 ))
             })?;
             probe
                 .check_ranges()
-                .map_err(|m| here(format!("[{}] {m}", T::NAME)))?;
+                .map_err(|m| here(format!("[{table}] {m}")))?;
         }
         Ok(())
     }
 
     /// Overlays the keys this table sets on `base`.
-    pub fn apply(&self, base: &mut T) -> Result<(), String> {
+    pub fn apply(&self, table: &str, base: &mut T) -> Result<(), String> {
         if self.entries.is_empty() {
             return Ok(());
         }
         let mut table = match toml::Value::try_from(&*base).map_err(|e| e.to_string())? {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("[{}] settings are not a table", T::NAME)),
+            _ => return Err(format!("[{table}] settings are not a table")),
         };
         for (key, value) in &self.entries {
             table.insert(key.clone(), value.get_ref().clone());
@@ -218,50 +181,26 @@ impl<T: Section> Partial<T> {
     }
 }
 
-/// Runs `$body` once for every settings table of `$layer`, with `$t` bound to it. With the
-/// fields of [`Config`](super::Config), [`Preset`](super::Preset) and
-/// [`Rule`](super::Rule), the one list of sections.
-macro_rules! each_table {
-    ($layer:expr, |$t:ident| $body:expr) => {{
-        {
-            let $t = &$layer.mesh;
-            $body;
-        }
-        {
-            let $t = &$layer.texture;
-            $body;
-        }
-        {
-            let $t = &$layer.animation;
-            $body;
-        }
-        {
-            let $t = &$layer.bmd1;
-            $body;
-        }
-        {
-            let $t = &$layer.qtmesh;
-            $body;
-        }
-        {
-            let $t = &$layer.font;
-            $body;
-        }
-        {
-            let $t = &$layer.shader;
-            $body;
-        }
-        {
-            let $t = &$layer.audio;
-            $body;
-        }
-    }};
-}
-
-/// `check_tables` and `apply_tables` for a layer of the file (the top level, a preset, a
-/// rule): a struct with one [`Partial`] field per section.
+/// A layer of the file (the top level, a preset, a rule): the struct with its own fields
+/// and one [`Partial`] per settings table of [`with_settings_tables`], and its
+/// `check_tables` and `apply_tables`. Invoked through that list, so a table is named once.
+///
+/// [`with_settings_tables`]: crate::kinds::tables::with_settings_tables
 macro_rules! settings_layer {
-    ($layer:ty) => {
+    (
+        $(#[$meta:meta])*
+        $layer:ident { $($fields:tt)* }
+        [$($table:ident: $ty:ty,)*]
+    ) => {
+        $(#[$meta])*
+        pub struct $layer {
+            $($fields)*
+            $(
+                #[serde(default)]
+                pub $table: $crate::config::tables::Partial<$ty>,
+            )*
+        }
+
         impl $layer {
             /// Checks every key of every table, each where it stands.
             pub fn check_tables(
@@ -269,7 +208,7 @@ macro_rules! settings_layer {
                 file: &std::path::Path,
                 text: &str,
             ) -> Result<(), $crate::config::ConfigError> {
-                $crate::config::tables::each_table!(self, |t| t.check(file, text)?);
+                $(self.$table.check(stringify!($table), file, text)?;)*
                 Ok(())
             }
 
@@ -278,9 +217,7 @@ macro_rules! settings_layer {
                 &self,
                 settings: &mut $crate::kinds::asset::AssetSettings,
             ) -> Result<(), String> {
-                $crate::config::tables::each_table!(self, |t| {
-                    $crate::config::tables::apply_to_settings(t, settings)?
-                });
+                $(self.$table.apply(stringify!($table), &mut settings.$table)?;)*
                 $crate::config::tables::qt_naming_follows_version(&self.qtmesh, settings);
                 Ok(())
             }
@@ -288,14 +225,7 @@ macro_rules! settings_layer {
     };
 }
 
-pub(crate) use {each_table, settings_layer};
-
-pub(crate) fn apply_to_settings<T: Section>(
-    t: &Partial<T>,
-    settings: &mut AssetSettings,
-) -> Result<(), String> {
-    t.apply(T::of(settings))
-}
+pub(crate) use settings_layer;
 
 /// As `--qt-mesh-version 5` does: Qt 6.4 and older also name meshes the old way, unless
 /// the table names them itself.

@@ -4,28 +4,35 @@
 use super::source::Source;
 use crate::code::Warning;
 use crate::import::ImportError;
-use crate::pipeline::animation::AnimationSettings;
-use crate::pipeline::textures::TextureSettings;
-use crate::pipeline::{MeshSettings, StageTimes};
+use crate::pipeline::StageTimes;
 use crate::targets::TargetError;
 use std::path::{Path, PathBuf};
 
 pub use crate::targets::{texture_rel_path, AssetStats, OutputFile, Target, TextureRequest};
 
-/// The settings one source is built with (defaults, then matching rules, then CLI flags).
-/// Serialised (JSON, fields in declaration order) into cache and remote keys.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct AssetSettings {
-    pub mesh: MeshSettings,
-    pub texture: TextureSettings,
-    pub animation: AnimationSettings,
-    pub bmd1: crate::targets::bmd1::Bmd1Settings,
-    pub qtmesh: crate::targets::qtmesh::QtTargetSettings,
-    pub font: crate::kinds::settings::FontSettings,
-    pub shader: crate::kinds::settings::ShaderSettings,
-    pub audio: crate::kinds::settings::AudioSettings,
-    pub targets: Vec<Target>,
+macro_rules! asset_settings {
+    ([$($table:ident: $ty:ty,)*]) => {
+        /// The settings one source is built with (defaults, then matching rules, then CLI
+        /// flags): one field per settings table ([`super::tables`]), then its targets.
+        /// Serialised (JSON, fields in declaration order) into cache and remote keys.
+        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        pub struct AssetSettings {
+            $(pub $table: $ty,)*
+            pub targets: Vec<Target>,
+        }
+
+        impl Default for AssetSettings {
+            fn default() -> Self {
+                Self {
+                    $($table: Default::default(),)*
+                    targets: vec![Target::HMesh],
+                }
+            }
+        }
+    };
 }
+
+super::tables::with_settings_tables!(asset_settings! {});
 
 impl AssetSettings {
     /// What a model's targets read of these settings.
@@ -36,22 +43,6 @@ impl AssetSettings {
             animation: &self.animation,
             bmd1: &self.bmd1,
             qtmesh: &self.qtmesh,
-        }
-    }
-}
-
-impl Default for AssetSettings {
-    fn default() -> Self {
-        Self {
-            mesh: MeshSettings::default(),
-            texture: TextureSettings::default(),
-            animation: AnimationSettings::default(),
-            bmd1: Default::default(),
-            qtmesh: Default::default(),
-            font: Default::default(),
-            shader: Default::default(),
-            audio: Default::default(),
-            targets: vec![Target::HMesh],
         }
     }
 }

@@ -17,7 +17,7 @@ mod resample;
 mod wav;
 
 use super::texture::{extension, read_limited};
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::formats::wav::{WavError, MAX_CHANNELS};
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
@@ -30,6 +30,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(AUDIO_EXTENSIONS),
     sources: ".wav .ogg .oga .mp3 .flac",
     outputs: "<ref>.wav (PCM: 16-bit integer or 32-bit float, [audio] settings)",
+    // `<ref>.wav`; room as for `.hmesh`, which every ref has always left.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 6,
+        claims: Claim::RefWith(".wav"),
+    },
     compile,
 };
 

@@ -2,7 +2,7 @@
 //! extension): one cube `.ktx2`, faces in the order +X -X +Y -Y +Z -Z.
 
 use super::texture::{extension, mode_for, read_limited, texture_asset, IMAGE_EXTENSIONS};
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::kinds::asset::{AssetError, CompiledAsset};
 use crate::kinds::source::Source;
 use crate::pipeline::textures::{encode_standalone, StandaloneTexture};
@@ -14,6 +14,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FolderSuffix(".env"),
     sources: "folder <name>.env/ with faces px nx py ny pz nz (any image extension)",
     outputs: "<name>.env.ktx2 (faceCount 6)",
+    // `sky.env` keeps its `.env`: `sky.env.ktx2`.
+    naming: OutputNaming {
+        ref_keeps_extension: true,
+        extension_room: 5,
+        claims: Claim::RefWith(".ktx2"),
+    },
     compile,
 };
 

@@ -3,7 +3,7 @@
 //! manifest as a raw file (kind 5), as the original assetc's `embed:` list does.
 
 use super::texture::read_limited;
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
@@ -14,6 +14,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::EmbedGlobs,
     sources: "any file matched by a top-level `embed` glob of build.toml",
     outputs: "the file itself, byte for byte, at its own path",
+    // Written at its own path; its ref (for the manifest) leaves room as for `.hmesh`.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 6,
+        claims: Claim::SourcePath,
+    },
     compile,
 };
 

@@ -13,7 +13,7 @@ mod pack;
 pub use compile::{compile_face, CompiledFont, EDGE_VALUE};
 
 use super::texture::read_limited;
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hash::fnv1a64;
 use crate::formats::hman::EntryKind;
 use crate::formats::{hfont, ktx2};
@@ -26,6 +26,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(&[".ttf", ".otf"]),
     sources: ".ttf .otf (TrueType, OpenType CFF)",
     outputs: "<ref>.hfont + its distance-field atlas <ref>.ktx2",
+    // `<ref>.hfont` and `<ref>.ktx2`: the atlas name is the one claimed.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 6,
+        claims: Claim::RefWith(".ktx2"),
+    },
     compile,
 };
 

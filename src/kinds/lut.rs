@@ -2,7 +2,7 @@
 //! `.ktx2` (manifest kind 3).
 
 use super::texture::read_limited;
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
@@ -14,6 +14,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(&[".lut.cube"]),
     sources: "<name>.lut.cube (Adobe/Resolve 3D LUT)",
     outputs: "<name>.lut.ktx2 (3D, R8G8B8A8_UNORM)",
+    // `<ref>.ktx2`.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 5,
+        claims: Claim::RefWith(".ktx2"),
+    },
     compile,
 };
 

@@ -16,6 +16,7 @@ pub mod model;
 pub mod settings;
 pub mod shader;
 pub mod source;
+pub mod tables;
 pub mod texture;
 
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset};
@@ -47,6 +48,30 @@ pub enum Recognise {
     EmbedGlobs,
 }
 
+/// How a kind names its outputs after its source (see [`Source::runtime_ref`] and
+/// [`Source::claimed_output`]).
+#[derive(Debug, Clone, Copy)]
+pub struct OutputNaming {
+    /// The ref keeps the source's extension (a cubemap folder's `.env`).
+    pub ref_keeps_extension: bool,
+    /// Bytes a file name of the ref leaves free for the extension its outputs add: a ref
+    /// too long for that is shortened (docs/formats.md "Long names").
+    pub extension_room: usize,
+    /// The output path no two sources may share.
+    pub claims: Claim,
+}
+
+/// The output path a source claims, for collisions between sources.
+#[derive(Debug, Clone, Copy)]
+pub enum Claim {
+    /// Its runtime ref (a model's outputs are `<ref>.*`).
+    Ref,
+    /// Its own relative path (an embedded file is written where it is).
+    SourcePath,
+    /// Its ref with this appended (`.ktx2`; `/` for a folder of outputs).
+    RefWith(&'static str),
+}
+
 /// What a kind's compile step gets besides the source.
 pub struct CompileContext<'a> {
     pub input_root: &'a Path,
@@ -63,6 +88,8 @@ pub struct AssetKind {
     pub sources: &'static str,
     /// What it writes, for `--help` and the docs.
     pub outputs: &'static str,
+    /// How its outputs are named after the source.
+    pub naming: OutputNaming,
     /// Compiles one source entirely in memory; nothing is written until it succeeded.
     pub compile: fn(&Source, &CompileContext) -> Result<CompiledAsset, AssetError>,
 }

@@ -3,7 +3,7 @@
 //! its images), imported into one
 //! [`crate::scene::Scene`] that every target writer serialises.
 
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::code::Warning;
 use crate::import::{import_model, ImportOptions};
 use crate::kinds::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
@@ -19,6 +19,8 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(&[".gltf", ".glb", ".obj", ".fbx"]),
     sources: ".gltf (with its .bin and images), .glb, .obj (with its .mtl files and their maps), .fbx (binary or ASCII, with its images)",
     outputs: "<ref>.hmesh, <ref>.hmat, <ref>.hanim, tex/<id>.ktx2 (and the bmd1/qtmesh targets)",
+    // `<ref>.hmesh`, `.hmat`, `.hanim`: the ref itself is claimed, `.hmesh` the longest.
+    naming: OutputNaming { ref_keeps_extension: false, extension_room: 6, claims: Claim::Ref },
     compile,
 };
 

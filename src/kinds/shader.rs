@@ -15,7 +15,7 @@ mod names;
 pub use compile::SPIRV_VERSION;
 
 use super::texture::read_limited;
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
@@ -27,6 +27,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(&[".wgsl", ".vert", ".frag", ".comp", ".glsl"]),
     sources: "<name>.wgsl, GLSL <name>.vert .frag .comp (or .glsl with #pragma stage(...))",
     outputs: "<name>/<entryPoint>.spv (SPIR-V 1.3, one per entry point)",
+    // `<ref>/<entryPoint>.spv`: two shaders of one ref would share the folder.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 6,
+        claims: Claim::RefWith("/"),
+    },
     compile,
 };
 

@@ -15,36 +15,30 @@ pub struct Source {
 }
 
 impl Source {
-    /// The runtime ref: relative path without extension, lower-cased (`models/chair`).
-    /// A cubemap folder keeps its `.env` (formats.md); an embedded file has no ref but
-    /// its own path. A name too long for a file name once the kind's extension is added
-    /// is shortened by [`fit_ref`].
+    /// The runtime ref: relative path without extension, lower-cased (`models/chair`),
+    /// or with it where the kind keeps it (a cubemap folder's `.env`, formats.md); a name
+    /// too long for a file name once the kind's extension is added is shortened by
+    /// [`fit_ref`].
     pub fn runtime_ref(&self) -> String {
-        let (reference, extension) = match self.kind {
-            KindId::Cubemap => (self.rel_path.replace('\\', "/").to_lowercase(), ".ktx2"),
-            KindId::Texture | KindId::Lut => (runtime_ref(&self.rel_path), ".ktx2"),
-            // Models write `<ref>.hmesh` / `.hanim`, the longest of their extensions;
-            // every other kind appends no more than that.
-            _ => (runtime_ref(&self.rel_path), ".hmesh"),
+        let naming = super::kind(self.kind).naming;
+        let reference = if naming.ref_keeps_extension {
+            self.rel_path.replace('\\', "/").to_lowercase()
+        } else {
+            runtime_ref(&self.rel_path)
         };
-        fit_ref(&reference, extension.len())
+        fit_ref(&reference, naming.extension_room)
     }
-    /// The output path its outputs are named after, for collisions: `<ref>.ktx2` for
-    /// textures, its own path for an embedded file, the ref for a model (whose outputs
-    /// are `<ref>.*`).
+
+    /// The output path its outputs are named after, for collisions (the kind's
+    /// [`Claim`](super::Claim)).
     pub fn claimed_output(&self) -> String {
-        match self.kind {
-            KindId::Model => self.runtime_ref(),
-            KindId::Embed => self.rel_path.clone(),
-            // A font claims its atlas's name (its `.hfont` goes with it).
-            KindId::Texture | KindId::Cubemap | KindId::Lut | KindId::Font => {
-                format!("{}.ktx2", self.runtime_ref())
-            }
-            // Its outputs are `<ref>/<entryPoint>.spv`: two shaders of one ref share them.
-            KindId::Shader => format!("{}/", self.runtime_ref()),
-            KindId::Audio => format!("{}.wav", self.runtime_ref()),
+        match super::kind(self.kind).naming.claims {
+            super::Claim::Ref => self.runtime_ref(),
+            super::Claim::SourcePath => self.rel_path.clone(),
+            super::Claim::RefWith(suffix) => format!("{}{suffix}", self.runtime_ref()),
         }
     }
+
     /// `<runtime ref>.<ext>`: the output path of this source's file of that kind.
     pub fn output_rel(&self, ext: &str) -> String {
         format!("{}.{ext}", self.runtime_ref())

@@ -1,7 +1,7 @@
 //! Standalone images: every image below the input root that no model uses becomes
 //! `<ref>.ktx2`, named in the manifest by fnv1a64 of its ref.
 
-use super::{AssetKind, CompileContext, KindId, Recognise};
+use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
@@ -15,6 +15,12 @@ pub static KIND: AssetKind = AssetKind {
     recognise: Recognise::FileSuffixes(IMAGE_EXTENSIONS),
     sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR)",
     outputs: "<ref>.ktx2 (a cube under a `texture.cubemap = true` rule)",
+    // `<ref>.ktx2`.
+    naming: OutputNaming {
+        ref_keeps_extension: false,
+        extension_room: 5,
+        claims: Claim::RefWith(".ktx2"),
+    },
     compile,
 };
 
