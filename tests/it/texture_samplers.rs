@@ -13,8 +13,8 @@ use crate::common;
 
 use assetc::formats::hmat;
 use assetc::import::{import_gltf, ImportOptions};
-use assetc::pipeline::materials::build_material_table;
 use assetc::pipeline::textures::TextureSettings;
+use assetc::targets::hmesh::materials::build_material_table;
 use base64::Engine;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -17,11 +17,12 @@ use assetc_core::{code, formats, pipeline, rig, scene};
 
 use crate::formats::hman::EntryKind;
 use crate::pipeline::animation::AnimationSettings;
-use crate::pipeline::materials::TextureJob;
 use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::textures::TextureMode;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::{MeshSettings, StageTimes};
 use crate::scene::Scene;
+use std::sync::Arc;
 
 /// Which runtime files a build writes for each source.
 #[derive(
@@ -110,6 +111,21 @@ impl OutputFile {
     pub fn raw(rel_path: String, bytes: Vec<u8>) -> Self {
         Self::new(rel_path, bytes, EntryKind::RawFile)
     }
+}
+
+/// One texture to encode: `scene.images[image]` in `mode`, written as `tex/<id>.ktx2`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureJob {
+    pub id: u64,
+    pub image: usize,
+    pub mode: TextureMode,
+    /// Set for MASK base colours: mips keep this cutoff's alpha coverage.
+    pub alpha_cutoff: Option<f32>,
+    /// The encoded image, already read (the id is a hash of it).
+    pub bytes: Arc<Vec<u8>>,
+    pub mime_type: Option<String>,
+    /// `images[2] (wood.png)`, for messages.
+    pub label: String,
 }
 
 /// A texture an asset needs. Textures are content-addressed and shared between assets, so

@@ -4,7 +4,8 @@
 //! ([`geometry::Geometry`]) through normals -> bake -> tangents -> weld -> optimize ->
 //! LODs + meshlets, as each target asks (with generated lightmap UVs cut before weld and
 //! packed by the target over all its primitives, `lightmap_uvs`), sharing what it can between targets. Packing into
-//! a format is each target's own (`pack` holds `.hmesh`'s). Textures, materials, skinning
+//! a format is each target's own (the `.hmesh` target's `pack`, its `.hmat` rows in
+//! `materials`). Textures, skinning
 //! and animation are stages of their own. See `docs/architecture.md`.
 
 pub mod bake;
@@ -14,12 +15,10 @@ pub mod geometry;
 pub mod lightmap_uvs;
 pub mod lods;
 pub mod material_refs;
-pub mod materials;
 pub mod meshlets;
 pub mod mikktspace;
 pub mod normals;
 pub mod optimize;
-pub mod pack;
 pub mod prepare;
 pub mod regions;
 pub mod settings;

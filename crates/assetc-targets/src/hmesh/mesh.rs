@@ -1,6 +1,7 @@
 //! The `.hmesh` of a scene: every primitive instance through [`prepare`], packed into
 //! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
 
+use super::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
 use crate::code::Warning;
 use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
@@ -11,7 +12,6 @@ use crate::pipeline::cluster_lod::{
 use crate::pipeline::geometry::{Geometry, Semantic};
 use crate::pipeline::lightmap_uvs::{pack_charts, LightmapError};
 use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
-use crate::pipeline::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
 use crate::pipeline::prepare::{
     prepare, MeshletRequest, PrepareCache, PrepareError, PrepareRequest, Prepared, WeldRequest,
 };

@@ -2,7 +2,9 @@
 //! `.hanim`.
 
 use crate::code::Warning;
+pub mod materials;
 mod mesh;
+pub mod pack;
 
 pub use mesh::{build_hmesh, MeshBuild, MeshError};
 
@@ -10,11 +12,11 @@ use super::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::hman::EntryKind;
 use crate::formats::{hanim, hmat, hmesh};
 use crate::pipeline::animation::{build_hanim, warn_without_skeleton};
-use crate::pipeline::materials::build_material_table;
 use crate::pipeline::skinning::build_skeleton;
 use crate::pipeline::texture_transform::bake_texture_transforms;
 use crate::scene::Scene;
 use crate::{AssetStats, TextureRequest};
+use materials::build_material_table;
 
 pub struct HMeshTarget;
 

@@ -1,9 +1,9 @@
 //! Octahedral-pack normals and tangents into the 28-byte `GpuVertex`.
 
-use super::geometry::{xyz, Geometry, Semantic};
-use super::tangents::perpendicular;
 use crate::formats::hmesh::{GpuSkinVertex, GpuVertex};
 use crate::formats::octahedral;
+use crate::pipeline::geometry::{xyz, Geometry, Semantic};
+use crate::pipeline::tangents::perpendicular;
 
 /// Packs every vertex. Missing normals are written as +Z; missing UVs as 0. With
 /// `real_tangents` false (the mesh-wide DESC flag is clear) every tangent is written as the

@@ -8,6 +8,7 @@ use crate::pipeline::textures::{
     load_image_bytes, texture_id, TextureError, TextureMode, TextureSettings,
 };
 use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, Wrap};
+use crate::TextureJob;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -20,21 +21,6 @@ type SlotRef<'a> = (
     Option<f32>,
     &'a mut u64,
 );
-
-/// One texture to encode: `scene.images[image]` in `mode`, written as `tex/<id>.ktx2`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TextureJob {
-    pub id: u64,
-    pub image: usize,
-    pub mode: TextureMode,
-    /// Set for MASK base colours: mips keep this cutoff's alpha coverage.
-    pub alpha_cutoff: Option<f32>,
-    /// The encoded image, already read (the id is a hash of it).
-    pub bytes: Arc<Vec<u8>>,
-    pub mime_type: Option<String>,
-    /// `images[2] (wood.png)`, for messages.
-    pub label: String,
-}
 
 /// A source's material table and its textures, deduplicated by id in first-use order.
 #[derive(Debug, Clone, Default)]
