@@ -11,9 +11,11 @@
 pub mod field;
 mod merge;
 mod monotonic;
+mod renumber;
 pub mod watertight;
 
 pub use merge::append;
+pub use renumber::{first_use_order, renumber_clusters, renumber_mesh};
 
 use crate::formats::hmesh::clod::{
     ClodCluster, ClodError, ClodGroup, ClodNode, ClodSubmesh, ClodTopology, ClusterLod, LodSphere,
