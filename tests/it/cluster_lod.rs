@@ -644,3 +644,103 @@ fn a_skinned_mesh_keeps_every_vertex_with_its_skin_and_cuts_without_cracks() {
         f.triangles
     );
 }
+
+/// `info` (JSON and text) and the build report show the hierarchy: levels, clusters,
+/// groups, triangles per level and the chunks' bytes, each checked against the file.
+#[test]
+fn info_and_the_build_report_show_the_hierarchy() {
+    let test = "info_and_the_build_report_show_the_hierarchy";
+    let scratch = tempfile::tempdir().unwrap();
+    let Some(sources) = fox_sources(test, scratch.path()) else {
+        return;
+    };
+    let out = scratch.path().join("out");
+    build(
+        &sources,
+        &out,
+        &format!("report = true\n{}", config(true)),
+        "2",
+    );
+    let path = only_hmesh(&out);
+    let mesh = hmesh::read(&std::fs::read(&path).unwrap()).unwrap();
+    let lod = mesh.cluster_lod.as_ref().unwrap();
+    let hmesh::clod::ClodTopology::Encoded { offsets, data } = &lod.topology else {
+        panic!("cluster_compress = true wrote plain topology");
+    };
+
+    let o = assetc(&["info", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let info: serde_json::Value = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| {
+            v["reason"] == "file" && v["info"]["path"].as_str().unwrap_or("").ends_with(".hmesh")
+        })
+        .unwrap_or_else(|| panic!("no .hmesh line in {stdout}"))["info"]
+        .clone();
+    let c = &info["cluster_lod"];
+    let per_level: Vec<u64> = c["triangles_per_level"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    // Level 0 is the source: the mesh's own triangles; each coarser level has fewer.
+    assert_eq!(per_level[0], info["triangles"].as_u64().unwrap());
+    assert!(per_level.windows(2).all(|w| w[1] < w[0]), "{per_level:?}");
+    assert_eq!(c["levels"].as_u64().unwrap(), per_level.len() as u64);
+    assert!(per_level.len() >= 2, "{per_level:?}");
+    assert_eq!(c["clusters"].as_u64().unwrap(), lod.clusters.len() as u64);
+    assert_eq!(c["groups"].as_u64().unwrap(), lod.groups.len() as u64);
+    assert_eq!(
+        per_level.iter().sum::<u64>(),
+        lod.clusters
+            .iter()
+            .map(|c| u64::from(c.triangle_count))
+            .sum::<u64>()
+    );
+    // Row sizes from docs/formats.md: CLSM 32, CLUS 32 + CLBN 32 + CLER 48, CLGR 32, CLND 32.
+    let tables = 32 * lod.submeshes.len()
+        + 112 * lod.clusters.len()
+        + 32 * lod.groups.len()
+        + 32 * lod.nodes.len();
+    assert_eq!(c["table_bytes"].as_u64().unwrap(), tables as u64);
+    assert_eq!(
+        c["topology_bytes"].as_u64().unwrap(),
+        (4 * offsets.len() + data.len()) as u64
+    );
+    assert_eq!(c["topology"], "meshlet codec");
+
+    let o = assetc(&["info", out.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let joined: Vec<String> = per_level.iter().map(u64::to_string).collect();
+    assert!(
+        text.contains("cluster LOD hierarchies") && text.contains(&joined.join(" / ")),
+        "{text}"
+    );
+
+    let html = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    let line = format!(
+        "{} levels, {} clusters in {} groups; triangles per level {};",
+        per_level.len(),
+        lod.clusters.len(),
+        lod.groups.len(),
+        joined.join(" / ")
+    );
+    assert!(
+        html.contains("cluster LOD of ") && html.contains(&line),
+        "{line} not in the report"
+    );
+
+    // A tree without hierarchies prints no such table.
+    let plain = scratch.path().join("plain");
+    build(
+        &sources,
+        &plain,
+        "[texture]\nformat = \"rgba8\"\nmax_size = 64\nmipmaps = false\n",
+        "2",
+    );
+    let o = assetc(&["info", plain.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("cluster LOD"));
+}
