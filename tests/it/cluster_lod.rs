@@ -417,8 +417,8 @@ fn cpu_seconds() -> f64 {
 /// Figures for docs/performance.md, one mode per process so each peak RSS is its own
 /// (run under `/usr/bin/time -v`, see there): `CLOD_FIGURES=field` only makes the 1M
 /// field, `bare` also runs meshoptimizer's `clod_build` with a callback that keeps
-/// nothing, `stage` runs our whole stage and measures the topology with and without the
-/// meshlet codec.
+/// nothing (`CLOD_FIGURES_LEVEL` sets its cluster order level), `stage` runs our whole
+/// stage and measures the topology with and without the meshlet codec.
 #[test]
 #[ignore = "figures for docs/performance.md; run by hand"]
 fn cluster_lod_figures() {
@@ -449,8 +449,18 @@ fn cluster_lod_figures() {
                 attribute_protect_mask: 0b11000,
                 ..meshopt::ClodMesh::new(&f.indices, &adapter)
             };
+            // CLOD_FIGURES_LEVEL=0 orders clusters as the stage asks; the library's
+            // default is level 1.
+            let mut config = meshopt::clod_default_config(128);
+            if let Some(level) = std::env::var("CLOD_FIGURES_LEVEL")
+                .ok()
+                .and_then(|v| v.parse().ok())
+            {
+                config.optimize_clusters_level = level;
+            }
+            line += &format!(", cluster order level {}", config.optimize_clusters_level);
             let mut groups = 0;
-            meshopt::clod_build(meshopt::clod_default_config(128), &mesh, |_, _| {
+            meshopt::clod_build(config, &mesh, |_, _| {
                 groups += 1;
                 groups - 1
             });
