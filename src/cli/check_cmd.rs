@@ -140,6 +140,37 @@ fn info_doc(
             lods.join(" / "),
         ]);
     }
+    // Only when some mesh has one, so trees built without `mesh.cluster_lod` print as before.
+    let hierarchies: Vec<_> = files
+        .iter()
+        .filter_map(|f| f.cluster_lod.as_ref().map(|c| (f, c)))
+        .collect();
+    if !hierarchies.is_empty() {
+        let clod = doc.table(
+            "cluster LOD hierarchies",
+            &[
+                "file",
+                "levels",
+                "clusters",
+                "groups",
+                "triangles per level",
+                "tables",
+                "topology",
+            ],
+        );
+        for (f, c) in hierarchies {
+            let per_level: Vec<String> = c.triangles_per_level.iter().map(u64::to_string).collect();
+            clod.row(vec![
+                f.path.clone(),
+                c.levels.to_string(),
+                c.clusters.to_string(),
+                c.groups.to_string(),
+                per_level.join(" / "),
+                size(c.table_bytes),
+                format!("{} ({})", size(c.topology_bytes), c.topology),
+            ]);
+        }
+    }
     let materials = doc.table("material tables", &["file", "size", "materials"]);
     for f in files.iter().filter(|f| ext(f) == "hmat") {
         materials.row(vec![f.path.clone(), size(f.bytes), opt(f.materials)]);

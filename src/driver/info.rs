@@ -23,6 +23,9 @@ pub struct FileInfo {
     /// LOD levels (per submesh) with no triangles: the simplifier could not reduce them.
     #[serde(skip_serializing_if = "is_zero")]
     pub empty_lod_levels: u64,
+    /// The cluster LOD hierarchy, when the mesh has one (`mesh.cluster_lod`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_lod: Option<ClusterLodInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub materials: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,6 +62,36 @@ pub struct FileInfo {
     pub audio: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// A mesh's cluster LOD hierarchy in counts and bytes (`hmesh::clod::ClodSummary`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ClusterLodInfo {
+    pub levels: u32,
+    pub clusters: u64,
+    pub groups: u64,
+    /// Summed over submeshes; the first is the source's triangles.
+    pub triangles_per_level: Vec<u64>,
+    /// CLSM, CLUS, CLBN, CLER, CLGR and CLND.
+    pub table_bytes: u64,
+    /// CLVR + CLTR, or CLCO + CLCD.
+    pub topology_bytes: u64,
+    /// `plain` or `meshlet codec`.
+    pub topology: &'static str,
+}
+
+impl From<hmesh::clod::ClodSummary> for ClusterLodInfo {
+    fn from(s: hmesh::clod::ClodSummary) -> Self {
+        Self {
+            levels: s.levels,
+            clusters: s.clusters,
+            groups: s.groups,
+            triangles_per_level: s.triangles_per_level,
+            table_bytes: s.table_bytes,
+            topology_bytes: s.topology_bytes,
+            topology: if s.encoded { "meshlet codec" } else { "plain" },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -140,6 +173,10 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.submeshes = Some(u64::from(v.desc.submesh_count));
             info.materials = Some(u64::from(v.desc.material_count));
             info.joints = v.skin.as_ref().map(|s| s.joints.len() as u64);
+            info.cluster_lod = v
+                .cluster_lod
+                .as_ref()
+                .map(|l| hmesh::clod::ClodSummary::of(l).into());
             if let Some(l) = &v.lods {
                 let n = l.lod_count.max(1) as usize;
                 info.lod_triangles = (0..l.lod_count as usize)

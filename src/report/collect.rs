@@ -91,6 +91,8 @@ pub struct AssetPage {
     /// (relative path, bytes) of every output.
     pub outputs: Vec<(String, u64)>,
     pub models: Vec<MeshThumb>,
+    /// (relative path, summary) of every `.hmesh` with a cluster LOD hierarchy.
+    pub cluster_lods: Vec<(String, hmesh::clod::ClodSummary)>,
     pub textures: Vec<TextureThumb>,
     pub fonts: Vec<FontThumb>,
     pub shaders: Vec<ShaderEntry>,
@@ -206,6 +208,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
             .sum(),
         outputs: Vec::new(),
         models: Vec::new(),
+        cluster_lods: Vec::new(),
         textures: Vec::new(),
         fonts: Vec::new(),
         shaders: Vec::new(),
@@ -228,7 +231,10 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
             .and_then(|e| e.to_str())
             .unwrap_or("");
         let result = match ext {
-            "hmesh" => hmesh_thumbs(output, rel, &bytes).map(|t| page.models.extend(t)),
+            "hmesh" => hmesh_thumbs(output, rel, &bytes).map(|(thumbs, clod)| {
+                page.models.extend(thumbs);
+                page.cluster_lods.extend(clod.map(|c| (rel.clone(), c)));
+            }),
             "mesh" | "bmd" if page.models.len() < MAX_MODELS => {
                 let key = content_key(&[&bytes], 0);
                 page.models.push(MeshThumb {
@@ -269,12 +275,18 @@ fn triangles_of(path: &Path) -> Result<usize, String> {
     scene.map(|s| s.triangle_count()).map_err(|e| e.to_string())
 }
 
-/// One thumbnail per LOD level. The key covers the mesh and its `.hmat` (which names the
-/// textures by content id), so a change to either draws new images.
-fn hmesh_thumbs(output: &Path, rel: &str, bytes: &[u8]) -> Result<Vec<MeshThumb>, String> {
+/// One thumbnail per LOD level, and the summary of its cluster LOD hierarchy if it has
+/// one. The key covers the mesh and its `.hmat` (which names the textures by content id),
+/// so a change to either draws new images.
+fn hmesh_thumbs(
+    output: &Path,
+    rel: &str,
+    bytes: &[u8],
+) -> Result<(Vec<MeshThumb>, Option<hmesh::clod::ClodSummary>), String> {
     let mesh = hmesh::read(bytes).map_err(|e| e.to_string())?;
     let hmat = std::fs::read(output.join(rel).with_extension("hmat")).unwrap_or_default();
-    Ok((0..preview::lod_levels(&mesh))
+    let clod = mesh.cluster_lod.as_ref().map(hmesh::clod::ClodSummary::of);
+    let thumbs = (0..preview::lod_levels(&mesh))
         .map(|lod| {
             let triangles = (0..mesh.submeshes.len())
                 .map(|s| preview::lod_indices(&mesh, s, lod).len() / 3)
@@ -298,7 +310,8 @@ fn hmesh_thumbs(output: &Path, rel: &str, bytes: &[u8]) -> Result<Vec<MeshThumb>
                 image: format!("{key:016x}.png"),
             }
         })
-        .collect())
+        .collect();
+    Ok((thumbs, clod))
 }
 
 fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {

@@ -162,6 +162,14 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
             p.time_ms.map_or("-".to_owned(), ms),
         );
     }
+    for (file, clod) in &p.cluster_lods {
+        let _ = writeln!(
+            h,
+            "<p class=\"clod\">cluster LOD of {}: {}</p>",
+            esc(file),
+            esc(&clod.describe())
+        );
+    }
     if !p.models.is_empty() {
         h.push_str("<div class=\"thumbs\">");
         for m in &p.models {

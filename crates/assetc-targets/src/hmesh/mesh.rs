@@ -7,7 +7,8 @@ use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
 use crate::pipeline::cluster_lod::{
-    append, build_cluster_lod, reorder_for_codec, ClusterLodError, ClusterLodInput,
+    append, build_cluster_lod, first_use_order, renumber_clusters, renumber_mesh,
+    reorder_for_codec, ClusterLodError, ClusterLodInput,
 };
 use crate::pipeline::geometry::{Geometry, Semantic};
 use crate::pipeline::lightmap_uvs::{pack_charts, LightmapError};
@@ -208,6 +209,7 @@ pub fn build_hmesh(
     let mut build = assemble(processed, has_tangents, slots, settings, skeleton)?;
     if settings.cluster_lod {
         build.mesh.cluster_lod = Some(gather_cluster_lods(
+            &mut build.mesh,
             cluster_lods,
             &vertex_counts,
             settings.cluster_compress,
@@ -223,8 +225,11 @@ type PreparedInstance = (Prepared, bool, Option<ClusterLod>);
 
 /// One hierarchy for the mesh: each submesh's, rebased onto the mesh's vertices (those
 /// of submesh i start after the `vertex_counts` of the ones before, as `assemble` packs
-/// them), then encoded with the meshlet codec when asked.
+/// them); the mesh's vertices renumbered in the order the clusters first use them (cheap
+/// references for the codec, see `cluster_lod::renumber`), then encoded with the meshlet
+/// codec when asked.
 fn gather_cluster_lods(
+    mesh: &mut HMesh,
     parts: Vec<Option<ClusterLod>>,
     vertex_counts: &[usize],
     compress: bool,
@@ -239,6 +244,13 @@ fn gather_cluster_lods(
     }
     if compress {
         reorder_for_codec(&mut total);
+    }
+    let order = first_use_order(&total, vertex_counts);
+    if let Some(new_of_old) = order.filter(|o| o.len() == mesh.vertices.len()) {
+        renumber_clusters(&mut total, &new_of_old);
+        renumber_mesh(mesh, &new_of_old);
+    }
+    if compress {
         total.topology = encode_topology(&total).map_err(|e| MeshError::ClusterLod {
             path: "cluster topology".into(),
             source: ClusterLodError::Input(e),

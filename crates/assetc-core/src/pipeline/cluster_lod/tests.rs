@@ -206,3 +206,127 @@ fn indices_past_the_vertices_are_an_error_not_a_crash() {
     .unwrap_err();
     assert!(err.to_string().contains("indices"), "{err}");
 }
+
+/// Bytes of the meshlet codec's streams for `lod`'s plain topology.
+fn codec_bytes(lod: &ClusterLod) -> usize {
+    let mut encoded = lod.clone();
+    encoded.topology = crate::formats::hmesh::clod::encode_topology(lod).unwrap();
+    encoded.topology_bytes()
+}
+
+#[test]
+fn vertices_numbered_by_first_use_keep_every_triangle_and_shrink_the_codec() {
+    use crate::formats::hmesh::{GpuSkinVertex, GpuVertex, HMesh, Lods, Skinning};
+    let (a, b) = (bumpy_field(40), bumpy_field(24));
+    let (na, nb) = (a.positions.len(), b.positions.len());
+    let mut lod = ClusterLod::default();
+    append(&mut lod, build(&a), 0, 0);
+    append(&mut lod, build(&b), 1, na as u32);
+    reorder_for_codec(&mut lod);
+    let before = lod.clone();
+    let positions: Vec<[f32; 3]> = a
+        .positions
+        .iter()
+        .chain(&b.positions)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let mut indices = a.indices.clone();
+    indices.extend(b.indices.iter().map(|i| i + na as u32));
+    // Per-vertex data that names its vertex, so we can see it travel with it.
+    let mut mesh = HMesh {
+        vertices: positions
+            .iter()
+            .map(|&position| GpuVertex {
+                position,
+                ..Default::default()
+            })
+            .collect(),
+        indices: indices.clone(),
+        meshlet_vertices: (0..(na + nb) as u32).rev().collect(),
+        skinning: Some(Skinning {
+            vertices: (0..na + nb)
+                .map(|v| GpuSkinVertex {
+                    joints: [0; 4],
+                    weights: [v as f32, 0.0, 0.0, 0.0],
+                })
+                .collect(),
+            joints: Vec::new(),
+        }),
+        uv1: Some((0..na + nb).map(|v| [v as f32, 0.5]).collect()),
+        lods: Some(Lods {
+            lod_count: 1,
+            indices: indices[..30].to_vec(),
+            ranges: Vec::new(),
+        }),
+        ..Default::default()
+    };
+
+    let new_of_old = first_use_order(&lod, &[na, nb]).unwrap();
+    renumber_clusters(&mut lod, &new_of_old);
+    renumber_mesh(&mut mesh, &new_of_old);
+
+    // A permutation that keeps each primitive's range.
+    let mut seen = vec![false; na + nb];
+    for (old, &new) in new_of_old.iter().enumerate() {
+        assert!(!std::mem::replace(&mut seen[new as usize], true));
+        assert_eq!(
+            (old < na),
+            ((new as usize) < na),
+            "vertex {old} left its primitive"
+        );
+    }
+    // Per-vertex data moved with its vertex; references follow.
+    for (old, &new) in new_of_old.iter().enumerate() {
+        let new = new as usize;
+        assert_eq!(mesh.vertices[new].position, positions[old]);
+        assert_eq!(
+            mesh.skinning.as_ref().unwrap().vertices[new].weights[0],
+            old as f32
+        );
+        assert_eq!(mesh.uv1.as_ref().unwrap()[new][0], old as f32);
+    }
+    let moved = |i: &u32| new_of_old[*i as usize];
+    assert_eq!(mesh.indices, indices.iter().map(moved).collect::<Vec<_>>());
+    let rev: Vec<u32> = (0..(na + nb) as u32).rev().map(|i| moved(&i)).collect();
+    assert_eq!(mesh.meshlet_vertices, rev);
+    assert_eq!(
+        mesh.lods.as_ref().unwrap().indices,
+        indices[..30].iter().map(moved).collect::<Vec<_>>()
+    );
+    // Every cluster keeps its triangles (same corners, same order).
+    for c in 0..lod.clusters.len() {
+        let old: Vec<[u32; 3]> = before
+            .cluster_triangles(c)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.map(|v| new_of_old[v as usize]))
+            .collect();
+        assert_eq!(lod.cluster_triangles(c).unwrap(), old, "cluster {c}");
+    }
+    // The defining property: read in cluster order, each vertex seen for the first time
+    // is the next number of its primitive.
+    let ClodTopology::Plain { vertices, .. } = &lod.topology else {
+        unreachable!()
+    };
+    let mut next = [0u32, na as u32];
+    let mut first = vec![true; na + nb];
+    for c in &lod.clusters {
+        let at = c.vertex_offset as usize;
+        for &v in &vertices[at..at + c.vertex_count as usize] {
+            if std::mem::replace(&mut first[v as usize], false) {
+                let s = c.submesh as usize;
+                assert_eq!(v, next[s]);
+                next[s] += 1;
+            }
+        }
+    }
+    // References outside their submesh's range, or encoded topology: no order.
+    assert_eq!(first_use_order(&before, &[nb, na]), None);
+    let mut encoded = before.clone();
+    encoded.topology = crate::formats::hmesh::clod::encode_topology(&before).unwrap();
+    assert_eq!(first_use_order(&encoded, &[na, nb]), None);
+
+    let (old_bytes, new_bytes) = (codec_bytes(&before), codec_bytes(&lod));
+    eprintln!("codec: {old_bytes} B in row order, {new_bytes} B numbered by first use");
+    assert!(new_bytes < old_bytes, "{new_bytes} >= {old_bytes}");
+}

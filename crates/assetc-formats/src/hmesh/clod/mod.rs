@@ -13,11 +13,13 @@ use super::{FourCc, MeshletBounds, MeshletTriangle};
 
 mod cut;
 mod read;
+mod summary;
 mod validate;
 mod write;
 
 pub use cut::{cut_by_hierarchy, cut_by_test, projected_error, CutCamera};
 pub(super) use read::parse;
+pub use summary::ClodSummary;
 pub(super) use validate::validate;
 pub use write::payloads;
 

@@ -399,3 +399,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_summary_counts_what_the_chunks_hold() {
+    let lod = quad_lod();
+    let s = ClodSummary::of(&lod);
+    // Two source triangles in clusters 0 and 1, both again in the level-1 cluster 2.
+    assert_eq!(s.levels, 2);
+    assert_eq!((s.clusters, s.groups, s.nodes), (3, 2, 2));
+    assert_eq!(s.triangles_per_level, vec![2, 2]);
+    assert_eq!(s.stored_triangles(), 4);
+    // The bytes are the chunks' payloads: six tables, then the topology pair.
+    let chunks = payloads(&lod, 1).unwrap();
+    let size = |range: std::ops::Range<usize>| -> u64 {
+        chunks[range].iter().map(|(_, p)| p.len() as u64).sum()
+    };
+    assert_eq!(s.table_bytes, size(0..tag::TABLES));
+    assert_eq!(s.table_bytes, 32 + 3 * (32 + 32 + 48) + 2 * 32 + 2 * 32);
+    assert_eq!(s.topology_bytes, size(tag::TABLES..chunks.len()));
+    assert_eq!(s.topology_bytes, 10 * 4 + 4 * 3);
+    assert!(!s.encoded);
+    assert_eq!(s.topology_bits_per_triangle(), 52.0 * 8.0 / 4.0);
+    let line = s.describe();
+    assert!(
+        line.starts_with("2 levels, 3 clusters in 2 groups; triangles per level 2 / 2;"),
+        "{line}"
+    );
+    assert!(
+        line.contains("(plain, 104.00 bits per stored triangle)"),
+        "{line}"
+    );
+}
