@@ -2,7 +2,7 @@
 //! ticks for the bar, then a summary. The CLI renders them as progress and lines, or as
 //! JSON (`--message-format json`, one object per line, like cargo's).
 
-use super::code::{DiagnosticCode, Warning};
+use super::code::{DiagnosticCode, ErrorSite, Warning};
 use serde::Serialize;
 
 pub use crate::outcome::AssetStatus;
@@ -70,23 +70,47 @@ impl Diagnostic {
     }
 
     /// A warning as it was raised: its code and location as the stage that found it set
-    /// them; nothing is read back from the text. A location that is a glTF path fills
-    /// `gltf_path`; any other (an FBX or OBJ element) stays at the start of the message.
+    /// them; nothing is read back from the text.
     pub fn from_warning(file: &str, warning: &Warning) -> Self {
-        let (gltf_path, message) = match &warning.at {
+        Self::located(
+            Severity::Warning,
+            file,
+            warning.at.as_deref(),
+            &warning.message,
+            warning.code,
+        )
+    }
+
+    /// An error whose type gave its site (see [`ErrorSite`]): nothing is read back from
+    /// its text.
+    pub fn from_site(file: &str, site: &ErrorSite, code: Option<DiagnosticCode>) -> Self {
+        Self::located(Severity::Error, file, Some(&site.at), &site.detail, code)
+    }
+
+    /// A location that is a glTF path fills `gltf_path`; any other (an FBX or OBJ element,
+    /// an OBJ line) stays at the start of the message.
+    fn located(
+        severity: Severity,
+        file: &str,
+        at: Option<&str>,
+        detail: &str,
+        code: Option<DiagnosticCode>,
+    ) -> Self {
+        let (gltf_path, message) = match at {
             Some(at) if is_gltf_path(at.split(" (").next().unwrap_or(at)) => {
-                (Some(at.clone()), warning.message.clone())
+                (Some(at.to_string()), detail.to_string())
             }
-            _ => (None, warning.to_string()),
+            Some(at) => (None, format!("{at}: {detail}")),
+            None => (None, detail.to_string()),
         };
         Diagnostic {
-            severity: Severity::Warning,
+            severity,
             file: file.to_string(),
             gltf_path,
             line: None,
             column: None,
             message,
-            code: warning.code,
+            code,
         }
     }
 

@@ -83,9 +83,10 @@ fn diagnostics(source: &Source, report: &AssetReport) -> Vec<Diagnostic> {
         .warnings
         .iter()
         .map(|w| Diagnostic::from_warning(&source.rel_path, w));
-    let error = report.error.iter().map(|e| {
-        Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e)
-            .with_code(report.error_code)
+    let error = report.error.iter().map(|e| match &report.error_site {
+        Some(site) => Diagnostic::from_site(&source.rel_path, site, report.error_code),
+        None => Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e)
+            .with_code(report.error_code),
     });
     warnings.chain(error).collect()
 }

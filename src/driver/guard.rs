@@ -33,7 +33,7 @@ pub fn compile_guarded(
             ),
         )
     })?
-    .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    .map_err(|e| Failure::new(e.code(), e.to_string()).at_site(e.site()))?;
     for file in &asset.files {
         check_name_lengths(&file.rel_path)
             .map_err(|e| Failure::new(DiagnosticCode::NameTooLong, format!("{display}: {e}")))?;

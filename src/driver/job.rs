@@ -113,6 +113,7 @@ impl AssetJob {
             warnings: Vec::new(),
             error: None,
             error_code: None,
+            error_site: None,
             stats: Default::default(),
             inputs: Vec::new(),
             times: Default::default(),
@@ -157,6 +158,7 @@ impl AssetJob {
                     },
                     error: Some(error.message.clone()),
                     error_code: Some(error.code),
+                    error_site: error.site.clone(),
                     inputs: vec![source.abs_path.clone()],
                     time_ms: compile_ms,
                     ..blank

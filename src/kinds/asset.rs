@@ -97,6 +97,15 @@ impl AssetError {
             Self::Invalid { .. } => DiagnosticCode::InvalidSource,
         }
     }
+
+    /// Where in the source the error is, when its type says (see [`crate::code::ErrorSite`]).
+    pub fn site(&self) -> Option<crate::code::ErrorSite> {
+        match self {
+            Self::Import(e) => e.site(),
+            Self::Target { source, .. } => source.site(),
+            Self::Read { .. } | Self::Invalid { .. } => None,
+        }
+    }
 }
 
 /// Compiles one source with the compile step of its kind (see [`crate::kinds`]).

@@ -35,6 +35,8 @@ pub struct AssetReport {
     pub error: Option<String>,
     /// The error's code, decided from its type where it arose.
     pub error_code: Option<code::DiagnosticCode>,
+    /// Where in the source the error is, when its type says.
+    pub error_site: Option<code::ErrorSite>,
     pub stats: AssetStats,
     pub inputs: Vec<PathBuf>,
     pub times: crate::pipeline::StageTimes,

@@ -175,12 +175,23 @@ impl From<&str> for Warning {
     }
 }
 
-/// An asset's error with its code, as the driver carries it from the importer or target
-/// to the reporter.
+/// Where in a source an error is (a glTF path such as `meshes[0].primitives[1]`, an OBJ
+/// line) and what is wrong there, as the error's type holds them: apart from the rendered
+/// text, so nothing has to read them back out of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorSite {
+    pub at: String,
+    pub detail: String,
+}
+
+/// An asset's error with its code (and its site, when its type knows one), as the driver
+/// carries it from the importer or target to the reporter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// The whole error as people read it (the file, the site, the detail).
     pub message: String,
     pub code: DiagnosticCode,
+    pub site: Option<ErrorSite>,
 }
 
 impl Failure {
@@ -188,7 +199,13 @@ impl Failure {
         Self {
             message: message.into(),
             code,
+            site: None,
         }
+    }
+
+    /// The same failure with the site its error's type gave.
+    pub fn at_site(self, site: Option<ErrorSite>) -> Self {
+        Self { site, ..self }
     }
 }
 

@@ -213,4 +213,15 @@ impl TargetError {
             Self::Encode(_) => C::InvalidOutput,
         }
     }
+
+    /// Where in the source the error is, when the variant says.
+    pub fn site(&self) -> Option<code::ErrorSite> {
+        match self {
+            Self::Invalid { path, message } => Some(code::ErrorSite {
+                at: path.clone(),
+                detail: message.clone(),
+            }),
+            _ => None,
+        }
+    }
 }

@@ -87,7 +87,7 @@ impl Default for ImportLimits {
     }
 }
 
-use crate::code::DiagnosticCode;
+use crate::code::{DiagnosticCode, ErrorSite};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -142,6 +142,27 @@ impl ImportError {
             Self::Invalid { code, .. } => *code,
             Self::Limit { .. } => DiagnosticCode::ResourceLimit,
             Self::Obj { code, .. } => *code,
+        }
+    }
+
+    /// Where in the source the error is, and what is wrong there, when the variant says.
+    pub fn site(&self) -> Option<ErrorSite> {
+        let site = |at: &str, detail: String| ErrorSite {
+            at: at.to_string(),
+            detail,
+        };
+        match self {
+            Self::Invalid {
+                gltf_path, reason, ..
+            } => Some(site(gltf_path, reason.clone())),
+            Self::Limit {
+                gltf_path, reason, ..
+            } => Some(site(
+                gltf_path,
+                format!("resource limit exceeded: {reason}"),
+            )),
+            Self::Obj { at, reason, .. } => Some(site(at, reason.clone())),
+            _ => None,
         }
     }
 }
