@@ -41,6 +41,7 @@ mod info_cmd;
 mod ktx2_peers;
 mod lightmap_uvs;
 mod mixed_uvs;
+mod noop_rebuild;
 mod obj_import;
 mod output_folder;
 mod preview_render;
