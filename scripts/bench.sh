@@ -3,7 +3,8 @@
 #   scripts/bench.sh [CORPUS_DIR]     (default ../shared/corpus)
 # Environment: RUNS=N takes the best wall time of N runs of each command (peak memory and
 # CPU time are those of that run; default 1), SKIP_8M=1 leaves out the 8M-triangle fields,
-# SKIP_CORPUS=1 the corpus, ASSETC=path measures another assetc binary (an older build).
+# SKIP_CORPUS=1 the corpus, ASSETC=path measures another assetc binary (an older build),
+# BALSAM=path the Balsam of the Qt row.
 # Every field comes twice: gentle hills ("flat": little for the simplifier and meshlet
 # cones to do) and the curved surface y = 0.05 sin(40x) cos(37z) over the unit square,
 # so that neither case is tuned for alone.
@@ -66,6 +67,26 @@ ratio_row "1M curved field, no material" "$work/c1"
 ratio_row "1M curved field, normal-mapped material" "$work/c1n"
 [ "${SKIP_8M:-0}" = 1 ] || ratio_row "8M curved field, no material" "$work/c8"
 echo
+
+# The Qt target against Qt's own importer, Balsam 6.12 (BALSAM=path; the row is left out
+# when it is not installed: ../shared/peers/install.sh), on the 1M flat field.
+balsam=${BALSAM:-$(python3 -c 'import PySide6,os;print(os.path.dirname(PySide6.__file__))' 2>/dev/null)/balsam}
+if [ -x "$balsam" ]; then
+  export QT_QPA_PLATFORM=offscreen
+  read -r q_s q_k q_cpu < <(timed $assetc build "$work/f1" -o "$work/out" --target qtmesh --no-cache --no-config -q)
+  # Balsam exits 0 even for files it rejects: its output is checked instead.
+  read -r b_s b_k b_cpu < <(timed "$balsam" -o "$work/balsam" "$work/f1/field.glb")
+  [ -n "$(find "$work/balsam" -name '*.mesh' 2>/dev/null)" ] || { echo "balsam wrote no mesh" >&2; exit 1; }
+  echo "| input | assetc build --target qtmesh | Balsam 6.12 | ratio time / memory |"
+  echo "|---|---|---|---|"
+  printf '| %s | %.2f s (CPU %.2f s), %d MiB | %.2f s (CPU %.2f s), %d MiB | %.2fx / %.2fx |\n' \
+    "1M flat field, no material" "$q_s" "$q_cpu" $((q_k / 1024)) "$b_s" "$b_cpu" $((b_k / 1024)) \
+    "$(echo "$q_s / $b_s" | bc -l)" "$(echo "$q_k / $b_k" | bc -l)"
+  echo
+else
+  echo "(Balsam 6.12 not found at $balsam: no Qt row)"
+  echo
+fi
 for case in f1 f1n c1 c1n; do
   echo "assetc stage times on $case (ms, summed over threads, -j1):"
   $assetc build "$work/$case" -o "$work/stages" -j 1 --no-cache --no-config --message-format json \

@@ -157,12 +157,14 @@ pub fn remove_stale_temporaries(root: &Path) {
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
+        // Every output file passes here on every build (a no-op one too): the name is
+        // looked at as bytes, and a path made only for what is entered or removed.
+        let name = entry.file_name();
+        let bytes = name.as_encoded_bytes();
         if file_type.is_dir() {
-            remove_stale_temporaries(&path);
-        } else if name.starts_with('.') && name.ends_with(".tmp") {
-            let _ = std::fs::remove_file(&path);
+            remove_stale_temporaries(&entry.path());
+        } else if bytes.starts_with(b".") && bytes.ends_with(b".tmp") {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }

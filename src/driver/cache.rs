@@ -195,6 +195,20 @@ impl Cache {
         intent
     }
 
+    /// Saves the cache unless `on_disk` (the cache this build loaded) is this compiler's
+    /// and holds the same records: a no-op build then neither serialises it nor touches
+    /// the file. Returns whether it was written.
+    pub fn save_if_changed(&self, output: &Path, on_disk: &Cache) -> std::io::Result<bool> {
+        let unchanged = on_disk.is_current()
+            && self.assets == on_disk.assets
+            && self.files == on_disk.files
+            && self.pending == on_disk.pending;
+        if unchanged && output.join(CACHE_NAME).is_file() {
+            return Ok(false);
+        }
+        self.save(output).map(|()| true)
+    }
+
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
         let mut cache = self.clone();
         cache.encoder = ENCODER_VERSION.to_string();
@@ -210,6 +224,18 @@ impl Cache {
         settings_hash: u64,
         output: &Path,
     ) -> Option<AssetRecord> {
+        self.fresh_record_stamped(source, settings_hash, output)
+            .map(|(record, _)| record)
+    }
+
+    /// [`Self::fresh_record`] with the refreshed stamp of each of its outputs, for the new
+    /// cache to take without looking at the files again.
+    pub fn fresh_record_stamped(
+        &self,
+        source: &str,
+        settings_hash: u64,
+        output: &Path,
+    ) -> Option<(AssetRecord, Vec<(String, FileStamp)>)> {
         let record = self.assets.get(source)?;
         if record.settings_hash != settings_hash {
             return None;
@@ -219,17 +245,18 @@ impl Cache {
             .iter()
             .map(InputStamp::still_matches)
             .collect::<Option<Vec<_>>>()?;
-        if !record
+        let stamps = record
             .outputs
             .iter()
-            .all(|o| self.vouched(o, output).is_some())
-        {
-            return None;
-        }
-        Some(AssetRecord {
-            inputs,
-            ..record.clone()
-        })
+            .map(|o| Some((o.clone(), self.vouched(o, output)?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some((
+            AssetRecord {
+                inputs,
+                ..record.clone()
+            },
+            stamps,
+        ))
     }
 }
 

@@ -8,6 +8,7 @@ use super::cache::{self, AssetRecord, Cache, CachedEntry, FileStamp, InputStamp}
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use super::events::{whole_ms, AssetStatus, Reporter};
+use super::freshness::Checked;
 use super::remote::{Fetched, SourceKey};
 use super::texture_store::{TextureResult, TextureStore};
 use super::{finish, guard, manifest, AssetReport, BuildError};
@@ -32,6 +33,8 @@ pub(super) struct AssetJob {
     pub state: JobState,
     /// How long its fetch or its compilation took.
     pub elapsed: Duration,
+    /// When fresh, its outputs' stamps as the freshness check refreshed them.
+    pub fresh_stamps: Vec<(String, FileStamp)>,
 }
 
 pub(super) enum JobState {
@@ -48,7 +51,6 @@ pub(super) enum JobState {
 /// How a source is to be treated before anything is compiled.
 pub(super) struct JobPlan<'a> {
     pub old_cache: &'a Cache,
-    pub output: &'a Path,
     /// Whether the old cache may vouch for anything (`--no-cache` and stale caches not).
     pub trust_cache: bool,
     /// Whether a failing asset keeps its last good outputs (while watching).
@@ -56,16 +58,19 @@ pub(super) struct JobPlan<'a> {
 }
 
 impl AssetJob {
-    /// A discovered source, fresh when the cache vouches for its outputs (never when
-    /// `collides`: its outputs would be another source's).
-    pub fn new(source: Source, settings: AssetSettings, plan: &JobPlan, collides: bool) -> Self {
-        let settings_hash = cache::settings_hash(source.kind, &settings);
-        let fresh = (plan.trust_cache && !collides)
-            .then(|| {
-                plan.old_cache
-                    .fresh_record(&source.rel_path, settings_hash, plan.output)
-            })
-            .flatten();
+    /// A discovered source, fresh when the cache vouches for its outputs (`checked`, made
+    /// with the plan's cache; never when `collides`: its outputs would be another
+    /// source's).
+    pub fn new(source: Source, checked: Checked, plan: &JobPlan, collides: bool) -> Self {
+        let Checked {
+            settings,
+            settings_hash,
+            fresh,
+        } = checked;
+        let (fresh, fresh_stamps) = match fresh.filter(|_| plan.trust_cache && !collides) {
+            Some(f) => (Some(f.record), f.output_stamps),
+            None => (None, Vec::new()),
+        };
         let last_good = (plan.keep_failed_outputs && plan.trust_cache)
             .then(|| plan.old_cache.assets.get(&source.rel_path).cloned())
             .flatten();
@@ -78,6 +83,7 @@ impl AssetJob {
             stamps_before: Vec::new(),
             state: fresh.map_or(JobState::Discovered, JobState::Fresh),
             elapsed: Duration::ZERO,
+            fresh_stamps,
         }
     }
 
@@ -177,7 +183,13 @@ impl AssetJob {
         let rel = &self.source.rel_path;
         let record = match &self.state {
             JobState::Discovered => return Ok(()),
-            JobState::Fresh(record) => record.clone(),
+            JobState::Fresh(record) => {
+                // Checked at the start of this build: no need to look at the files again.
+                for (file, stamp) in &self.fresh_stamps {
+                    new_cache.files.entry(file.clone()).or_insert(*stamp);
+                }
+                record.clone()
+            }
             JobState::Fetched(got) => {
                 for (file, bytes) in &got.files {
                     let stamp = write_file(written.output, file, bytes)?;

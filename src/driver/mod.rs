@@ -27,6 +27,7 @@ pub mod texture_store;
 pub mod verify;
 
 mod finish;
+mod freshness;
 mod job;
 mod remote_steps;
 mod schedule;
@@ -39,7 +40,7 @@ use discover::{discover, input_root, DiscoverRules, Source};
 use events::{whole_ms, AssetStatus, Event, Reporter, SilentReporter};
 use job::{AssetJob, JobState};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -157,8 +158,9 @@ impl Builder {
         // Loaded even with --no-cache: what it lists as written may need removing.
         let old_cache = Cache::load_any(&opts.output);
         let trust_cache = opts.use_cache && old_cache.is_current();
-        let (sources, other_shards, ignored) =
-            assets_of_this_build(opts, &old_cache, trust_cache, reporter)?;
+        let hashes = freshness::SettingsHashes::default();
+        let (sources, other_shards, ignored, mut checked) =
+            assets_of_this_build(opts, &old_cache, trust_cache, &hashes, reporter)?;
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
@@ -174,16 +176,28 @@ impl Builder {
         let stop = std::sync::atomic::AtomicBool::new(false);
         let plan = job::JobPlan {
             old_cache: &old_cache,
-            output: &opts.output,
             trust_cache,
             keep_failed_outputs: opts.keep_failed_outputs,
         };
+        // Models were checked while their inputs were listed; the rest are checked here,
+        // in parallel (a stat of each input and output).
+        let unchecked: Vec<(String, freshness::Checked)> = sources
+            .par_iter()
+            .filter(|s| !checked.contains_key(&s.rel_path))
+            .map(|s| {
+                let c = freshness::check(s, opts, &old_cache, trust_cache, &hashes);
+                (s.rel_path.clone(), c)
+            })
+            .collect();
+        checked.extend(unchecked);
         let mut jobs: Vec<AssetJob> = sources
             .into_iter()
             .map(|source| {
-                let settings = opts.settings_for(&source.rel_path);
+                let check = checked.remove(&source.rel_path).unwrap_or_else(|| {
+                    freshness::check(&source, opts, &old_cache, trust_cache, &hashes)
+                });
                 let collides = collisions.contains_key(&source.rel_path);
-                AssetJob::new(source, settings, &plan, collides)
+                AssetJob::new(source, check, &plan, collides)
             })
             .collect();
         reporter.event(&Event::BuildStarted {
@@ -256,7 +270,7 @@ impl Builder {
         remote_steps::report_fetched(reporter, &jobs);
 
         let texture_results = textures.into_results();
-        save_intent(&old_cache, &jobs, &texture_results, &opts.output)?;
+        let intent_saved = save_intent(&old_cache, &jobs, &texture_results, &opts.output)?;
         let textures_encoded = texture_results
             .iter()
             .filter(|(id, r)| matches!(r, Ok(Some(_))) && !seeded.contains(id))
@@ -311,12 +325,20 @@ impl Builder {
         if opts.shard.is_some() {
             // A shard's tree is partial: its manifest would be wrong. The final plain
             // build writes it.
-            save_cache(&new_cache, &opts.output)?;
+            save_cache(
+                &new_cache,
+                &opts.output,
+                (!intent_saved).then_some(&old_cache),
+            )?;
             finish_event(reporter, &report, started);
             return Ok(report);
         }
         write_manifest(opts, &new_cache)?;
-        save_cache(&new_cache, &opts.output)?;
+        save_cache(
+            &new_cache,
+            &opts.output,
+            (!intent_saved).then_some(&old_cache),
+        )?;
         report.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
         report_verify_and_pack(opts, &mut report)?;
         finish_event(reporter, &report, started);
@@ -390,8 +412,14 @@ fn write_manifest(opts: &BuildOptions, new_cache: &Cache) -> Result<(), BuildErr
     Ok(())
 }
 
-fn save_cache(cache: &Cache, output: &Path) -> Result<(), BuildError> {
-    cache.save(output).map_err(|source| BuildError::Write {
+/// Saves the new cache; `on_disk` is the cache the file still holds when this build has
+/// not written it (no intent saved): unchanged records are then not written again.
+fn save_cache(cache: &Cache, output: &Path, on_disk: Option<&Cache>) -> Result<(), BuildError> {
+    match on_disk {
+        Some(on_disk) => cache.save_if_changed(output, on_disk).map(|_| ()),
+        None => cache.save(output),
+    }
+    .map_err(|source| BuildError::Write {
         path: output.join(cache::CACHE_NAME),
         source,
     })
@@ -424,15 +452,24 @@ fn assets_of_this_build(
     opts: &BuildOptions,
     old_cache: &Cache,
     trust_cache: bool,
+    hashes: &freshness::SettingsHashes,
     reporter: &dyn Reporter,
-) -> Result<(Vec<Source>, Vec<Source>, Vec<(String, usize)>), BuildError> {
+) -> Result<
+    (
+        Vec<Source>,
+        Vec<Source>,
+        Vec<(String, usize)>,
+        HashMap<String, freshness::Checked>,
+    ),
+    BuildError,
+> {
     let mut discovered =
         discover(&opts.input, &opts.discover_rules()?).map_err(|source| BuildError::Scan {
             path: opts.input.clone(),
             source,
         })?;
     // A model's buffers and images are its inputs, not assets of their own.
-    let used = model_inputs(&discovered.sources, opts, old_cache, trust_cache);
+    let (used, checked) = model_inputs(&discovered.sources, opts, old_cache, trust_cache, hashes);
     discovered.without_model_inputs(&used);
     let ignored = discovered.unclaimed_by_extension();
     if let Some(message) = discover::unclaimed_summary(&ignored) {
@@ -447,29 +484,28 @@ fn assets_of_this_build(
         .sources
         .into_iter()
         .partition(|s| opts.shard.is_none_or(|shard| shard.contains(&s.rel_path)));
-    Ok((sources, other_shards, ignored))
+    Ok((sources, other_shards, ignored, checked))
 }
 
 /// Every file the models among `sources` read, absolute and normalised: from the cache
 /// record of a model whose inputs are unchanged, else from its glTF JSON together with
 /// the inputs of its last good build (so that while a model is broken, or being saved,
-/// its images do not turn into textures of their own).
+/// its images do not turn into textures of their own). Returns them with each model's
+/// check ([`freshness::check`]), which the build keeps.
 fn model_inputs(
     sources: &[Source],
     opts: &BuildOptions,
     cache: &Cache,
     trust_cache: bool,
-) -> BTreeSet<PathBuf> {
-    sources
+    hashes: &freshness::SettingsHashes,
+) -> (BTreeSet<PathBuf>, HashMap<String, freshness::Checked>) {
+    let per_model: Vec<(Vec<PathBuf>, (String, freshness::Checked))> = sources
         .par_iter()
         .filter(|s| s.kind == crate::kinds::KindId::Model)
-        .flat_map_iter(|s| {
-            let hash = cache::settings_hash(s.kind, &opts.settings_for(&s.rel_path));
-            let recorded = trust_cache
-                .then(|| cache.fresh_record(&s.rel_path, hash, &opts.output))
-                .flatten();
-            let files: Vec<PathBuf> = match recorded {
-                Some(record) => record.inputs.into_iter().map(|i| i.path).collect(),
+        .map(|s| {
+            let checked = freshness::check(s, opts, cache, trust_cache, hashes);
+            let files: Vec<PathBuf> = match &checked.fresh {
+                Some(fresh) => fresh.record.inputs.iter().map(|i| i.path.clone()).collect(),
                 None => {
                     let last_good = cache
                         .assets
@@ -483,9 +519,20 @@ fn model_inputs(
                         .collect()
                 }
             };
-            files.into_iter().map(|f| discover::normalized_absolute(&f))
+            let files = files
+                .into_iter()
+                .map(|f| discover::normalized_absolute(&f))
+                .collect();
+            (files, (s.rel_path.clone(), checked))
         })
-        .collect()
+        .collect();
+    let mut used = BTreeSet::new();
+    let mut checked = HashMap::with_capacity(per_model.len());
+    for (files, (rel, check)) in per_model {
+        used.extend(files);
+        checked.insert(rel, check);
+    }
+    (used, checked)
 }
 
 /// Sources whose output an earlier source already claims (`a.gltf` beside `a.glb`,
@@ -508,17 +555,20 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
 }
 
 /// Saves the cache's intent before anything is written (see [`cache`]): a build killed
-/// from here on leaves a cache that vouches only for files it does not touch.
+/// from here on leaves a cache that vouches only for files it does not touch. Returns
+/// whether it was saved: when every source is fresh and nothing is about to be written,
+/// the intent is the cache on disk already (a no-op build leaves the file alone).
 fn save_intent(
     old: &Cache,
     jobs: &[AssetJob],
     textures: &BTreeMap<u64, texture_store::TextureResult>,
     output: &Path,
-) -> Result<(), BuildError> {
-    let rebuilt = jobs
+) -> Result<bool, BuildError> {
+    let rebuilt: Vec<&str> = jobs
         .iter()
         .filter(|job| !job.is_fresh())
-        .map(|job| job.source.rel_path.as_str());
+        .map(|job| job.source.rel_path.as_str())
+        .collect();
     let built = jobs.iter().filter_map(AssetJob::built).flat_map(|asset| {
         job::asset_files(asset, textures)
             .map(|(rel, _)| rel)
@@ -528,8 +578,13 @@ fn save_intent(
         .iter()
         .filter_map(AssetJob::fetched)
         .flat_map(|got| got.files.iter().map(|(rel, _)| rel.clone()));
-    old.intent(rebuilt, built.chain(fetched))
+    let about_to_write: Vec<String> = built.chain(fetched).collect();
+    if rebuilt.is_empty() && about_to_write.is_empty() && old.is_current() {
+        return Ok(false);
+    }
+    old.intent(rebuilt, about_to_write)
         .save(output)
+        .map(|()| true)
         .map_err(|source| BuildError::Write {
             path: output.join(cache::CACHE_NAME),
             source,

@@ -101,7 +101,7 @@ pub fn referenced_files(source: &Path) -> Vec<PathBuf> {
     if is_fbx {
         return crate::import::fbx::referenced_files(source);
     }
-    let Ok(bytes) = std::fs::read(source) else {
+    let Some(bytes) = read_listing_part(source) else {
         return Vec::new();
     };
     if source
@@ -173,6 +173,25 @@ fn statements(bytes: &[u8], keywords: &[&str]) -> Vec<String> {
 }
 
 /// The JSON chunk of a GLB (header 12 B, then chunk length and type "JSON").
+/// The part of a model file that names its files: a `.glb`'s header and JSON chunk only
+/// (its binary chunk, megabytes of geometry, is not read: this runs on the build's
+/// critical path before the model is imported, which reads the file anyway), any other
+/// file whole.
+fn read_listing_part(source: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(source).ok()?;
+    let mut head = Vec::with_capacity(20);
+    (&mut file).take(20).read_to_end(&mut head).ok()?;
+    let json_length = (head.len() == 20 && head.starts_with(b"glTF") && &head[16..20] == b"JSON")
+        .then(|| u32::from_le_bytes([head[12], head[13], head[14], head[15]]));
+    let mut bytes = head;
+    match json_length {
+        Some(length) => file.take(u64::from(length)).read_to_end(&mut bytes).ok()?,
+        None => file.read_to_end(&mut bytes).ok()?,
+    };
+    Some(bytes)
+}
+
 fn glb_json_chunk(bytes: &[u8]) -> Option<&[u8]> {
     let length = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
     if bytes.get(16..20)? != b"JSON" {
@@ -237,6 +256,10 @@ mod tests {
         glb.extend((json.len() as u32).to_le_bytes());
         glb.extend(b"JSON");
         glb.extend(json);
+        // A binary chunk after it, which the listing does not read.
+        glb.extend(8u32.to_le_bytes());
+        glb.extend(b"BIN\0");
+        glb.extend([0u8; 8]);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.glb");
         std::fs::write(&path, &glb).unwrap();

@@ -42,6 +42,7 @@ mod ktx2_peers;
 mod layers;
 mod lightmap_uvs;
 mod mixed_uvs;
+mod noop_rebuild;
 mod obj_import;
 mod output_folder;
 mod preview_render;

@@ -28,6 +28,7 @@ pub mod textures;
 pub mod times;
 pub mod valence;
 pub mod weld;
+pub mod weld_grid;
 
 // The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.
 pub use crate::rig::hanim as animation;

@@ -1,8 +1,8 @@
 //! Weld duplicate vertices of one primitive, over every stream it carries.
 
 use super::geometry::{Geometry, Semantic};
+use super::weld_grid::KeptGrid;
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// Merges vertices whose streams are all equal (bit for bit, -0.0 equal to 0.0) and whose
 /// positions fall in the same cell of a `threshold`-sized grid (exactly equal positions when
@@ -144,7 +144,7 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
     let mut remap = vec![u32::MAX; n];
     let mut kept: Vec<u32> = Vec::with_capacity(n);
     // Kept vertices by their position's cell; a match lies in a neighbouring cell.
-    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::with_capacity(n);
+    let mut grid = KeptGrid::with_capacity(n);
     let unused = if drop_unused { 0 } else { n as u32 };
     for v in geometry.indices.iter().copied().chain(0..unused) {
         let vi = v as usize;
@@ -157,12 +157,11 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
             for dy in -1..=1 {
                 for dz in -1..=1 {
                     let key = [c[0] + dx, c[1] + dy, c[2] + dz];
-                    let candidates = grid.get(&key).map_or(&[][..], Vec::as_slice);
                     // Only the first few kept vertices of a cell are compared: a cell
                     // holding thousands (a fan's hub split by its normals) would make
                     // this quadratic. Past them a vertex may stay apart from an equal
                     // one: more vertices, the same mesh.
-                    for &k in &candidates[..candidates.len().min(MAX_CELL_CANDIDATES)] {
+                    for k in grid.cell(key).take(MAX_CELL_CANDIDATES) {
                         if close(kept[k as usize] as usize, vi) {
                             found = Some(k);
                             break 'search;
@@ -172,10 +171,8 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
             }
         }
         remap[vi] = found.unwrap_or_else(|| {
-            let next = kept.len() as u32;
             kept.push(v);
-            grid.entry([c[0], c[1], c[2]]).or_default().push(next);
-            next
+            grid.push([c[0], c[1], c[2]])
         });
     }
     for i in &mut geometry.indices {
