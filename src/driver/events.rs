@@ -249,18 +249,52 @@ mod tests {
         );
         assert_eq!(d.message, "no such accessor");
         assert_eq!(d.file, "a.gltf");
-        let d = Diagnostic::from_message(
-            Severity::Warning,
-            "a.gltf",
-            "/p/assets/a.gltf",
-            "images[0] (Test Pattern.png): cannot decode: bad CRC",
-        );
-        assert_eq!(d.gltf_path.as_deref(), Some("images[0] (Test Pattern.png)"));
-        assert_eq!(d.code, Some(DiagnosticCode::BadImage));
+        // Nothing is taken from the wording: a code comes from the error's type.
+        assert_eq!(d.code, None);
         // No glTF path: the message stays whole.
         let d = Diagnostic::from_message(Severity::Error, "a.gltf", "/x/a.gltf", "bad JSON: x");
         assert_eq!(d.gltf_path, None);
         assert_eq!(d.message, "bad JSON: x");
         assert_eq!(d.rendered(), "a.gltf: bad JSON: x");
+    }
+
+    #[test]
+    fn a_warning_keeps_its_code_and_place_as_raised() {
+        let w = Warning::at("images[0] (Test Pattern.png)", "cannot decode: bad CRC")
+            .coded(DiagnosticCode::BadImage);
+        let d = Diagnostic::from_warning("a.gltf", &w);
+        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.gltf_path.as_deref(), Some("images[0] (Test Pattern.png)"));
+        assert_eq!(d.message, "cannot decode: bad CRC");
+        assert_eq!(d.code, Some(DiagnosticCode::BadImage));
+        // A place that is not a glTF path (an OBJ line) stays in the message, as the
+        // rendered line shows it.
+        let d = Diagnostic::from_warning("a.obj", &Warning::at("line 3", "usemtl x unknown"));
+        assert_eq!(
+            (d.gltf_path, d.message.as_str()),
+            (None, "line 3: usemtl x unknown")
+        );
+        assert_eq!(d.code, None);
+        // A message with a colon in it is never split: the place is a field.
+        let d =
+            Diagnostic::from_warning("a.gltf", &Warning::new("materials[0]: looks like a path"));
+        assert_eq!(d.gltf_path, None);
+        assert_eq!(d.message, "materials[0]: looks like a path");
+    }
+
+    #[test]
+    fn an_error_with_a_site_is_not_read_back_from_its_text() {
+        let site = ErrorSite {
+            at: "meshes[1].primitives[0] (Door: left)".into(),
+            detail: "no such accessor".into(),
+        };
+        let d = Diagnostic::from_site("a.gltf", &site, Some(DiagnosticCode::DanglingReference));
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(
+            d.gltf_path.as_deref(),
+            Some("meshes[1].primitives[0] (Door: left)")
+        );
+        assert_eq!(d.message, "no such accessor");
+        assert_eq!(d.code, Some(DiagnosticCode::DanglingReference));
     }
 }
