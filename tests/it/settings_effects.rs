@@ -394,6 +394,9 @@ const CASES: &[Case] = &[
     ("mesh", "cluster_compress", "true", |r| {
         r.settings.mesh.cluster_compress = true
     }),
+    ("mesh", "cluster_vertex_copies", "true", |r| {
+        r.settings.mesh.cluster_vertex_copies = true
+    }),
     ("mesh", "generate_lightmap_uvs", "true", |r| {
         r.settings.mesh.generate_lightmap_uvs = true
     }),

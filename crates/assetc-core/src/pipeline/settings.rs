@@ -39,6 +39,11 @@ pub struct MeshSettings {
     /// Store the hierarchy's topology with meshoptimizer's meshlet codec (CLCO + CLCD)
     /// instead of plain arrays (CLVR + CLTR); no effect without `cluster_lod`.
     pub cluster_compress: bool,
+    /// Give every cluster level above 0 its own copy of the vertices it uses, appended to
+    /// the vertex stream, so the codec's vertex references run +1 at every level (fewer
+    /// topology bytes for more vertex bytes); classic draws still use the originals. No
+    /// effect without `cluster_lod`.
+    pub cluster_vertex_copies: bool,
     /// Generate lightmap UVs (`.hmesh` UV1S, Qt `attr_lightmapuv`) in place of the source's
     /// second UV set: charts without overlap in one square atlas per output mesh.
     pub generate_lightmap_uvs: bool,
@@ -64,6 +69,7 @@ impl Default for MeshSettings {
             bake_transforms: true,
             cluster_lod: false,
             cluster_compress: false,
+            cluster_vertex_copies: false,
             generate_lightmap_uvs: false,
             lightmap_resolution: 1024,
         }

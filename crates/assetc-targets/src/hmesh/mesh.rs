@@ -7,8 +7,8 @@ use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
 use crate::pipeline::bounds::compute_bounds;
 use crate::pipeline::cluster_lod::{
-    append, build_cluster_lod, first_use_order, renumber_clusters, renumber_mesh,
-    reorder_for_codec, ClusterLodError, ClusterLodInput,
+    append, build_cluster_lod, first_use_order, give_levels_their_own_vertices, renumber_clusters,
+    renumber_mesh, reorder_for_codec, ClusterLodError, ClusterLodInput,
 };
 use crate::pipeline::geometry::{Geometry, Semantic};
 use crate::pipeline::lightmap_uvs::{pack_charts, LightmapError};
@@ -212,7 +212,7 @@ pub fn build_hmesh(
             &mut build.mesh,
             cluster_lods,
             &vertex_counts,
-            settings.cluster_compress,
+            settings,
         )?);
     }
     build.warnings = warnings;
@@ -226,14 +226,16 @@ type PreparedInstance = (Prepared, bool, Option<ClusterLod>);
 /// One hierarchy for the mesh: each submesh's, rebased onto the mesh's vertices (those
 /// of submesh i start after the `vertex_counts` of the ones before, as `assemble` packs
 /// them); the mesh's vertices renumbered in the order the clusters first use them (cheap
-/// references for the codec, see `cluster_lod::renumber`), then encoded with the meshlet
+/// references for the codec, see `cluster_lod::renumber`), the coarser levels given their
+/// own vertex copies when asked (`cluster_lod::copies`), then encoded with the meshlet
 /// codec when asked.
 fn gather_cluster_lods(
     mesh: &mut HMesh,
     parts: Vec<Option<ClusterLod>>,
     vertex_counts: &[usize],
-    compress: bool,
+    settings: &MeshSettings,
 ) -> Result<ClusterLod, MeshError> {
+    let compress = settings.cluster_compress;
     let mut total = ClusterLod::default();
     let mut base = 0u32;
     for (s, (part, &count)) in parts.into_iter().zip(vertex_counts).enumerate() {
@@ -249,6 +251,9 @@ fn gather_cluster_lods(
     if let Some(new_of_old) = order.filter(|o| o.len() == mesh.vertices.len()) {
         renumber_clusters(&mut total, &new_of_old);
         renumber_mesh(mesh, &new_of_old);
+    }
+    if settings.cluster_vertex_copies {
+        give_levels_their_own_vertices(&mut total, mesh);
     }
     if compress {
         total.topology = encode_topology(&total).map_err(|e| MeshError::ClusterLod {

@@ -8,12 +8,14 @@
 //! that projected errors never shrink up the hierarchy, which `clod_build` meets only up
 //! to float rounding of its merged spheres.
 
+mod copies;
 pub mod field;
 mod merge;
 mod monotonic;
 mod renumber;
 pub mod watertight;
 
+pub use copies::{append_vertex_copies, copy_level_vertices, give_levels_their_own_vertices};
 pub use merge::append;
 pub use renumber::{first_use_order, renumber_clusters, renumber_mesh};
 

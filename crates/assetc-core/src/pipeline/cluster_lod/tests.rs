@@ -330,3 +330,90 @@ fn vertices_numbered_by_first_use_keep_every_triangle_and_shrink_the_codec() {
     eprintln!("codec: {old_bytes} B in row order, {new_bytes} B numbered by first use");
     assert!(new_bytes < old_bytes, "{new_bytes} >= {old_bytes}");
 }
+
+#[test]
+fn each_level_above_zero_gets_its_own_copies_with_their_rows() {
+    use crate::formats::hmesh::{GpuSkinVertex, GpuVertex, HMesh, Skinning};
+    let (a, b) = (bumpy_field(40), bumpy_field(24));
+    let (na, nb) = (a.positions.len(), b.positions.len());
+    let n = na + nb;
+    let mut lod = ClusterLod::default();
+    append(&mut lod, build(&a), 0, 0);
+    append(&mut lod, build(&b), 1, na as u32);
+    reorder_for_codec(&mut lod);
+    let order = first_use_order(&lod, &[na, nb]).unwrap();
+    renumber_clusters(&mut lod, &order);
+    let before = lod.clone();
+    let mut indices = a.indices.clone();
+    indices.extend(b.indices.iter().map(|i| i + na as u32));
+    // Rows that name their vertex, so a copy shows whose rows it carries.
+    let mut mesh = HMesh {
+        vertices: a
+            .positions
+            .iter()
+            .chain(&b.positions)
+            .map(|p| GpuVertex {
+                position: [p[0], p[1], p[2]],
+                ..Default::default()
+            })
+            .collect(),
+        indices: indices.clone(),
+        skinning: Some(Skinning {
+            vertices: (0..n)
+                .map(|v| GpuSkinVertex {
+                    joints: [0; 4],
+                    weights: [v as f32, 0.0, 0.0, 0.0],
+                })
+                .collect(),
+            joints: Vec::new(),
+        }),
+        uv1: Some((0..n).map(|v| [v as f32, 0.5]).collect()),
+        ..Default::default()
+    };
+    give_levels_their_own_vertices(&mut lod, &mut mesh);
+
+    let (ClodTopology::Plain { vertices: old, .. }, ClodTopology::Plain { vertices: new, .. }) =
+        (&before.topology, &lod.topology)
+    else {
+        unreachable!()
+    };
+    let total = mesh.vertices.len();
+    assert_eq!(mesh.skinning.as_ref().unwrap().vertices.len(), total);
+    assert_eq!(mesh.uv1.as_ref().unwrap().len(), total);
+    assert_eq!(
+        mesh.indices, indices,
+        "the index buffer keeps the originals"
+    );
+    // Level 0 unchanged; above it one copy per (level, vertex), numbered after the
+    // originals in first-use order, carrying the original's rows.
+    let mut copy_of = std::collections::HashMap::new();
+    let mut next = n as u32;
+    for c in &lod.clusters {
+        let at = c.vertex_offset as usize..(c.vertex_offset + c.vertex_count) as usize;
+        for (&o, &v) in old[at.clone()].iter().zip(&new[at]) {
+            if c.level == 0 {
+                assert_eq!(v, o);
+                continue;
+            }
+            let expected = *copy_of.entry((c.level, o)).or_insert_with(|| {
+                next += 1;
+                next - 1
+            });
+            assert_eq!(v, expected, "level {} reference to {o}", c.level);
+            let (v, o) = (v as usize, o as usize);
+            assert_eq!(mesh.vertices[v], mesh.vertices[o]);
+            assert_eq!(
+                mesh.skinning.as_ref().unwrap().vertices[v].weights[0],
+                o as f32
+            );
+            assert_eq!(mesh.uv1.as_ref().unwrap()[v][0], o as f32);
+        }
+    }
+    assert!(next as usize > n, "no level above 0");
+    assert_eq!(total, next as usize, "nothing but the copies added");
+    // Same clusters, same local triangles; the references cost less in the codec.
+    assert_eq!(lod.clusters, before.clusters);
+    let (shared, copied) = (codec_bytes(&before), codec_bytes(&lod));
+    eprintln!("codec: {shared} B with shared vertices, {copied} B with each level's copies");
+    assert!(copied < shared, "{copied} >= {shared}");
+}
