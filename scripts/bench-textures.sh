@@ -5,8 +5,12 @@
 #   BC7/BC5/BC4  bc7enc_rdo's encoders (PyPI `bc7enc-py`: bc7enc, rgbcx), level 0 only
 #   ASTC    Arm's astcenc (PyPI `astc-encoder-py`), preset fast, level 0 only
 # and prints one Markdown table: wall seconds, bytes, PSNR per channel (colour and linear
-# maps), mean/max angular error in degrees (normal maps). No peer writes BC6H; the HDR
-# panoramas get assetc's time and bytes only.
+# maps), mean/max angular error in degrees (normal maps). BC7 with RDO
+# (`bc7_rdo_lambda`, RDO_LAMBDA, default 0.15) is set against plain BC7, both with mips
+# and zstd (no peer here ships an RDO BC7). No peer writes BC6H; the HDR panoramas get
+# assetc's time and bytes, and BC6H's log-space error against their RGBA16F encoding
+# (printed by the test `bcn_formats::bc6h_log_space_error_on_the_hdr_panoramas`, which
+# this script runs: cargo and the crate's sources are needed for that part).
 #
 #   scripts/bench-textures.sh            ASSETC=path/to/assetc to pick the binary
 #
@@ -256,6 +260,14 @@ def astc_peer(bw, bh):
 run_bc("BC7", "bc7", '[texture]\nformat = "bc7"\n', lambda k: True, bc_peer("BC7"))
 run_bc("BC5", "bc5", '[texture]\nformat = "bc5"\n', lambda k: k == "normal", bc_peer("BC5"))
 run_bc("BC4", "bc4", '[texture]\nformat = "bc4"\n', lambda k: k == "linear", bc_peer("BC4"), "single")
+# --- BC7 + RDO against plain BC7: mips, zstd, whole files, level 0 through `preview` ---
+RDO_LAMBDA = os.environ.get("RDO_LAMBDA", "0.15")
+for tag, extra, label in (("bc7z", "", "BC7 + zstd"),
+                          ("bc7rdo", f"bc7_rdo_lambda = {RDO_LAMBDA}\n", f"BC7 + RDO {RDO_LAMBDA} + zstd")):
+    outs, secs = assetc_build(tag, '[texture]\nformat = "bc7"\nbc_zstd = true\n' + extra, lambda k: True)
+    q = [quality(kind(os.path.basename(s)), preview(o), rgba(s)) for s, o in outs.items()]
+    summarise(label, "assetc (mips)", "all 15", secs, sum(os.path.getsize(o) for o in outs.values()), q)
+
 for b in ("4x4", "6x6", "8x8"):
     bw, bh = map(int, b.split("x"))
     run_bc(f"ASTC {b}", f"astc{b}", f'[texture]\nformat = "astc"\nastc_block = "{b}"\n',
@@ -290,4 +302,11 @@ if HDR_DIR and glob.glob(os.path.join(HDR_DIR, "*.exr")):
 else:
     print("\n(HDR panoramas skipped: ASSETC_HDR_DIR not set or empty)")
 PY
+if [ -n "${ASSETC_HDR_DIR:-}" ]; then
+  # BC6H against RGBA16F in log2 space (docs/performance.md defines it), from the test.
+  echo
+  (cd "$root" && ASSETC_HDR_DIR="$ASSETC_HDR_DIR" cargo test --release --quiet --test it \
+    bcn_formats::bc6h_log_space_error_on_the_hdr_panoramas -- --nocapture 2>&1 |
+    grep "log2 error" || echo "(the log-space error test did not run)")
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -45,6 +45,13 @@ impl Section for TextureSettings {
         if self.max_size < 1 {
             return Err("max_size must be at least 1 (pixels)".to_string());
         }
+        let max = crate::pipeline::textures::MAX_BC7_RDO_LAMBDA;
+        if !(0.0..=max).contains(&self.bc7_rdo_lambda) {
+            return Err(format!(
+                "bc7_rdo_lambda must be a number from 0 (off) to {max}, got {}",
+                self.bc7_rdo_lambda
+            ));
+        }
         Ok(())
     }
 }

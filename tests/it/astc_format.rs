@@ -319,3 +319,109 @@ fn random_astc_blocks_never_panic_out_of_the_decoder() {
         "no random block reached the decoder's failure path"
     );
 }
+
+/// Two-channel ASTC normal maps, measured before wiring them in: FlightHelmet's normal maps
+/// (the four that are not flat) in ASTC 4x4, 6x6 and 8x8, encoded as `astc` writes them
+/// today (X, Y, Z in RGB, alpha 1) and in astcenc's normal mode (`astcenc -normal`: X in
+/// RGB, Y in alpha, swizzle `rrrg`, ASTCENC_FLG_MAP_NORMAL, which optimises the angular
+/// error; Z rebuilt as a shader would), both with the preset `astc` uses by default (fast),
+/// decoded by texture2ddecoder. Prints the mean angular error against the encoder's input.
+/// `cargo test --test it astc_format::two_channel -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement: prints figures, asserts nothing"]
+fn two_channel_astc_normals_against_rgb() {
+    use ctt_astcenc::bindings::{astcenc_image, astcenc_type_ASTCENC_TYPE_U8};
+    use ctt_astcenc::{config_init, Context, Flags, Preset, Profile, Swizzle};
+    let Some(gltf) = common::corpus_gltf("astc_format") else {
+        return;
+    };
+    let unpack = |v: [f32; 3]| {
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-12);
+        v.map(|c| c / len)
+    };
+    let s = |c: u8| f32::from(c) / 255.0 * 2.0 - 1.0;
+    let angle = |a: [f32; 3], b: [f32; 3]| {
+        f64::from((a[0] * b[0] + a[1] * b[1] + a[2] * b[2]).clamp(-1.0, 1.0))
+            .acos()
+            .to_degrees()
+    };
+    let settings = TextureSettings {
+        max_size: 512,
+        mipmaps: false,
+        ..TextureSettings::default()
+    };
+    for block in ["4x4", "6x6", "8x8"] {
+        let b = AstcBlock::from_name(block).unwrap();
+        let (mut sum_rgb, mut sum_xy, mut n) = (0f64, 0f64, 0usize);
+        for map in [
+            "GlassPlasticMat",
+            "LeatherPartsMat",
+            "MetalPartsMat",
+            "RubberWoodMat",
+        ] {
+            let path = gltf.join(format!(
+                "FlightHelmet/FlightHelmet_Materials_{map}_Normal.png"
+            ));
+            let bytes = std::fs::read(&path).unwrap();
+            let input = build_levels(
+                decode_image(&bytes, None).unwrap(),
+                TextureMode::Normal,
+                None,
+                &settings,
+            )
+            .remove(0);
+            let (w, h) = (input.width, input.height);
+            let mut errors = [0f64; 2];
+            for (k, two) in [false, true].into_iter().enumerate() {
+                let flags = if two {
+                    Flags::MAP_NORMAL
+                } else {
+                    Flags::empty()
+                };
+                let config =
+                    config_init(Profile::Ldr, b.width(), b.height(), 1, Preset::Fast, flags)
+                        .unwrap();
+                let mut context = Context::new(&config).unwrap();
+                let swizzle = if two { Swizzle::RRRG } else { Swizzle::RGB1 };
+                let mut texels = input.pixels.clone();
+                let mut slices = [texels.as_mut_ptr().cast::<std::ffi::c_void>()];
+                let mut image = astcenc_image {
+                    dim_x: w,
+                    dim_y: h,
+                    dim_z: 1,
+                    data_type: astcenc_type_ASTCENC_TYPE_U8,
+                    data: slices.as_mut_ptr(),
+                };
+                let blocks = (w.div_ceil(b.width()) * h.div_ceil(b.height())) as usize;
+                let mut out = vec![0u8; blocks * 16];
+                context.compress(&mut image, swizzle, &mut out).unwrap();
+                let rgba = assetc::preview::texture::astc_rgba(&out, w, h, b).unwrap();
+                for (d, src) in rgba.chunks_exact(4).zip(input.pixels.chunks_exact(4)) {
+                    let reference = unpack([s(src[0]), s(src[1]), s(src[2])]);
+                    let got = if two {
+                        let (x, y) = (s(d[0]), s(d[3]));
+                        unpack([x, y, (1.0 - x * x - y * y).max(0.0).sqrt()])
+                    } else {
+                        unpack([s(d[0]), s(d[1]), s(d[2])])
+                    };
+                    errors[k] += angle(got, reference);
+                }
+            }
+            let texels = (w * h) as usize;
+            eprintln!(
+                "ASTC {block} {map}: mean angular error RGB {:.3}°, two-channel {:.3}°",
+                errors[0] / texels as f64,
+                errors[1] / texels as f64
+            );
+            sum_rgb += errors[0];
+            sum_xy += errors[1];
+            n += texels;
+        }
+        eprintln!(
+            "ASTC {block} all four: RGB {:.3}°, two-channel {:.3}° ({:.2}x)",
+            sum_rgb / n as f64,
+            sum_xy / n as f64,
+            sum_rgb / sum_xy
+        );
+    }
+}

@@ -59,6 +59,11 @@ fn config_errors_exit_2_and_point_at_line_and_column() {
             "build.toml:2:12:",
             "max_size must be at least 1",
         ),
+        (
+            "[texture]\nbc7_rdo_lambda = -1.0\n",
+            "build.toml:2:18:",
+            "bc7_rdo_lambda must be a number from 0 (off) to 10, got -1",
+        ),
         // Syntax.
         ("[mesh\n", "build.toml:1:", ""),
     ] {

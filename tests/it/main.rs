@@ -15,6 +15,7 @@ mod common;
 
 mod astc_format;
 mod audio_kind;
+mod bc7_rdo;
 mod bcn_formats;
 mod bmd1_compat_motion;
 mod bmd1_loader;

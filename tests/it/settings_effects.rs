@@ -424,6 +424,9 @@ const CASES: &[Case] = &[
     ("texture", "per_class", "true", |r| {
         r.settings.texture.per_class = true
     }),
+    ("texture", "bc7_rdo_lambda", "2.0", |r| {
+        r.settings.texture.bc7_rdo_lambda = 2.0
+    }),
     ("texture", "astc_block", "\"8x8\"", |r| {
         r.settings.texture.astc_block = assetc::formats::ktx2::AstcBlock::from_name("8x8").unwrap()
     }),

@@ -1,6 +1,7 @@
 //! BC1, BC3, BC4, BC5, BC6H and BC7 through Intel's ISPC Texture Compressor
 //! (intel_tex_2), which runs on the calling thread.
 
+use super::bc7_rdo::{self, RdoParams};
 use super::{srgb_to_linear, RgbaLevel, TextureFormat, TextureMode};
 use intel_tex_2::{bc1, bc3, bc4, bc5, bc6h, bc7, RSurface, RgSurface, RgbaSurface};
 
@@ -186,4 +187,13 @@ pub fn encode(
             }
         })
         .collect()
+}
+
+/// BC7's RDO pass ([`bc7_rdo`]) over each level's blocks, against the level's texels
+/// padded as the encoder saw them.
+pub fn rdo_bc7(levels: &[RgbaLevel], blocks: &mut [Vec<u8>], params: &RdoParams) {
+    for (level, data) in levels.iter().zip(blocks) {
+        let (width, _, source) = padded(level);
+        bc7_rdo::optimize_level(data, &source, width as usize / 4, params);
+    }
 }

@@ -45,6 +45,10 @@ pub fn texture_id(
         | TextureFormat::Bc5
         | TextureFormat::Rgba8 => {}
     }
+    // Off adds nothing, so ids from before the setting existed still hold.
+    if let Some(lambda) = settings.bc7_rdo() {
+        tail += &format!("|rdo{lambda:.3}");
+    }
     if settings.format.zstd_optional() {
         tail += if settings.bc_zstd { "|zstd" } else { "" };
     }

@@ -6,6 +6,7 @@
 //! start threads of their own.
 
 mod basislz;
+mod bc7_rdo;
 pub mod decode;
 mod encode_astc;
 mod encode_bc;
@@ -22,6 +23,7 @@ pub use standalone::{
     StandaloneTexture,
 };
 
+pub use bc7_rdo::RdoParams;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
@@ -231,7 +233,21 @@ pub struct TextureSettings {
     /// `format`. Off by default, so existing outputs do not change.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub per_class: bool,
+    /// BC7 only: rate-distortion optimisation for smaller files after zstd. 0 (default)
+    /// is off; above 0 (up to [`MAX_BC7_RDO_LAMBDA`]), the error increase accepted per
+    /// byte saved, as a fraction of the texture level's mean block error (0.15: about
+    /// 17% smaller after zstd for 0.8 dB on FlightHelmet; docs/textures.md). Meant with
+    /// `bc_zstd` (or a compressed download): the blocks are no fewer, they repeat.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bc7_rdo_lambda: f32,
 }
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
+}
+
+/// The largest `bc7_rdo_lambda` accepted.
+pub const MAX_BC7_RDO_LAMBDA: f32 = 10.0;
 
 impl Default for TextureSettings {
     fn default() -> Self {
@@ -246,6 +262,7 @@ impl Default for TextureSettings {
             mode: None,
             cubemap: false,
             per_class: false,
+            bc7_rdo_lambda: 0.0,
         }
     }
 }
@@ -332,6 +349,14 @@ impl TextureSettings {
         Bc7Preset::for_quality(self.quality())
     }
 
+    /// The BC7 RDO lambda when it applies: format BC7 and a lambda above 0.
+    pub fn bc7_rdo(&self) -> Option<f32> {
+        let on = self.format == TextureFormat::Bc7
+            && self.bc7_rdo_lambda.is_finite()
+            && self.bc7_rdo_lambda > 0.0;
+        on.then(|| self.bc7_rdo_lambda.min(MAX_BC7_RDO_LAMBDA))
+    }
+
     /// zstd level of supercompressed levels (UASTC, RGBA8, BC with `bc_zstd`), chosen by
     /// measurement (docs/textures.md): past these levels zstd gets slower than the block
     /// encoder for a few percent of size.
@@ -340,6 +365,7 @@ impl TextureSettings {
             // RDO spends its effort making blocks repeat, and is slow enough that even
             // zstd's deepest search costs little next to it.
             TextureFormat::Uastc if self.uastc_knobs().rdo_lambda.is_some() => ZSTD_LEVEL_RDO,
+            TextureFormat::Bc7 if self.bc7_rdo().is_some() => ZSTD_LEVEL_RDO,
             TextureFormat::Rgba8 => ZSTD_LEVEL_RGBA8,
             _ => ZSTD_LEVEL_BLOCKS,
         }
@@ -355,7 +381,7 @@ pub const ZSTD_LEVEL_BLOCKS: i32 = 9;
 /// zstd level for RGBA8: level 9 halves the speed for 0.3-1.4 % of size, 15 is ten times
 /// slower.
 pub const ZSTD_LEVEL_RGBA8: i32 = 6;
-/// zstd level for RDO UASTC.
+/// zstd level for RDO UASTC and RDO BC7.
 pub const ZSTD_LEVEL_RDO: i32 = 19;
 
 #[derive(Debug, Error)]
@@ -433,7 +459,7 @@ pub fn encode_texture(
         return Err(TextureError::new("image", "no levels"));
     };
     let has_alpha = has_alpha(&levels);
-    let (data, zstd) = encode_levels(&levels, mode, has_alpha, settings)?;
+    let (data, zstd) = encode_levels(&levels, mode, has_alpha, alpha_cutoff, settings)?;
     let format = settings.pixel_format();
     ktx2::write(&Ktx2Image {
         format,
@@ -458,11 +484,13 @@ fn has_alpha(levels: &[RgbaLevel]) -> bool {
 
 /// Block-encodes a mip chain in `settings.format`: each level's bytes, and whether the
 /// container should zstd them. `has_alpha` is passed in because a cubemap's six faces must
-/// all be encoded alike (BC1/BC3/BC7 and ASTC pick their modes by it).
+/// all be encoded alike (BC1/BC3/BC7 and ASTC pick their modes by it). `alpha_cutoff`
+/// (MASK materials) is kept by BC7's RDO pass: it moves no texel across the cutoff.
 fn encode_levels(
     levels: &[RgbaLevel],
     mode: TextureMode,
     has_alpha: bool,
+    alpha_cutoff: Option<f32>,
     settings: &TextureSettings,
 ) -> Result<(Vec<Vec<u8>>, bool), TextureError> {
     let format = settings.format;
@@ -487,10 +515,19 @@ fn encode_levels(
         | TextureFormat::Bc3
         | TextureFormat::Bc4
         | TextureFormat::Bc5
-        | TextureFormat::Bc6h => (
-            encode_bc::encode(levels, format, mode, has_alpha, settings.quality()),
-            settings.bc_zstd,
-        ),
+        | TextureFormat::Bc6h => {
+            let mut data = encode_bc::encode(levels, format, mode, has_alpha, settings.quality());
+            if let Some(lambda) = settings.bc7_rdo() {
+                let params = RdoParams {
+                    lambda,
+                    // Alpha counts only when there is some: else every decode has 255.
+                    weights: [1, 1, 1, u32::from(has_alpha)],
+                    alpha_cutoff: alpha_cutoff.map(|c| (c.clamp(0.0, 1.0) * 255.0).floor() as u8),
+                };
+                encode_bc::rdo_bc7(levels, &mut data, &params);
+            }
+            (data, settings.bc_zstd)
+        }
     })
 }
 

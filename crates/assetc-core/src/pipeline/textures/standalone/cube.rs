@@ -118,7 +118,7 @@ fn encode_ldr(
             .par_iter()
             .enumerate()
             .map(|(i, c)| {
-                encode_levels(c, mode, has_alpha, settings).map_err(|e| {
+                encode_levels(c, mode, has_alpha, None, settings).map_err(|e| {
                     let reason = match e {
                         TextureError::Image { reason, .. } => reason,
                         other => other.to_string(),
