@@ -1021,7 +1021,11 @@ fn warnings_from_a_record_reach_the_terminal_escaped() {
     let test = "warnings_from_a_record_reach_the_terminal_escaped";
     let Some(team) = Team::new(test) else { return };
     let (path, mut v) = team.record_of("box/box.hmesh");
-    v["warnings"] = Value::from(vec!["{source}: \u{1b}]0;owned\u{7}\u{1b}[2Jcleared"]);
+    // Records hold warnings typed: both the place and the text come from another machine.
+    v["warnings"] = serde_json::json!([{
+        "at": "meshes[0]\u{1b}[2J",
+        "message": "\u{1b}]0;owned\u{7}\u{1b}[2Jcleared",
+    }]);
     std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
     let (b, _) = team.build_b("b", &[]);
     assert_eq!(b.count("fetched"), b.statuses.len() as u64);
@@ -1033,7 +1037,7 @@ fn warnings_from_a_record_reach_the_terminal_escaped() {
     assert_eq!(warnings.len(), 1);
     assert!(!warnings[0].chars().any(char::is_control), "{warnings:?}");
     assert!(
-        warnings[0].ends_with("\\u{1b}]0;owned\\u{7}\\u{1b}[2Jcleared"),
+        warnings[0].ends_with("meshes[0]\\u{1b}[2J: \\u{1b}]0;owned\\u{7}\\u{1b}[2Jcleared"),
         "{warnings:?}"
     );
     // And the human output prints it as sent.
