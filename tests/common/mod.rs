@@ -334,3 +334,22 @@ for (const f of process.argv.slice(2)) {{
             .collect(),
     )
 }
+
+/// PSNR in dB over R, G and B (alpha not compared) between two RGBA8 images of one size;
+/// infinite when they are equal.
+pub fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let (mut sum, mut n) = (0f64, 0usize);
+    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for (x, y) in p[..3].iter().zip(&q[..3]) {
+            let d = f64::from(*x) - f64::from(*y);
+            sum += d * d;
+            n += 1;
+        }
+    }
+    let mse = sum / n as f64;
+    if mse == 0.0 {
+        return f64::INFINITY;
+    }
+    10.0 * (255.0 * 255.0 / mse).log10()
+}

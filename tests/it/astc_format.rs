@@ -32,24 +32,6 @@ fn astc(block: &str, mipmaps: bool) -> TextureSettings {
     }
 }
 
-/// PSNR in dB of RGB (alpha not compared) between two RGBA8 images of one size.
-fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let (mut sum, mut n) = (0f64, 0usize);
-    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for (x, y) in p[..3].iter().zip(&q[..3]) {
-            let d = f64::from(*x) - f64::from(*y);
-            sum += d * d;
-            n += 1;
-        }
-    }
-    let mse = sum / n as f64;
-    if mse == 0.0 {
-        return f64::INFINITY;
-    }
-    10.0 * (255.0 * 255.0 / mse).log10()
-}
-
 /// Encodes `bytes` as ASTC of `block` (mode `mode`, level 0 only), checks the file with
 /// our validator and reader, and returns (PSNR against the encoder's input, level bytes).
 fn measure(bytes: &[u8], mode: TextureMode, block: &str, max_size: u32) -> (f64, usize) {
@@ -74,7 +56,10 @@ fn measure(bytes: &[u8], mode: TextureMode, block: &str, max_size: u32) -> (f64,
     );
     assert_eq!((k.width, k.height), (input.width, input.height));
     let shown = decode_ktx2(&k, 0).unwrap();
-    (psnr_rgb(&shown.rgba, &input.pixels), k.levels[0].data.len())
+    (
+        common::psnr_rgb(&shown.rgba, &input.pixels),
+        k.levels[0].data.len(),
+    )
 }
 
 /// A smooth two-axis colour gradient with a soft diagonal ripple (R follows x, G follows y,
@@ -142,7 +127,7 @@ fn astc_quality_on_a_real_texture() {
         };
         let input = build_levels(decode_image(&bytes, None).unwrap(), color, None, &s).remove(0);
         let k = ktx2::read(&encode_texture(&bytes, None, color, None, &s).unwrap()).unwrap();
-        psnr_rgb(&decode_ktx2(&k, 0).unwrap().rgba, &input.pixels)
+        common::psnr_rgb(&decode_ktx2(&k, 0).unwrap().rgba, &input.pixels)
     };
     let (p4, _) = measure(&bytes, color, "4x4", 512);
     let (p6, _) = measure(&bytes, color, "6x6", 512);
@@ -271,7 +256,7 @@ fn an_astc_source_is_decoded_when_another_format_is_wanted() {
     assert_eq!(k.pixel_format(), Some((PixelFormat::Rgba8, false)));
     let shown = decode_ktx2(&k, 0).unwrap();
     let input = decode_image(&src, None).unwrap();
-    let psnr = psnr_rgb(&shown.rgba, &input.pixels);
+    let psnr = common::psnr_rgb(&shown.rgba, &input.pixels);
     assert!(psnr > 40.0, "{psnr:.2} dB");
 }
 

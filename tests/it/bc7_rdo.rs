@@ -36,20 +36,6 @@ fn bc7(lambda: f32) -> TextureSettings {
     }
 }
 
-/// PSNR in dB over R, G and B between two RGBA8 images of one size.
-fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let (mut sum, mut n) = (0f64, 0usize);
-    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for (x, y) in p[..3].iter().zip(&q[..3]) {
-            let d = f64::from(*x) - f64::from(*y);
-            sum += d * d;
-            n += 1;
-        }
-    }
-    10.0 * (255.0 * 255.0 / (sum / n as f64)).log10()
-}
-
 /// One encode: the file, and level 0's PSNR (RGB) against the encoder's input. The file
 /// must pass our validator.
 fn measure(bytes: &[u8], mode: TextureMode, settings: &TextureSettings) -> (Vec<u8>, f64) {
@@ -64,7 +50,7 @@ fn measure(bytes: &[u8], mode: TextureMode, settings: &TextureSettings) -> (Vec<
     assert_eq!(ktx2::validate(&file), vec![]);
     let k = ktx2::read(&file).unwrap();
     let shown = decode_ktx2(&k, 0).unwrap();
-    (file, psnr_rgb(&shown.rgba, &input.pixels))
+    (file, common::psnr_rgb(&shown.rgba, &input.pixels))
 }
 
 fn flight_helmet_pngs(test: &str) -> Option<Vec<PathBuf>> {

@@ -90,25 +90,6 @@ fn decode_level0(k: &ktx2::Ktx2) -> Vec<u8> {
         .collect()
 }
 
-/// PSNR over the RGB channels.
-fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let (mut sum, mut n) = (0f64, 0usize);
-    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for c in 0..3 {
-            let d = f64::from(pa[c]) - f64::from(pb[c]);
-            sum += d * d;
-            n += 1;
-        }
-    }
-    let mse = sum / n as f64;
-    if mse == 0.0 {
-        f64::INFINITY
-    } else {
-        10.0 * (255.0f64 * 255.0 / mse).log10()
-    }
-}
-
 fn level0_input(bytes: &[u8], mode: TextureMode, s: &TextureSettings) -> RgbaLevel {
     let img = decode_image(bytes, None).expect("corpus image decodes");
     build_levels(
@@ -294,7 +275,7 @@ fn corpus_textures_read_back_by_us_and_ktx_parse() {
                 let k = check_ours(&name, &file, format, mode);
                 let input = level0_input(&bytes, mode, &s);
                 let decoded = decode_level0(&k);
-                let p = psnr_rgb(&input.pixels, &decoded);
+                let p = common::psnr_rgb(&input.pixels, &decoded);
                 if format == TextureFormat::Rgba8 {
                     assert_eq!(decoded, input.pixels, "{name}: rgba8 is pixel-exact");
                 }
