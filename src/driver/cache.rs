@@ -217,19 +217,9 @@ impl Cache {
     }
 
     /// The record of `source` when it is still fresh: same settings, unchanged inputs and
-    /// every output still present. Returns it with refreshed time stamps.
-    pub fn fresh_record(
-        &self,
-        source: &str,
-        settings_hash: u64,
-        output: &Path,
-    ) -> Option<AssetRecord> {
-        self.fresh_record_stamped(source, settings_hash, output)
-            .map(|(record, _)| record)
-    }
-
-    /// [`Self::fresh_record`] with the refreshed stamp of each of its outputs, for the new
-    /// cache to take without looking at the files again.
+    /// every output still present. Returns it with refreshed time stamps, and the
+    /// refreshed stamp of each of its outputs, for the new cache to take without looking at
+    /// the files again.
     pub fn fresh_record_stamped(
         &self,
         source: &str,
