@@ -47,20 +47,11 @@ impl Diagnostic {
                 break;
             }
         }
-        let (gltf_path, message) = match rest.split_once(": ") {
-            Some((head, tail)) if is_gltf_path(head.split(" (").next().unwrap_or(head)) => {
-                (Some(head.to_string()), tail.to_string())
-            }
-            _ => (None, rest.to_string()),
-        };
-        Diagnostic {
-            severity,
-            file: file.to_string(),
-            code: None,
-            gltf_path,
-            line: None,
-            column: None,
-            message,
+        // The head before the first `: ` is the place when it is a glTF path; any other
+        // head stays in the message, as `located` renders it.
+        match rest.split_once(": ") {
+            Some((head, tail)) => Self::located(severity, file, Some(head), tail, None),
+            None => Self::located(severity, file, None, rest, None),
         }
     }
 
