@@ -103,7 +103,8 @@ struct Figures {
     topology_bits: f64,
 }
 
-/// Every property the issue asks of one compiled `.hmesh` (topology decoded if encoded).
+/// Every property the issue asks of one compiled `.hmesh` (topology decoded if encoded);
+/// the 1 px cut's bound is asserted here, the rest returned for the caller's bounds.
 fn check_mesh(name: &str, path: &Path) -> Figures {
     let mut mesh = hmesh::read(&std::fs::read(path).unwrap()).unwrap();
     let lod = mesh
@@ -167,11 +168,18 @@ fn check_mesh(name: &str, path: &Path) -> Figures {
     let (full, full_tris) = render(path, None);
     let (cut, cut_1px) = render(path, Some(1.0));
     assert_eq!(full_tris, triangles, "{name}");
+    // The issue's bound for the 1 px cut, for every mesh this checks.
+    let pixels_1px = differing(&full, &cut, 0);
+    assert!(
+        pixels_1px < 0.01,
+        "{name}: {:.3}% of pixels differ at the 1 px cut",
+        pixels_1px * 100.0
+    );
     Figures {
         triangles,
         stuck: stuck_triangles(&lod),
         coarsest,
-        pixels_1px: differing(&full, &cut, 0),
+        pixels_1px,
         cut_1px,
         topology_bits,
     }
@@ -340,11 +348,6 @@ fn corpus_meshes_cut_without_cracks_and_the_1px_cut_looks_like_full_detail() {
             eprintln!(
                 "{rel} (codec {compress}, copies {copies}): {} triangles, {} stuck, coarsest {}, 1 px cut {} triangles, {:.3}% pixels differ, topology {:.2} bits per stored triangle",
                 f.triangles, f.stuck, f.coarsest, f.cut_1px, f.pixels_1px * 100.0, f.topology_bits
-            );
-            assert!(
-                f.pixels_1px < 0.01,
-                "{rel}: {:.3}% of pixels differ",
-                f.pixels_1px * 100.0
             );
             if compress {
                 assert!(
@@ -845,11 +848,6 @@ fn a_skinned_mesh_keeps_every_vertex_with_its_skin_and_cuts_without_cracks() {
         f.triangles, f.stuck, f.coarsest, f.cut_1px, f.pixels_1px * 100.0, f.topology_bits
     );
     assert!(
-        f.pixels_1px < 0.01,
-        "{:.3}% of pixels differ",
-        f.pixels_1px * 100.0
-    );
-    assert!(
         f.coarsest < f.triangles,
         "{} of {}",
         f.coarsest,
@@ -876,11 +874,6 @@ fn a_skinned_mesh_keeps_every_vertex_with_its_skin_and_cuts_without_cracks() {
         "Fox: {:.2} bits per stored triangle with copies, {:.2} without",
         g.topology_bits,
         f.topology_bits
-    );
-    assert!(
-        g.pixels_1px < 0.01,
-        "{:.3}% of pixels differ",
-        g.pixels_1px * 100.0
     );
 }
 
