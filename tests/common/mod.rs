@@ -353,3 +353,39 @@ pub fn psnr_rgb(a: &[u8], b: &[u8]) -> f64 {
     }
     10.0 * (255.0 * 255.0 / mse).log10()
 }
+
+/// The index values of a Qt `.mesh`, 16- or 32-bit as stored.
+pub fn qt_indices(m: &assetc::formats::qtmesh::QtMesh) -> Vec<u32> {
+    let d = &m.index_buffer.data;
+    match m.index_buffer.component_type {
+        assetc::formats::qtmesh::component::U16 => d
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+            .collect(),
+        assetc::formats::qtmesh::component::U32 => d
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+        other => panic!("index type {other}"),
+    }
+}
+
+/// The `attr_pos` of every vertex of a Qt `.mesh`.
+pub fn qt_positions(m: &assetc::formats::qtmesh::QtMesh) -> Vec<[f32; 3]> {
+    let vb = &m.vertex_buffer;
+    let e = vb
+        .entries
+        .iter()
+        .find(|e| e.name == "attr_pos")
+        .expect("attr_pos");
+    vb.data
+        .chunks_exact(vb.stride as usize)
+        .map(|v| {
+            let f = |k: usize| {
+                let o = e.offset as usize + 4 * k;
+                f32::from_le_bytes([v[o], v[o + 1], v[o + 2], v[o + 3]])
+            };
+            [f(0), f(1), f(2)]
+        })
+        .collect()
+}

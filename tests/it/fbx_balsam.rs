@@ -18,45 +18,11 @@
 
 use crate::common;
 
-use assetc::formats::qtmesh::{self, component, QtMesh};
+use assetc::formats::qtmesh::{self, QtMesh};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/export_fbx.py");
-
-fn indices(m: &QtMesh) -> Vec<u32> {
-    let d = &m.index_buffer.data;
-    match m.index_buffer.component_type {
-        component::U16 => d
-            .chunks_exact(2)
-            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-            .collect(),
-        component::U32 => d
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-        other => panic!("index type {other}"),
-    }
-}
-
-fn positions(m: &QtMesh) -> Vec<[f32; 3]> {
-    let vb = &m.vertex_buffer;
-    let e = vb
-        .entries
-        .iter()
-        .find(|e| e.name == "attr_pos")
-        .expect("attr_pos");
-    vb.data
-        .chunks_exact(vb.stride as usize)
-        .map(|v| {
-            let f = |k: usize| {
-                let o = e.offset as usize + 4 * k;
-                f32::from_le_bytes([v[o], v[o + 1], v[o + 2], v[o + 3]])
-            };
-            [f(0), f(1), f(2)]
-        })
-        .collect()
-}
 
 fn read_mesh(path: &Path) -> QtMesh {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -87,7 +53,7 @@ fn meshes(dir: &Path) -> Vec<(String, PathBuf)> {
 
 /// Triangles of one subset: corner positions.
 fn subset_triangles(m: &QtMesh, s: usize, scale: f32) -> Vec<[[f32; 3]; 3]> {
-    let (pos, idx) = (positions(m), indices(m));
+    let (pos, idx) = (common::qt_positions(m), common::qt_indices(m));
     let sub = &m.subsets[s];
     idx[sub.offset as usize..(sub.offset + sub.count) as usize]
         .chunks_exact(3)
@@ -96,7 +62,7 @@ fn subset_triangles(m: &QtMesh, s: usize, scale: f32) -> Vec<[[f32; 3]; 3]> {
 }
 
 fn diagonal(m: &QtMesh) -> f32 {
-    let p = positions(m);
+    let p = common::qt_positions(m);
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
     for v in &p {
         for k in 0..3 {

@@ -121,40 +121,6 @@ fn read_mesh(path: &Path) -> QtMesh {
     file.meshes.remove(0).1
 }
 
-fn indices(m: &QtMesh) -> Vec<u32> {
-    let d = &m.index_buffer.data;
-    match m.index_buffer.component_type {
-        component::U16 => d
-            .chunks_exact(2)
-            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-            .collect(),
-        component::U32 => d
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-        other => panic!("index type {other}"),
-    }
-}
-
-fn positions(m: &QtMesh) -> Vec<[f32; 3]> {
-    let vb = &m.vertex_buffer;
-    let e = vb
-        .entries
-        .iter()
-        .find(|e| e.name == "attr_pos")
-        .expect("attr_pos");
-    vb.data
-        .chunks_exact(vb.stride as usize)
-        .map(|v| {
-            let f = |k: usize| {
-                let o = e.offset as usize + 4 * k;
-                f32::from_le_bytes([v[o], v[o + 1], v[o + 2], v[o + 3]])
-            };
-            [f(0), f(1), f(2)]
-        })
-        .collect()
-}
-
 /// Every attribute of one vertex, by name (`attr_norm`, `attr_uv0`, ... and `target<t>
 /// <name>` for morph targets), as floats; integer attributes converted.
 type Attrs = Vec<(String, Vec<f32>)>;
@@ -212,7 +178,7 @@ struct Tri {
 }
 
 fn triangles(m: &QtMesh, s: usize) -> Vec<Tri> {
-    let (pos, idx) = (positions(m), indices(m));
+    let (pos, idx) = (common::qt_positions(m), common::qt_indices(m));
     let sub = &m.subsets[s];
     let range = sub.offset as usize..(sub.offset + sub.count) as usize;
     idx[range]
