@@ -6,7 +6,7 @@
 #   ASTC    Arm's astcenc (PyPI `astc-encoder-py`), preset fast, level 0 only
 # and prints one Markdown table: wall seconds, bytes, PSNR per channel (colour and linear
 # maps), mean/max angular error in degrees (normal maps). BC7 with RDO
-# (`bc7_rdo_lambda`, RDO_LAMBDA, default 0.15) is set against plain BC7, both with mips
+# (`bc7_rdo_lambda`, RDO_LAMBDA, default 0.29) is set against plain BC7, both with mips
 # and zstd (no peer here ships an RDO BC7). No peer writes BC6H; the HDR panoramas get
 # assetc's time and bytes, and BC6H's log-space error against their RGBA16F encoding
 # (printed by the test `bcn_formats::bc6h_log_space_error_on_the_hdr_panoramas`, which
@@ -261,7 +261,7 @@ run_bc("BC7", "bc7", '[texture]\nformat = "bc7"\n', lambda k: True, bc_peer("BC7
 run_bc("BC5", "bc5", '[texture]\nformat = "bc5"\n', lambda k: k == "normal", bc_peer("BC5"))
 run_bc("BC4", "bc4", '[texture]\nformat = "bc4"\n', lambda k: k == "linear", bc_peer("BC4"), "single")
 # --- BC7 + RDO against plain BC7: mips, zstd, whole files, level 0 through `preview` ---
-RDO_LAMBDA = os.environ.get("RDO_LAMBDA", "0.15")
+RDO_LAMBDA = os.environ.get("RDO_LAMBDA", "0.29")
 for tag, extra, label in (("bc7z", "", "BC7 + zstd"),
                           ("bc7rdo", f"bc7_rdo_lambda = {RDO_LAMBDA}\n", f"BC7 + RDO {RDO_LAMBDA} + zstd")):
     outs, secs = assetc_build(tag, '[texture]\nformat = "bc7"\nbc_zstd = true\n' + extra, lambda k: True)

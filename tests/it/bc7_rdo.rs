@@ -10,7 +10,7 @@ use crate::common;
 
 use assetc::formats::ktx2;
 use assetc::pipeline::textures::{
-    build_levels, decode_image, encode_texture, texture_id, TextureFormat, TextureMode,
+    build_levels, decode_image, encode_texture, texture_id, Bc7Preset, TextureFormat, TextureMode,
     TextureSettings,
 };
 use assetc::preview::texture::decode_ktx2;
@@ -73,7 +73,7 @@ fn name(p: &Path) -> String {
 }
 
 /// The figures behind the lambda chosen for the docs: every FlightHelmet texture at each
-/// lambda of ASSETC_RDO_LAMBDAS (default "0.5,1,2,4"), against plain BC7 with zstd.
+/// lambda of ASSETC_RDO_LAMBDAS (default "0.1,0.2,0.29,0.4"), against plain BC7 with zstd.
 /// `cargo test --release --test it bc7_rdo::sweep -- --ignored --nocapture`
 #[test]
 #[ignore = "measurement: prints figures, asserts nothing"]
@@ -82,7 +82,7 @@ fn sweep() {
         return;
     };
     let lambdas: Vec<f32> = std::env::var("ASSETC_RDO_LAMBDAS")
-        .unwrap_or_else(|_| "0.5,1,2,4".into())
+        .unwrap_or_else(|_| "0.1,0.2,0.29,0.4".into())
         .split(',')
         .map(|s| s.trim().parse().unwrap())
         .collect();
@@ -110,6 +110,25 @@ fn sweep() {
     eprintln!(
         "plain BC7 levels: zstd 9 {at9} bytes, zstd 19 {at19} ({:.1}% smaller)",
         100.0 * (1.0 - at19 as f64 / at9 as f64)
+    );
+    // Plain BC7 from the preset the pass starts from (basic): what that preset alone
+    // gives in bytes and PSNR against the default's very fast.
+    let basic = TextureSettings {
+        quality: Bc7Preset::Basic.quality(),
+        ..bc7(0.0)
+    };
+    let (mut basic_bytes, mut gains) = (0usize, Vec::new());
+    for ((n, b), (_, p0)) in sources.iter().zip(&plain) {
+        let (f, p) = measure(b, mode_of(n), &basic);
+        basic_bytes += f.len();
+        if p0.is_finite() {
+            gains.push(p - p0);
+        }
+    }
+    eprintln!(
+        "plain BC7 at the basic preset: {basic_bytes} bytes against {}, PSNR {:+.2} dB mean",
+        plain.iter().map(|p| p.0).sum::<usize>(),
+        gains.iter().sum::<f64>() / gains.len() as f64
     );
     for lambda in lambdas {
         let start = std::time::Instant::now();
@@ -152,16 +171,18 @@ const SAMPLES: [&str; 3] = [
 ];
 
 /// The lambda docs/textures.md suggests and the tests use.
-const LAMBDA: f32 = 0.15;
-/// Bounds asserted on SAMPLES at LAMBDA. Measured: colour 9.4% smaller for 0.57 dB,
-/// normal map 30.8% for 1.26 dB, occlusion-roughness-metal 12.1% for 0.70 dB; 17.0% over
-/// the three for a mean drop of 0.84 dB. Asserted: at least 14% (3 points of margin:
-/// intel_tex_2 picks its SIMD kernels at run time, so another machine's blocks, and the
-/// pass's choices, may differ a little), a mean drop within the aim's 1 dB, and no
-/// texture above 1.5 dB. The aim's 25% is not met (docs/textures.md has the curve).
-const MIN_SAVED: f64 = 0.14;
-const MAX_MEAN_DROP: f64 = 1.0;
-const MAX_DROP: f64 = 1.5;
+const LAMBDA: f32 = 0.29;
+/// Bounds asserted on SAMPLES at LAMBDA. Measured: colour 16.4% smaller for 1.50 dB,
+/// normal map 39.9% for 1.52 dB, occlusion-roughness-metal 23.3% for 0.73 dB; 26.2% over
+/// the three for a mean drop of 1.25 dB. These three lose more than FlightHelmet's 15 do
+/// on average (the aim's figure, 25.3% smaller for a mean drop of 0.97 dB, is the
+/// sweep's over all 15: docs/textures.md; 90 s in a test build, too long for every run).
+/// Asserted: at least 23% (3 points of margin: intel_tex_2 picks its SIMD kernels at run
+/// time, so another machine's blocks, and the pass's choices, may differ a little), a
+/// mean drop within 1.4 dB and no texture above 1.8 dB.
+const MIN_SAVED: f64 = 0.23;
+const MAX_MEAN_DROP: f64 = 1.4;
+const MAX_DROP: f64 = 1.8;
 /// The strongest lambda accepted.
 const MAX_LAMBDA_TESTED: f32 = 10.0;
 
@@ -191,7 +212,6 @@ fn rdo_bc7_is_smaller_after_zstd_at_a_bounded_psnr_loss() {
         assert_eq!(k0.pixel_format(), k1.pixel_format(), "{sample}");
         assert_eq!(k0.levels.len(), k1.levels.len(), "{sample}");
         assert!(rdo.len() < plain.len(), "{sample}: not smaller");
-        assert!(p1 <= p0 + 0.2, "{sample}: PSNR rose {p0:.2} -> {p1:.2}?");
         plain_bytes += plain.len();
         rdo_bytes += rdo.len();
         drops.push(p0 - p1);
@@ -256,8 +276,9 @@ fn the_lambda_changes_only_bc7() {
 
 /// MASK materials: the pass moves no texel across the alpha cutoff (each candidate is
 /// compared with the encoder's own block), so every level's coverage is what plain BC7
-/// gives. A noisy alpha around the cutoff with a strong lambda, where many blocks are
-/// replaced (asserted: the files differ).
+/// gives from the preset the pass starts from (basic, at least: plain BC7 at quality 0.85
+/// is compared). A noisy alpha around the cutoff with a strong lambda, where many blocks
+/// are replaced (asserted: the files differ).
 #[test]
 fn rdo_keeps_which_texels_pass_the_alpha_cutoff() {
     let src = {
@@ -272,7 +293,11 @@ fn rdo_keeps_which_texels_pass_the_alpha_cutoff() {
     };
     let cutoff = Some(0.5);
     let mode = TextureMode::Color;
-    let plain = encode_texture(&src, None, mode, cutoff, &bc7(0.0)).unwrap();
+    let basic = TextureSettings {
+        quality: Bc7Preset::Basic.quality(),
+        ..bc7(0.0)
+    };
+    let plain = encode_texture(&src, None, mode, cutoff, &basic).unwrap();
     let rdo = encode_texture(&src, None, mode, cutoff, &bc7(MAX_LAMBDA_TESTED)).unwrap();
     assert_ne!(
         plain, rdo,

@@ -78,7 +78,7 @@ fn ldr_to_f16(level: &RgbaLevel, mode: TextureMode) -> Vec<u8> {
 }
 
 /// intel_tex_2's BC7 presets, fastest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Bc7Preset {
     UltraFast,
     VeryFast,
@@ -189,11 +189,50 @@ pub fn encode(
         .collect()
 }
 
-/// BC7's RDO pass ([`bc7_rdo`]) over each level's blocks, against the level's texels
-/// padded as the encoder saw them.
-pub fn rdo_bc7(levels: &[RgbaLevel], blocks: &mut [Vec<u8>], params: &RdoParams) {
-    for (level, data) in levels.iter().zip(blocks) {
-        let (width, _, source) = padded(level);
-        bc7_rdo::optimize_level(data, &source, width as usize / 4, params);
-    }
+/// BC7 with the RDO pass ([`bc7_rdo`]): each level encoded twice, at the quality's
+/// preset but at least the basic one, and in mode 6 alone (the pass's alternatives),
+/// then the pass over the first against the level's texels padded as the encoders saw
+/// them.
+///
+/// Why at least basic: the pass trades PSNR for bytes, and basic starts about 0.9 dB
+/// above very fast (FlightHelmet's 15 textures) for 3.5 times very fast's time, which is
+/// small beside the pass's own; from very fast the pass reaches 25% smaller after zstd
+/// only at 1.2 dB below plain very fast, from basic at 0.9 dB (docs/textures.md).
+pub fn encode_bc7_rdo(
+    levels: &[RgbaLevel],
+    has_alpha: bool,
+    quality: f32,
+    params: &RdoParams,
+) -> Vec<Vec<u8>> {
+    let settings = Bc7Preset::for_quality(quality)
+        .max(Bc7Preset::Basic)
+        .settings(has_alpha);
+    let mut mode6 = Bc7Preset::VeryFast.settings(has_alpha);
+    mode6.mode_selection = MODE_6_ONLY;
+    levels
+        .iter()
+        .map(|level| {
+            let (width, height, source) = padded(level);
+            let surface = RgbaSurface {
+                data: &source,
+                width,
+                height,
+                stride: width * 4,
+            };
+            let mut blocks = bc7::compress_blocks(&settings, &surface);
+            let alternatives = bc7::compress_blocks(&mode6, &surface);
+            bc7_rdo::optimize_level(
+                &mut blocks,
+                &alternatives,
+                &source,
+                width as usize / 4,
+                params,
+            );
+            blocks
+        })
+        .collect()
 }
+
+/// intel_tex_2's `mode_selection` groups are modes 0 and 2, 1 and 3 (with 7), 4 and 5,
+/// and 6: this keeps mode 6 alone.
+const MODE_6_ONLY: [bool; 4] = [false, false, false, true];

@@ -516,16 +516,19 @@ fn encode_levels(
         | TextureFormat::Bc4
         | TextureFormat::Bc5
         | TextureFormat::Bc6h => {
-            let mut data = encode_bc::encode(levels, format, mode, has_alpha, settings.quality());
-            if let Some(lambda) = settings.bc7_rdo() {
-                let params = RdoParams {
-                    lambda,
-                    // Alpha counts only when there is some: else every decode has 255.
-                    weights: [1, 1, 1, u32::from(has_alpha)],
-                    alpha_cutoff: alpha_cutoff.map(|c| (c.clamp(0.0, 1.0) * 255.0).floor() as u8),
-                };
-                encode_bc::rdo_bc7(levels, &mut data, &params);
-            }
+            let data = match settings.bc7_rdo() {
+                Some(lambda) => {
+                    let params = RdoParams {
+                        lambda,
+                        // Alpha counts only when there is some: else every decode has 255.
+                        weights: [1, 1, 1, u32::from(has_alpha)],
+                        alpha_cutoff: alpha_cutoff
+                            .map(|c| (c.clamp(0.0, 1.0) * 255.0).floor() as u8),
+                    };
+                    encode_bc::encode_bc7_rdo(levels, has_alpha, settings.quality(), &params)
+                }
+                None => encode_bc::encode(levels, format, mode, has_alpha, settings.quality()),
+            };
             (data, settings.bc_zstd)
         }
     })
