@@ -1,6 +1,8 @@
 //! BC1, BC3, BC4, BC5, BC6H and BC7 through Intel's ISPC Texture Compressor
-//! (intel_tex_2), which runs on the calling thread.
+//! (intel_tex_2), which runs on the calling thread; BC4 and BC5 blocks refined after it
+//! ([`bc4_refine`]).
 
+use super::bc4_refine;
 use super::bc7_rdo::{self, RdoParams};
 use super::{srgb_to_linear, RgbaLevel, TextureFormat, TextureMode};
 use intel_tex_2::{bc1, bc3, bc4, bc5, bc6h, bc7, RSurface, RgSurface, RgbaSurface};
@@ -167,21 +169,28 @@ pub fn encode(
                 TextureFormat::Bc3 => bc3::compress_blocks(&surface),
                 TextureFormat::Bc4 => {
                     let r = channels(&data, 1);
-                    bc4::compress_blocks(&RSurface {
+                    let mut blocks = bc4::compress_blocks(&RSurface {
                         data: &r,
                         width,
                         height,
                         stride: width,
-                    })
+                    });
+                    bc4_refine::refine(&mut blocks, 8, 0, &r, width as usize / 4);
+                    blocks
                 }
                 TextureFormat::Bc5 => {
                     let rg = channels(&data, 2);
-                    bc5::compress_blocks(&RgSurface {
+                    let mut blocks = bc5::compress_blocks(&RgSurface {
                         data: &rg,
                         width,
                         height,
                         stride: width * 2,
-                    })
+                    });
+                    for (half, channel) in [(0, 0), (8, 1)] {
+                        let values: Vec<u8> = rg.iter().skip(channel).step_by(2).copied().collect();
+                        bc4_refine::refine(&mut blocks, 16, half, &values, width as usize / 4);
+                    }
+                    blocks
                 }
                 _ => bc7::compress_blocks(&settings, &surface),
             }

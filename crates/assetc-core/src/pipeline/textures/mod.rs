@@ -6,6 +6,7 @@
 //! start threads of their own.
 
 mod basislz;
+mod bc4_refine;
 mod bc7_rdo;
 pub mod decode;
 mod encode_astc;
