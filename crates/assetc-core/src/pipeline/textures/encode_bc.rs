@@ -28,6 +28,16 @@ fn padded(level: &RgbaLevel) -> (u32, u32, Vec<u8>) {
     padded_bytes(level.width, level.height, &level.pixels, 4)
 }
 
+/// intel_tex_2's view of a padded RGBA8 level.
+fn rgba8_surface(width: u32, height: u32, data: &[u8]) -> RgbaSurface<'_> {
+    RgbaSurface {
+        data,
+        width,
+        height,
+        stride: width * 4,
+    }
+}
+
 /// The first `n` channels of each RGBA8 texel (BC4 takes R, BC5 takes R and G).
 fn channels(rgba: &[u8], n: usize) -> Vec<u8> {
     rgba.chunks_exact(4)
@@ -158,12 +168,7 @@ pub fn encode(
                 );
             }
             let (width, height, data) = padded(level);
-            let surface = RgbaSurface {
-                data: &data,
-                width,
-                height,
-                stride: width * 4,
-            };
+            let surface = rgba8_surface(width, height, &data);
             match format {
                 TextureFormat::Bc1 => bc1::compress_blocks(&surface),
                 TextureFormat::Bc3 => bc3::compress_blocks(&surface),
@@ -222,12 +227,7 @@ pub fn encode_bc7_rdo(
         .iter()
         .map(|level| {
             let (width, height, source) = padded(level);
-            let surface = RgbaSurface {
-                data: &source,
-                width,
-                height,
-                stride: width * 4,
-            };
+            let surface = rgba8_surface(width, height, &source);
             let mut blocks = bc7::compress_blocks(&settings, &surface);
             let alternatives = bc7::compress_blocks(&mode6, &surface);
             bc7_rdo::optimize_level(
