@@ -37,10 +37,12 @@
 //! Tried and not kept (docs/textures.md has the figures): refitting the endpoints of a
 //! block to the index bits it copied (modes 1, 3, 6), byte runs copied from the head or
 //! the middle of a block (bc7enc_rdo's any-offset matches: the same curve at ten times
-//! the time), skipping candidates already scored, other byte costs: each moved along
-//! the same size-for-PSNR curve, none above it, and the refit tripled the time. What
-//! moved the curve: the mode-6 alternatives, a window of 128 blocks instead of 24, and
-//! starting from intel_tex_2's basic preset (`encode_bc::encode_bc7_rdo`).
+//! the time), skipping a candidate met again for the same block (it may come cheaper at
+//! another tail length: its score is memoised instead), other byte costs: each moved
+//! along the same size-for-PSNR curve, none above it, and the refit tripled the time.
+//! What moved the curve: the mode-6 alternatives, a window of 256 blocks instead of 24,
+//! every tail length to 13, and starting from intel_tex_2's basic preset
+//! (`encode_bc::encode_bc7_rdo`).
 //!
 //! Deterministic: one level is walked in one fixed order on the calling thread, and each
 //! decision depends only on the level's input and the blocks already decided.
