@@ -71,6 +71,11 @@ fn fit_eight(texels: &[u8; 16], e0: u8, e1: u8) -> (u64, u32) {
     (bits, error)
 }
 
+/// A block whose squared error over its 16 texels is at most this (about one level RMS)
+/// is kept as encoded: refining such blocks cost 40% of the refinement's time on
+/// FlightHelmet's occlusion maps for 0.0002 dB (43.9434 against 43.9432 dB).
+const CLOSE_ENOUGH: u32 = 16;
+
 /// Where along e0 -> e1 each index of the eight-value mode lies.
 const POSITION: [f32; 8] = [
     0.0,
@@ -123,7 +128,7 @@ fn refine_block(block: [u8; 8], texels: &[u8; 16]) -> [u8; 8] {
             (d * d) as u32
         })
         .sum();
-    if own_error == 0 {
+    if own_error <= CLOSE_ENOUGH {
         return block;
     }
     let mut best = (own_error, block);
