@@ -19,13 +19,16 @@ pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(finish_with_error(&reporter, e.into())),
     };
-    let code = build_once(&options, &args, &reporter)?;
     if args.watch {
-        super::watch::run_watch(options, &args, &reporter, |options| {
-            build_once(options, &args, &reporter).map(|_| ())
-        })?;
+        return super::watch::run_watch(
+            options,
+            &args,
+            &reporter,
+            |options| build_once(options, &args, &reporter),
+            |options| build_once(options, &args, &reporter).map(|_| ()),
+        );
     }
-    Ok(code)
+    build_once(&options, &args, &reporter)
 }
 
 /// The build.toml a build with these flags reads, if any (for `--emit-deps` and `--watch`).

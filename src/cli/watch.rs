@@ -14,6 +14,7 @@ use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -38,14 +39,17 @@ pub struct Changes {
     pub config_changed: bool,
 }
 
-/// `build --watch` after the first build: rebuilds on every save, naming what changed;
-/// a build.toml save reloads the settings (a bad one is reported and the old kept).
+/// `build --watch`: the first build (`first`, whose exit code is returned when watching
+/// ends), then a rebuild on every save, naming what changed; a build.toml save reloads
+/// the settings (a bad one is reported and the old kept). The watcher is armed before
+/// the first build, so that a file saved while it runs is rebuilt after it.
 pub fn run_watch(
     mut options: BuildOptions,
     args: &BuildArgs,
     reporter: &CliReporter,
+    first: impl FnOnce(&BuildOptions) -> anyhow::Result<ExitCode>,
     mut build: impl FnMut(&BuildOptions) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<ExitCode> {
     let mut ignore = vec![options.output.clone()];
     ignore.extend(args.emit_deps.clone());
     let set = WatchSet {
@@ -54,40 +58,51 @@ pub fn run_watch(
         ignore,
     };
     let input_dir = absolute(&options.input);
+    let mut code = ExitCode::SUCCESS;
+    let first_build = |options: &BuildOptions| -> anyhow::Result<()> {
+        code = first(options)?;
+        Ok(())
+    };
+    let first_options = options.clone();
     options.keep_failed_outputs = true;
-    watch(&set, |changes| {
-        let names: Vec<String> = changes
-            .paths
-            .iter()
-            .map(|p| {
-                p.strip_prefix(&input_dir)
-                    .unwrap_or(p)
-                    .display()
-                    .to_string()
-            })
-            .collect();
-        reporter.changed(&names);
-        if changes.config_changed {
-            match super::options::options_from(args) {
-                Ok(resolved) => {
-                    options = resolved.options;
-                    options.keep_failed_outputs = true;
+    watch(
+        &set,
+        || first_build(&first_options),
+        |changes| {
+            let names: Vec<String> = changes
+                .paths
+                .iter()
+                .map(|p| {
+                    p.strip_prefix(&input_dir)
+                        .unwrap_or(p)
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            reporter.changed(&names);
+            if changes.config_changed {
+                match super::options::options_from(args) {
+                    Ok(resolved) => {
+                        options = resolved.options;
+                        options.keep_failed_outputs = true;
+                    }
+                    Err(e) => {
+                        let e = anyhow::Error::new(e);
+                        reporter.build_error(&format!("{e:#}"));
+                        report_error(reporter, &e);
+                        return;
+                    }
                 }
-                Err(e) => {
-                    let e = anyhow::Error::new(e);
-                    reporter.build_error(&format!("{e:#}"));
+            }
+            // `build` has already sent JSON consumers its closing `build-finished`.
+            if let Err(e) = build(&options) {
+                if e.downcast_ref::<super::Reported>().is_none() {
                     report_error(reporter, &e);
-                    return;
                 }
             }
-        }
-        // `build` has already sent JSON consumers its closing `build-finished`.
-        if let Err(e) = build(&options) {
-            if e.downcast_ref::<super::Reported>().is_none() {
-                report_error(reporter, &e);
-            }
-        }
-    })
+        },
+    )?;
+    Ok(code)
 }
 
 fn report_error(reporter: &CliReporter, e: &anyhow::Error) {
@@ -96,8 +111,14 @@ fn report_error(reporter: &CliReporter, e: &anyhow::Error) {
     }
 }
 
-/// Calls `rebuild` after every burst of relevant changes, until the watcher fails.
-pub fn watch(set: &WatchSet, mut rebuild: impl FnMut(&Changes)) -> anyhow::Result<()> {
+/// Runs `first` once the watcher is armed, then calls `rebuild` after every burst of
+/// relevant changes, until the watcher fails. Changes made while `first` runs are queued,
+/// not lost.
+pub fn watch(
+    set: &WatchSet,
+    first: impl FnOnce() -> anyhow::Result<()>,
+    mut rebuild: impl FnMut(&Changes),
+) -> anyhow::Result<()> {
     let set = set.canonical();
     let (tx, rx) = mpsc::channel::<DebounceEventResult>();
     let mut debouncer = new_debouncer(DEBOUNCE, None, tx)?;
@@ -112,6 +133,7 @@ pub fn watch(set: &WatchSet, mut rebuild: impl FnMut(&Changes)) -> anyhow::Resul
             debouncer.watch(dir, RecursiveMode::NonRecursive)?;
         }
     }
+    first()?;
     eprintln!("watching {} (Ctrl-C to stop)", set.input.display());
     for result in rx {
         let events = match result {
