@@ -59,15 +59,14 @@ pub fn run_watch(
     };
     let input_dir = absolute(&options.input);
     let mut code = ExitCode::SUCCESS;
-    let first_build = |options: &BuildOptions| -> anyhow::Result<()> {
-        code = first(options)?;
-        Ok(())
-    };
     let first_options = options.clone();
     options.keep_failed_outputs = true;
     watch(
         &set,
-        || first_build(&first_options),
+        || {
+            code = first(&first_options)?;
+            Ok(())
+        },
         |changes| {
             let names: Vec<String> = changes
                 .paths

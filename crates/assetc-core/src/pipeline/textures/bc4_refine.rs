@@ -146,13 +146,13 @@ fn refine_block(block: [u8; 8], texels: &[u8; 16]) -> [u8; 8] {
         *texels.iter().min().unwrap_or(&0),
         *texels.iter().max().unwrap_or(&0),
     );
-    try_endpoints(high, low, &mut best);
+    let min_max = try_endpoints(high, low, &mut best);
     // The refit reads positions of the eight-value mode; a six-value block's indices
     // mean other positions, so it starts from the min-max fit instead.
     let mut indices = if block[0] > block[1] {
         Some(own_indices)
     } else {
-        (high > low).then(|| fit_eight(texels, high, low).0)
+        min_max
     };
     for _ in 0..2 {
         let Some((e0, e1)) = indices.and_then(|i| least_squares(texels, i)) else {
@@ -160,16 +160,14 @@ fn refine_block(block: [u8; 8], texels: &[u8; 16]) -> [u8; 8] {
         };
         let clamp = |v: f32| v.clamp(0.0, 255.0);
         let (e0, e1) = (clamp(e0), clamp(e1));
-        let mut next = None;
+        let mut tried = false;
         for a in [e0.floor(), e0.ceil()] {
             for b in [e1.floor(), e1.ceil()] {
-                if let Some(found) = try_endpoints(a as u8, b as u8, &mut best) {
-                    next = next.or(Some(found));
-                }
+                tried |= try_endpoints(a as u8, b as u8, &mut best).is_some();
             }
         }
         // Refit again from the indices of the best block so far.
-        indices = next.map(|_| u64::from_le_bytes(best.1) >> 16);
+        indices = tried.then(|| u64::from_le_bytes(best.1) >> 16);
     }
     best.1
 }
@@ -179,22 +177,27 @@ fn refine_block(block: [u8; 8], texels: &[u8; 16]) -> [u8; 8] {
 /// encoder was given, one byte a texel, `blocks_wide * 4` texels a row, padded to whole
 /// blocks.
 pub fn refine(blocks: &mut [u8], stride: usize, offset: usize, values: &[u8], blocks_wide: usize) {
-    let row = blocks_wide * 4;
     for (b, chunk) in blocks.chunks_exact_mut(stride).enumerate() {
-        let (bx, by) = (b % blocks_wide, b / blocks_wide);
-        let mut texels = [0u8; 16];
-        for y in 0..4 {
-            let at = (by * 4 + y) * row + bx * 4;
-            let Some(source) = values.get(at..at + 4) else {
-                return;
-            };
-            texels[y * 4..][..4].copy_from_slice(source);
-        }
+        let Some(texels) = block_texels(values, blocks_wide, b) else {
+            return;
+        };
         let Ok(block) = <[u8; 8]>::try_from(&chunk[offset..offset + 8]) else {
             return;
         };
         chunk[offset..offset + 8].copy_from_slice(&refine_block(block, &texels));
     }
+}
+
+/// The 16 values of block `b` (raster order) of a one-byte-a-texel image `blocks_wide * 4`
+/// texels wide, or `None` past its end.
+fn block_texels(values: &[u8], blocks_wide: usize, b: usize) -> Option<[u8; 16]> {
+    let (bx, by, row) = (b % blocks_wide, b / blocks_wide, blocks_wide * 4);
+    let mut texels = [0u8; 16];
+    for y in 0..4 {
+        let at = (by * 4 + y) * row + bx * 4;
+        texels[y * 4..][..4].copy_from_slice(values.get(at..at + 4)?);
+    }
+    Some(texels)
 }
 
 #[cfg(test)]
@@ -260,13 +263,11 @@ mod tests {
                     let quick = fit_eight(t, e0, e1);
                     let full = fit(t, &palette(e0, e1));
                     assert_eq!(quick.1, full.1, "{e0} {e1}");
-                    let decoded = decode(&block_bytes(e0, e1, quick.0));
-                    let error: u32 = decoded
-                        .iter()
-                        .zip(t)
-                        .map(|(&a, &b)| (i32::from(a) - i32::from(b)).pow(2) as u32)
-                        .sum();
-                    assert_eq!(error, quick.1, "{e0} {e1}: the indices give the error");
+                    assert_eq!(
+                        error(&block_bytes(e0, e1, quick.0), t),
+                        quick.1,
+                        "{e0} {e1}: the indices give the error"
+                    );
                 }
             }
         }
@@ -295,11 +296,7 @@ mod tests {
         refine(&mut refined, 8, 0, &values, w / 4);
         let (mut before, mut after) = (0u64, 0u64);
         for b in 0..encoded.len() / 8 {
-            let (bx, by) = (b % (w / 4), b / (w / 4));
-            let mut texels = [0u8; 16];
-            for y in 0..4 {
-                texels[y * 4..][..4].copy_from_slice(&values[(by * 4 + y) * w + bx * 4..][..4]);
-            }
+            let texels = block_texels(&values, w / 4, b).unwrap();
             let old: [u8; 8] = encoded[b * 8..][..8].try_into().unwrap();
             let new: [u8; 8] = refined[b * 8..][..8].try_into().unwrap();
             let (e_old, e_new) = (error(&old, &texels), error(&new, &texels));
