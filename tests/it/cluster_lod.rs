@@ -103,6 +103,16 @@ struct Figures {
     topology_bits: f64,
 }
 
+/// The vertices of `mesh` welded by position, for [`cracks`].
+fn weld_of(mesh: &HMesh) -> Vec<u32> {
+    let positions: Vec<[f32; 4]> = mesh
+        .vertices
+        .iter()
+        .map(|v| [v.position[0], v.position[1], v.position[2], 0.0])
+        .collect();
+    weld_by_position(&positions)
+}
+
 /// Every property the issue asks of one compiled `.hmesh` (topology decoded if encoded);
 /// the 1 px cut's bound is asserted here, the rest returned for the caller's bounds.
 fn check_mesh(name: &str, path: &Path) -> Figures {
@@ -115,12 +125,7 @@ fn check_mesh(name: &str, path: &Path) -> Figures {
     let topology_bits = lod.topology_bytes() as f64 * 8.0 / stored as f64;
     lod.topology = hmesh::clod::decode_topology(lod).unwrap();
     let lod = lod.clone();
-    let positions: Vec<[f32; 4]> = mesh
-        .vertices
-        .iter()
-        .map(|v| [v.position[0], v.position[1], v.position[2], 0.0])
-        .collect();
-    let weld = weld_by_position(&positions);
+    let weld = weld_of(&mesh);
     let camera = preview_camera(&mesh);
     let mut triangles = 0;
     for (s, sub) in mesh.submeshes.iter().enumerate() {
@@ -585,12 +590,7 @@ fn a_million_triangle_field_simplifies_to_under_one_percent_without_cracks() {
     assert_eq!(cut_tris_c, cut_tris, "the same cut, drawn from the copies");
     let differ_c = differing(&full_c, &cut_c, 0);
     assert!(differ_c < 0.01, "{:.3}% of pixels differ", differ_c * 100.0);
-    let positions: Vec<[f32; 4]> = with
-        .vertices
-        .iter()
-        .map(|v| [v.position[0], v.position[1], v.position[2], 0.0])
-        .collect();
-    let weld = weld_by_position(&positions);
+    let weld = weld_of(&with);
     let source: Vec<[u32; 3]> = with
         .indices
         .chunks_exact(3)

@@ -15,6 +15,18 @@ fn build(f: &Field) -> ClusterLod {
     .unwrap()
 }
 
+/// The fields' positions one after the other as `.hmesh` vertices (nothing else set).
+fn vertices_of(fields: &[&Field]) -> Vec<crate::formats::hmesh::GpuVertex> {
+    fields
+        .iter()
+        .flat_map(|f| &f.positions)
+        .map(|p| crate::formats::hmesh::GpuVertex {
+            position: [p[0], p[1], p[2]],
+            ..Default::default()
+        })
+        .collect()
+}
+
 fn triangles_of(lod: &ClusterLod, clusters: impl IntoIterator<Item = usize>) -> Vec<[u32; 3]> {
     clusters
         .into_iter()
@@ -119,21 +131,13 @@ fn almost_nothing_is_stuck_and_the_build_is_repeatable() {
 
 #[test]
 fn appended_primitives_keep_their_own_numbering_and_validate() {
-    use crate::formats::hmesh::{self, GpuVertex, HMesh, SubMesh};
+    use crate::formats::hmesh::{self, HMesh, SubMesh};
     let a = bumpy_field(12);
     let b = bumpy_field(8);
     let mut total = ClusterLod::default();
     append(&mut total, build(&a), 0, 0);
     append(&mut total, build(&b), 1, a.positions.len() as u32);
-    let vertices: Vec<GpuVertex> = a
-        .positions
-        .iter()
-        .chain(&b.positions)
-        .map(|p| GpuVertex {
-            position: [p[0], p[1], p[2]],
-            ..Default::default()
-        })
-        .collect();
+    let vertices = vertices_of(&[&a, &b]);
     let mut indices = a.indices.clone();
     indices.extend(b.indices.iter().map(|i| i + a.positions.len() as u32));
     let bounds = crate::pipeline::bounds::compute_bounds(vertices.iter().map(|v| &v.position));
@@ -333,7 +337,7 @@ fn vertices_numbered_by_first_use_keep_every_triangle_and_shrink_the_codec() {
 
 #[test]
 fn each_level_above_zero_gets_its_own_copies_with_their_rows() {
-    use crate::formats::hmesh::{GpuSkinVertex, GpuVertex, HMesh, Skinning};
+    use crate::formats::hmesh::{GpuSkinVertex, HMesh, Skinning};
     let (a, b) = (bumpy_field(40), bumpy_field(24));
     let (na, nb) = (a.positions.len(), b.positions.len());
     let n = na + nb;
@@ -348,15 +352,7 @@ fn each_level_above_zero_gets_its_own_copies_with_their_rows() {
     indices.extend(b.indices.iter().map(|i| i + na as u32));
     // Rows that name their vertex, so a copy shows whose rows it carries.
     let mut mesh = HMesh {
-        vertices: a
-            .positions
-            .iter()
-            .chain(&b.positions)
-            .map(|p| GpuVertex {
-                position: [p[0], p[1], p[2]],
-                ..Default::default()
-            })
-            .collect(),
+        vertices: vertices_of(&[&a, &b]),
         indices: indices.clone(),
         skinning: Some(Skinning {
             vertices: (0..n)
