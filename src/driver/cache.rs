@@ -101,7 +101,7 @@ impl CachedEntry {
 }
 
 /// What the cache remembers of one source's last successful build.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AssetRecord {
     pub settings_hash: u64,
     pub inputs: Vec<InputStamp>,
@@ -161,12 +161,16 @@ impl Cache {
 
     /// Every output path the cache knows of: recorded, vouched for, or pending.
     pub fn known_outputs(&self) -> BTreeSet<&str> {
+        self.known_outputs_repeated().collect()
+    }
+
+    /// [`Cache::known_outputs`] unsorted, a path as often as the cache names it.
+    pub fn known_outputs_repeated(&self) -> impl Iterator<Item = &str> {
         self.assets
             .values()
             .flat_map(|r| r.outputs.iter().map(String::as_str))
             .chain(self.files.keys().map(String::as_str))
             .chain(self.pending.iter().map(String::as_str))
-            .collect()
     }
 
     /// The cache to save before writing: the records of `rebuilt` sources are dropped,

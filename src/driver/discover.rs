@@ -32,7 +32,13 @@ impl Discovered {
     /// Takes out of the standalone sources and the unclaimed files every file a model
     /// uses (`used`, absolute and normalised): those are compiled with their model.
     pub fn without_model_inputs(&mut self, used: &BTreeSet<PathBuf>) {
-        let keep = |s: &Source| !used.contains(&normalized_absolute(&s.abs_path));
+        let working_dir = std::env::current_dir().ok();
+        let keep = |s: &Source| {
+            !used.contains(&normalized_absolute_from(
+                working_dir.as_deref(),
+                &s.abs_path,
+            ))
+        };
         self.sources
             .retain(|s| s.kind == KindId::Model || s.kind == KindId::Embed || keep(s));
         self.unclaimed.retain(keep);
@@ -76,7 +82,17 @@ pub fn unclaimed_summary(by_extension: &[(String, usize)]) -> Option<String> {
 /// `path` made absolute and with `.`/`..` resolved lexically, as the importer names the
 /// files a model reads.
 pub fn normalized_absolute(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    normalized_absolute_from(std::env::current_dir().ok().as_deref(), path)
+}
+
+/// [`normalized_absolute`] against a working directory the caller looked up once (`None`:
+/// unknown, relative paths stay relative): a build names every file its models read, and
+/// a `getcwd` call for each was a measurable part of a no-op rebuild.
+pub fn normalized_absolute_from(working_dir: Option<&Path>, path: &Path) -> PathBuf {
+    let absolute = match working_dir {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    };
     let mut out = PathBuf::new();
     for c in absolute.components() {
         match c {

@@ -159,19 +159,22 @@ impl Builder {
         let old_cache = Cache::load_any(&opts.output);
         let trust_cache = opts.use_cache && old_cache.is_current();
         let hashes = freshness::SettingsHashes::default();
-        let (sources, other_shards, ignored, mut checked) =
-            assets_of_this_build(opts, &old_cache, trust_cache, &hashes, reporter)?;
+        // One pool for the whole build, the freshness checks included: `-j` bounds them
+        // too (they ran on rayon's global pool, one thread a core), and no second set of
+        // threads is started.
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(j) = opts.jobs {
+            pool = pool.num_threads(j.max(1));
+        }
+        let pool = pool.build().map_err(|e| BuildError::Pool(e.to_string()))?;
+        let (sources, other_shards, ignored, mut checked) = pool
+            .install(|| assets_of_this_build(opts, &old_cache, trust_cache, &hashes, reporter))?;
         std::fs::create_dir_all(&opts.output).map_err(|source| BuildError::Write {
             path: opts.output.clone(),
             source,
         })?;
         output::remove_stale_temporaries(&opts.output);
 
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(j) = opts.jobs {
-            pool = pool.num_threads(j.max(1));
-        }
-        let pool = pool.build().map_err(|e| BuildError::Pool(e.to_string()))?;
         let collisions = output_collisions(&sources);
         let stop = std::sync::atomic::AtomicBool::new(false);
         let plan = job::JobPlan {
@@ -181,14 +184,16 @@ impl Builder {
         };
         // Models were checked while their inputs were listed; the rest are checked here,
         // in parallel (a stat of each input and output).
-        let unchecked: Vec<(String, freshness::Checked)> = sources
-            .par_iter()
-            .filter(|s| !checked.contains_key(&s.rel_path))
-            .map(|s| {
-                let c = freshness::check(s, opts, &old_cache, trust_cache, &hashes);
-                (s.rel_path.clone(), c)
-            })
-            .collect();
+        let unchecked: Vec<(String, freshness::Checked)> = pool.install(|| {
+            sources
+                .par_iter()
+                .filter(|s| !checked.contains_key(&s.rel_path))
+                .map(|s| {
+                    let c = freshness::check(s, opts, &old_cache, trust_cache, &hashes);
+                    (s.rel_path.clone(), c)
+                })
+                .collect()
+        });
         checked.extend(unchecked);
         let mut jobs: Vec<AssetJob> = sources
             .into_iter()
@@ -204,9 +209,14 @@ impl Builder {
             assets: jobs.len(),
             to_build: jobs.iter().filter(|job| !job.is_fresh()).count(),
         });
-        for job in jobs.iter().filter(|job| job.is_fresh()) {
-            if let Some(report) = job.report() {
-                finish::report_finished(reporter, &job.source, &report, 0);
+        // A fresh asset's report is made once: announced now, kept for the build's report.
+        let mut fresh_reports: Vec<Option<AssetReport>> = jobs
+            .iter()
+            .map(|job| job.is_fresh().then(|| job.report()).flatten())
+            .collect();
+        for (job, report) in jobs.iter().zip(&fresh_reports) {
+            if let Some(report) = report {
+                finish::report_finished(reporter, &job.source, report, 0);
             }
         }
         let remote = opts.remote_cache.as_ref().and_then(|url| {
@@ -300,9 +310,10 @@ impl Builder {
             output: &opts.output,
             reads: &reads,
         };
-        for job in &jobs {
+        for (job, fresh_report) in jobs.iter_mut().zip(&mut fresh_reports) {
+            let job_report = fresh_report.take().or_else(|| job.report());
             job.write_and_record(&written, &mut new_cache)?;
-            report.assets.extend(job.report());
+            report.assets.extend(job_report);
         }
 
         if let Some(remote) = &remote {
@@ -499,6 +510,7 @@ fn model_inputs(
     trust_cache: bool,
     hashes: &freshness::SettingsHashes,
 ) -> (BTreeSet<PathBuf>, HashMap<String, freshness::Checked>) {
+    let working_dir = std::env::current_dir().ok();
     let per_model: Vec<(Vec<PathBuf>, (String, freshness::Checked))> = sources
         .par_iter()
         .filter(|s| s.kind == crate::kinds::KindId::Model)
@@ -521,7 +533,7 @@ fn model_inputs(
             };
             let files = files
                 .into_iter()
-                .map(|f| discover::normalized_absolute(&f))
+                .map(|f| discover::normalized_absolute_from(working_dir.as_deref(), &f))
                 .collect();
             (files, (s.rel_path.clone(), checked))
         })
@@ -597,14 +609,15 @@ fn save_intent(
 /// unlisted, so that a rebuild from scratch leaves exactly what it produces. Returns how
 /// many files it removed.
 fn remove_orphans(old: &Cache, new: &Cache, output: &Path, use_cache: bool) -> usize {
-    let live: BTreeSet<&str> = new
+    // Hashed, not sorted: every output of the tree passes here on every build, a no-op
+    // one too, and only the few stale paths need an order.
+    let live: std::collections::HashSet<&str> = new
         .assets
         .values()
         .flat_map(|r| r.outputs.iter().map(String::as_str))
         .collect();
     let mut stale: BTreeSet<String> = old
-        .known_outputs()
-        .into_iter()
+        .known_outputs_repeated()
         .filter(|o| !live.contains(o) && cache::is_plain_relative(o))
         .map(String::from)
         .collect();
