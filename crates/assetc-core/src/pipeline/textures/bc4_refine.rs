@@ -85,11 +85,12 @@ fn readings(e0: u8, e1: u8) -> Readings {
 ///
 /// Per texel value v and index k that cost is 3675 v² - 2 v A_k + B_k (A_k and B_k from
 /// the readings), so the search compares B_k - 2 v A_k alone: a multiply and a subtract
-/// for each of the eight indices, on four texels at a time in f32 (SSE2, the baseline
-/// x86-64 target, has no 32-bit integer multiply of vectors). f32 rounds those terms
-/// (up to 4.8e8) to about 0.03 of a squared level, so a near tie may take the other
-/// index; the block's cost is then summed exactly in integers, and blocks are compared
-/// by that.
+/// for each of the eight indices, on several texels at a time in f32 (SSE2, the baseline
+/// x86-64 target, has no 32-bit integer multiply of vectors; the same code is compiled
+/// for AVX2 too and picked when the CPU has it: the same IEEE operations without fused
+/// multiply-adds, so the same bytes). f32 rounds those terms (up to 4.8e8) to about 0.03
+/// of a squared level, so a near tie may take the other index; the block's cost is then
+/// summed exactly in integers, and blocks are compared by that.
 fn fit(texels: &[u8; 16], e0: u8, e1: u8) -> (u64, u64) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
