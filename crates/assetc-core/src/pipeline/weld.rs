@@ -153,18 +153,21 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
         }
         let c = cell(&positions[vi]);
         let mut found = None;
-        'search: for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [c[0] + dx, c[1] + dy, c[2] + dz];
-                    // Only the first few kept vertices of a cell are compared: a cell
-                    // holding thousands (a fan's hub split by its normals) would make
-                    // this quadratic. Past them a vertex may stay apart from an equal
-                    // one: more vertices, the same mesh.
-                    for k in grid.cell(key).take(MAX_CELL_CANDIDATES) {
-                        if close(kept[k as usize] as usize, vi) {
-                            found = Some(k);
-                            break 'search;
+        // Most new vertices have no kept vertex near them at all: eight bits say so.
+        if grid.may_have_near([c[0], c[1], c[2]]) {
+            'search: for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let key = [c[0] + dx, c[1] + dy, c[2] + dz];
+                        // Only the first few kept vertices of a cell are compared: a cell
+                        // holding thousands (a fan's hub split by its normals) would make
+                        // this quadratic. Past them a vertex may stay apart from an equal
+                        // one: more vertices, the same mesh.
+                        for k in grid.cell(key).take(MAX_CELL_CANDIDATES) {
+                            if close(kept[k as usize] as usize, vi) {
+                                found = Some(k);
+                                break 'search;
+                            }
                         }
                     }
                 }

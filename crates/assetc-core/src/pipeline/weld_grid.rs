@@ -4,7 +4,9 @@
 //! misses per vertex, SipHash on each key, a `Vec` per cell; perf). Here an empty cell
 //! costs one bit test in a small bitmap, the key hash is a fixed multiply-mix, and a
 //! cell's kept vertices are a list threaded through one array. The cells hold the same
-//! vertices in the same order as before, so the weld's result is unchanged.
+//! vertices in the same order as before, so the weld's result is unchanged. A second
+//! bitmap over blocks of 2x2x2 cells answers "is anything near at all" in eight bit
+//! tests, which is the answer for most vertices of a mesh.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -23,6 +25,9 @@ pub struct KeptGrid {
     /// One bit per slot of the key hash's top bits: clear means no cell with that hash
     /// holds a vertex, so the map is not probed.
     occupied: Vec<u64>,
+    /// The same for blocks of 2x2x2 cells: clear for all eight blocks around a position
+    /// means none of its 27 cells holds a vertex, tested in eight bits instead of 27.
+    occupied_blocks: Vec<u64>,
     slot_bits: u32,
 }
 
@@ -38,6 +43,7 @@ impl KeptGrid {
             cells: HashMap::with_capacity_and_hasher(vertices, Default::default()),
             next: Vec::with_capacity(vertices),
             occupied: vec![0; slots / 64],
+            occupied_blocks: vec![0; slots / 64],
             slot_bits: slots.trailing_zeros(),
         }
     }
@@ -45,6 +51,22 @@ impl KeptGrid {
     fn slot(&self, hash: u64) -> (usize, u64) {
         let slot = (hash >> (64 - self.slot_bits)) as usize;
         (slot / 64, 1u64 << (slot % 64))
+    }
+
+    /// Whether a kept vertex may lie in one of the 27 cells around `cell` (`false`: none
+    /// does). Cells c-1, c, c+1 of an axis lie in exactly two blocks, (c-1)/2 and the
+    /// next (floored), so eight blocks cover the 27 cells.
+    pub fn may_have_near(&self, cell: Cell) -> bool {
+        let first = cell.map(|c| c.saturating_sub(1).div_euclid(2));
+        (0..8).any(|i| {
+            let block = [
+                first[0].saturating_add(i & 1),
+                first[1].saturating_add((i >> 1) & 1),
+                first[2].saturating_add(i >> 2),
+            ];
+            let (word, bit) = self.slot(mix(block));
+            self.occupied_blocks[word] & bit != 0
+        })
     }
 
     /// The kept vertices of `cell`, in the order they were kept.
@@ -69,6 +91,8 @@ impl KeptGrid {
         self.next.push(END);
         let (word, bit) = self.slot(mix(cell));
         self.occupied[word] |= bit;
+        let (word, bit) = self.slot(mix(cell.map(|c| c.div_euclid(2))));
+        self.occupied_blocks[word] |= bit;
         match self.cells.get_mut(&CellKey(cell)) {
             Some((_, last)) => {
                 self.next[*last as usize] = k;
@@ -140,6 +164,30 @@ mod tests {
         assert_eq!(list([-5, 7, 1 << 40]), vec![3]);
         assert!(list([0, 1, 0]).is_empty());
         assert!(list([2, 0, 0]).is_empty());
+    }
+
+    #[test]
+    fn no_cell_beside_a_kept_vertex_is_reported_empty() {
+        let mut grid = KeptGrid::with_capacity(64);
+        let kept = [[0, 0, 0], [7, -3, 2], [-8, 5, -1], [1 << 40, -(1 << 40), 3]];
+        for &c in &kept {
+            grid.push(c);
+        }
+        for c in kept {
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let probe = [c[0] + dx, c[1] + dy, c[2] + dz];
+                        assert!(grid.may_have_near(probe), "{probe:?} beside {c:?}");
+                    }
+                }
+            }
+        }
+        // None of the 27 cells around these holds a vertex (and their blocks' bits do not
+        // collide with the kept ones' in this bitmap).
+        for far in [[3, 3, 3], [100, 100, 100], [-3, 0, 0]] {
+            assert!(!grid.may_have_near(far), "{far:?}");
+        }
     }
 
     #[test]
