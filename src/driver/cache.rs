@@ -101,7 +101,7 @@ impl CachedEntry {
 }
 
 /// What the cache remembers of one source's last successful build.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssetRecord {
     pub settings_hash: u64,
     pub inputs: Vec<InputStamp>,

@@ -175,23 +175,20 @@ impl AssetJob {
 
     /// Writes what the asset produced (fetched and built files; fresh outputs stay as
     /// they are) and records it in `new_cache`.
-    ///
-    /// A fresh asset's record moves into `new_cache` (a no-op rebuild copies nothing); the
-    /// job keeps an empty one, so its report must be taken first.
     pub fn write_and_record(
-        &mut self,
+        &self,
         written: &Written,
         new_cache: &mut Cache,
     ) -> Result<(), BuildError> {
         let rel = &self.source.rel_path;
-        let record = match &mut self.state {
+        let record = match &self.state {
             JobState::Discovered => return Ok(()),
             JobState::Fresh(record) => {
                 // Checked at the start of this build: no need to look at the files again.
                 for (file, stamp) in &self.fresh_stamps {
                     new_cache.files.entry(file.clone()).or_insert(*stamp);
                 }
-                std::mem::take(record)
+                record.clone()
             }
             JobState::Fetched(got) => {
                 for (file, bytes) in &got.files {

@@ -310,10 +310,11 @@ impl Builder {
             output: &opts.output,
             reads: &reads,
         };
-        for (job, fresh_report) in jobs.iter_mut().zip(&mut fresh_reports) {
-            let job_report = fresh_report.take().or_else(|| job.report());
+        for (job, fresh_report) in jobs.iter().zip(&mut fresh_reports) {
             job.write_and_record(&written, &mut new_cache)?;
-            report.assets.extend(job_report);
+            report
+                .assets
+                .extend(fresh_report.take().or_else(|| job.report()));
         }
 
         if let Some(remote) = &remote {
