@@ -46,11 +46,16 @@ pub struct FileStamp {
 impl FileStamp {
     /// The stamp of a file just written with `bytes`.
     pub fn written(path: &Path, bytes: &[u8]) -> std::io::Result<Self> {
+        Self::written_hashed(path, content_hash(bytes))
+    }
+
+    /// [`FileStamp::written`] with the content hash of the bytes already worked out.
+    pub fn written_hashed(path: &Path, hash: u64) -> std::io::Result<Self> {
         let meta = std::fs::metadata(path)?;
         Ok(Self {
             size: meta.len(),
             mtime_ns: mtime_ns(&meta),
-            hash: content_hash(bytes),
+            hash,
         })
     }
 
@@ -254,38 +259,72 @@ impl Cache {
     }
 }
 
-/// Stamps taken before a source is imported: the source itself and the inputs its last
+/// What an input's metadata said before its source was compiled: the size and time its
+/// stamp is checked against afterwards. No content hash: the compile reads the input and
+/// [`ReadLog`] hashes the bytes it read, which are the bytes to stamp; hashing here as
+/// well read every source twice (a 28 MB `.glb` read and hashed on one core before its
+/// import could start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatBefore {
+    pub path: PathBuf,
+    pub size: u64,
+    pub mtime_ns: u128,
+}
+
+impl StatBefore {
+    /// A path that cannot be looked at gets a size no file has: it is stamped unknown
+    /// afterwards, whatever it holds by then.
+    fn of(path: &Path) -> Self {
+        let (size, mtime_ns) = match std::fs::metadata(path) {
+            Ok(meta) => (meta.len(), mtime_ns(&meta)),
+            Err(_) => (u64::MAX, 0),
+        };
+        Self {
+            path: path.to_path_buf(),
+            size,
+            mtime_ns,
+        }
+    }
+
+    /// Whether the path still has this size and time.
+    fn unmoved(&self) -> bool {
+        std::fs::metadata(&self.path)
+            .is_ok_and(|meta| meta.len() == self.size && mtime_ns(&meta) == self.mtime_ns)
+    }
+}
+
+/// Metadata taken before a source is imported: the source itself and the inputs its last
 /// build listed (the ones it will most likely read again).
-pub fn stamp_inputs_before(source: &Path, previous: Option<&AssetRecord>) -> Vec<InputStamp> {
+pub fn stat_inputs_before(source: &Path, previous: Option<&AssetRecord>) -> Vec<StatBefore> {
     let mut paths = vec![source.to_path_buf()];
     if let Some(record) = previous {
         paths.extend(record.inputs.iter().map(|i| i.path.clone()));
     }
     paths.sort();
     paths.dedup();
-    paths
-        .iter()
-        .map(|p| InputStamp::of(p).unwrap_or_else(|_| InputStamp::unknown(p)))
-        .collect()
+    paths.iter().map(|p| StatBefore::of(p)).collect()
 }
 
-/// The stamps to record for `inputs` after the import read them. An input stamped before
-/// keeps that stamp if its size and time did not move meanwhile and the compile read
-/// those bytes; one that moved was saved during the build, so it gets a stamp that never
-/// matches and rebuilds next time. An input first seen by this import gets the stamp of
-/// the bytes the compile read (`reads`); one it did not read (its content shaped no
-/// output) is stamped now.
-pub fn stamps_after(inputs: &[PathBuf], before: &[InputStamp], reads: &ReadLog) -> Vec<InputStamp> {
+/// The stamps to record for `inputs` after the import read them. An input looked at
+/// before the compile is stamped with the bytes the compile read (`reads`) if its size and
+/// time did not move meanwhile; one that moved was saved during the build, so it gets a
+/// stamp that never matches and rebuilds next time. One the compile did not read (its
+/// content shaped no output) is hashed now, if it did not move. An input first seen by
+/// this import gets the stamp of the bytes the compile read; one it did not read is
+/// stamped now.
+pub fn stamps_after(inputs: &[PathBuf], before: &[StatBefore], reads: &ReadLog) -> Vec<InputStamp> {
     inputs
         .iter()
         .map(
             |p| match (before.iter().find(|b| &b.path == p), reads.read(p)) {
                 (_, Some(None)) => InputStamp::unknown(p),
-                (Some(b), Some(Some(r))) if (r.size, r.hash) != (b.size, b.hash) => {
-                    InputStamp::unknown(p)
-                }
-                (Some(b), _) => match std::fs::metadata(p) {
-                    Ok(meta) if meta.len() == b.size && mtime_ns(&meta) == b.mtime_ns => b.clone(),
+                (Some(b), Some(Some(r))) if r.size == b.size && b.unmoved() => InputStamp {
+                    mtime_ns: b.mtime_ns,
+                    ..r
+                },
+                (Some(_), Some(Some(_))) => InputStamp::unknown(p),
+                (Some(b), None) => match InputStamp::of(p) {
+                    Ok(now) if now.size == b.size && now.mtime_ns == b.mtime_ns => now,
                     _ => InputStamp::unknown(p),
                 },
                 (None, Some(Some(read))) => read,
@@ -364,8 +403,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a.gltf"), dir.path().join("b.bin"));
         std::fs::write(&a, b"one").unwrap();
-        let before = stamp_inputs_before(&a, None);
-        assert_eq!(before, vec![InputStamp::of(&a).unwrap()]);
+        let before = stat_inputs_before(&a, None);
+        let stamp = InputStamp::of(&a).unwrap();
+        assert_eq!(
+            before,
+            vec![StatBefore {
+                path: a.clone(),
+                size: stamp.size,
+                mtime_ns: stamp.mtime_ns
+            }]
+        );
         // Saved during the build: another size.
         std::fs::write(&a, b"three").unwrap();
         std::fs::write(&b, b"new dependency").unwrap();
@@ -378,12 +425,65 @@ mod tests {
             InputStamp::of(&b).unwrap(),
             "first seen: stamped now"
         );
-        // Unchanged: the stamp taken before is kept.
-        let before = stamp_inputs_before(&a, None);
+        // Unchanged and not read by the compile: stamped now.
+        let before = stat_inputs_before(&a, None);
         assert_eq!(
             stamps_after(std::slice::from_ref(&a), &before, &reads),
-            before
+            vec![InputStamp::of(&a).unwrap()]
         );
+        // Vanished since it was looked at: unknown.
+        std::fs::remove_file(&a).unwrap();
+        assert_eq!(
+            stamps_after(std::slice::from_ref(&a), &before, &reads),
+            vec![InputStamp::unknown(&a)]
+        );
+        // Missing when looked at, there afterwards: not what the compile saw.
+        let before = stat_inputs_before(&a, None);
+        std::fs::write(&a, b"late").unwrap();
+        assert_eq!(
+            stamps_after(std::slice::from_ref(&a), &before, &reads),
+            vec![InputStamp::unknown(&a)]
+        );
+    }
+
+    /// A source looked at before its compile is stamped with the hash of the bytes the
+    /// compile read (it is not read a second time to be hashed), with the time it had
+    /// before; saved again during the build (its time moves), it never matches.
+    #[test]
+    fn a_source_is_stamped_with_the_bytes_its_compile_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("field.glb");
+        std::fs::write(&source, b"glb bytes").unwrap();
+        let reads = ReadLog::start();
+        let before = stat_inputs_before(&source, None);
+        let meta = std::fs::metadata(&source).unwrap();
+        note_read(&source, &meta, &std::fs::read(&source).unwrap());
+        let after = stamps_after(std::slice::from_ref(&source), &before, &reads);
+        assert_eq!(after, vec![InputStamp::of(&source).unwrap()]);
+        assert!(after[0].still_matches().is_some(), "fresh next time");
+
+        // The compile read bytes of another size than the file had when looked at.
+        let other = dir.path().join("other.glb");
+        std::fs::write(&other, b"short").unwrap();
+        let before = stat_inputs_before(&other, None);
+        note_read(&other, &std::fs::metadata(&other).unwrap(), b"longer bytes");
+        let after = stamps_after(std::slice::from_ref(&other), &before, &reads);
+        assert_eq!(after, vec![InputStamp::unknown(&other)]);
+
+        // Saved again after it was looked at (same size, another time): never fresh.
+        let third = dir.path().join("third.glb");
+        std::fs::write(&third, b"one").unwrap();
+        let before = stat_inputs_before(&third, None);
+        note_read(&third, &std::fs::metadata(&third).unwrap(), b"one");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&third)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let after = stamps_after(std::slice::from_ref(&third), &before, &reads);
+        assert_eq!(after, vec![InputStamp::unknown(&third)]);
     }
 
     /// The readers report every input under the path the compiled asset lists it by:

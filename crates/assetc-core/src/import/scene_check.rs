@@ -18,7 +18,7 @@
 
 use crate::code::DiagnosticCode;
 use crate::scene::{Primitive, Scene};
-use glam::{DVec3, Mat4};
+use glam::{DVec3, Mat4, Vec3};
 
 /// Largest coordinate magnitude accepted after the world transform. The square of the
 /// distance between two such points (about 4·3·1e32) stays far inside f32's range
@@ -85,9 +85,16 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
             Err(format!("{name} has {len} entries for {n} vertices"))
         }
     };
-    let finite = |name: &str, values: &[f32]| match values.iter().position(|v| !v.is_finite()) {
-        None => Ok(()),
-        Some(i) => Err(format!("{name} holds a non-finite value (component {i})")),
+    // Whole-slice folds first (vectorised; a 1M-triangle field's streams are millions of
+    // values, checked on one core before its stages start), the position only on failure.
+    let finite = |name: &str, values: &[f32]| {
+        if values.iter().fold(true, |ok, v| ok & v.is_finite()) {
+            return Ok(());
+        }
+        match values.iter().position(|v| !v.is_finite()) {
+            None => Ok(()),
+            Some(i) => Err(format!("{name} holds a non-finite value (component {i})")),
+        }
     };
     finite("POSITION", p.positions.as_flattened())?;
     if let Some(v) = &p.normals {
@@ -152,6 +159,10 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
 
 fn check_indices(p: &Primitive) -> Result<(), String> {
     let n = p.positions.len();
+    let highest = p.indices.iter().fold(0u32, |m, &i| m.max(i));
+    if p.indices.is_empty() || (highest as usize) < n {
+        return Ok(());
+    }
     match p.indices.iter().find(|&&i| i as usize >= n) {
         Some(&i) => Err(format!("index {i} is out of range for {n} vertices")),
         None => Ok(()),
@@ -163,11 +174,14 @@ fn check_indices(p: &Primitive) -> Result<(), String> {
 /// hull, so no point lies further out), in f64 so that the answer itself cannot overflow.
 /// `None` for a primitive without positions.
 fn world_reach(p: &Primitive, world: Mat4) -> Option<f64> {
-    let first = DVec3::from(p.positions.first()?.map(f64::from));
+    // The box in f32, then widened: f32 to f64 is exact and keeps the order, so the
+    // corners are those an f64 fold would find (and the f32 fold vectorises).
+    let first = Vec3::from(*p.positions.first()?);
     let (lo, hi) = p.positions.iter().fold((first, first), |(lo, hi), q| {
-        let q = DVec3::from(q.map(f64::from));
+        let q = Vec3::from(*q);
         (lo.min(q), hi.max(q))
     });
+    let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
     let world = world.as_dmat4();
     let reach = (0..8)
         .map(|corner| {

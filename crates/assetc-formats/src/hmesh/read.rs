@@ -43,6 +43,33 @@ impl Indices<'_> {
             Self::U32(s) => Box::new(s.iter().copied()),
         }
     }
+    /// Calls `f(i, index)` for every position `i` in `range` (clamped to the length), in
+    /// order: one loop per index width rather than a dynamic iterator's call per index,
+    /// for the validator's passes over millions of indices.
+    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut f: impl FnMut(usize, u32)) {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        match self {
+            Self::U16(s) => {
+                for (i, &v) in s[start..end].iter().enumerate() {
+                    f(start + i, u32::from(v));
+                }
+            }
+            Self::U32(s) => {
+                for (i, &v) in s[start..end].iter().enumerate() {
+                    f(start + i, v);
+                }
+            }
+        }
+    }
+    /// Whether every index is below `limit`, in a loop the compiler can vectorise: the
+    /// validator asks this first and walks the indices one by one only to name the bad.
+    pub fn all_below(&self, limit: u32) -> bool {
+        match self {
+            Self::U16(s) => s.iter().fold(true, |ok, &v| ok & (u32::from(v) < limit)),
+            Self::U32(s) => s.iter().fold(true, |ok, &v| ok & (v < limit)),
+        }
+    }
     pub fn to_u32_vec(&self) -> Vec<u32> {
         self.iter().collect()
     }

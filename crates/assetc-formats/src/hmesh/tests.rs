@@ -342,3 +342,55 @@ proptest! {
         }
     }
 }
+
+/// The submesh containment rule names every index of a vertex outside the submesh's
+/// bounds, in each submesh whose bounds it leaves, although each vertex is looked at once
+/// per submesh: here vertex 1 is inside submesh 0's bounds, outside submesh 1's, and
+/// named by index 1 (submesh 0) and index 5 (submesh 1).
+fn messages(mesh: &HMesh) -> Vec<String> {
+    validate(&write(mesh).unwrap())
+        .iter()
+        .map(|p| p.message.clone())
+        .collect()
+}
+
+#[test]
+fn vertices_outside_a_submesh_are_named_by_each_index_of_that_submesh() {
+    let mut mesh = triangle();
+    mesh.indices = vec![0, 1, 2, 0, 2, 1];
+    mesh.meshlets.push(Meshlet {
+        vertex_offset: 3,
+        vertex_count: 3,
+        triangle_offset: 1,
+        triangle_count: 1,
+    });
+    mesh.meshlet_vertices.extend([0, 2, 1]);
+    mesh.meshlet_triangles.push(MeshletTriangle([0, 1, 2]));
+    mesh.meshlet_bounds.push(mesh.meshlet_bounds[0]);
+    let mut second = mesh.submeshes[0];
+    second.first_index = 3;
+    second.first_meshlet = 1;
+    mesh.submeshes.push(second);
+    assert_eq!(validate(&write(&mesh).unwrap()), vec![]);
+
+    mesh.submeshes[1].bounds.aabb_max[0] = 0.5;
+    let problems = messages(&mesh);
+    assert_eq!(
+        problems,
+        vec!["submesh 1: vertex of index 5 lies outside the submesh AABB".to_string()]
+    );
+
+    // Outside both submeshes: each names it by its own index (the look-ups of submesh 0
+    // do not hide it from submesh 1).
+    mesh.indices = vec![0, 1, 2, 1, 2, 0];
+    mesh.meshlet_vertices = vec![0, 1, 2, 1, 2, 0];
+    mesh.submeshes[0].bounds.aabb_max[0] = 0.5;
+    let problems = messages(&mesh);
+    assert_eq!(
+        problems,
+        vec![
+            "submesh 0: vertex of index 1 lies outside the submesh AABB".to_string(),
+            "submesh 1: vertex of index 3 lies outside the submesh AABB".to_string(),
+        ]
+    );
+}

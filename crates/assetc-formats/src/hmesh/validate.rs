@@ -160,6 +160,13 @@ fn validate_container(bytes: &[u8], sink: &mut Sink) -> bool {
     sound
 }
 
+/// Whether every value is below `limit`, in a loop the compiler can vectorise (the
+/// validator's fast answer for millions of indices; only a failing list is walked again
+/// to name its bad entries).
+fn all_below(values: &[u32], limit: u32) -> bool {
+    values.iter().fold(true, |ok, &v| ok & (v < limit))
+}
+
 fn finite(v: &[f32]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
@@ -181,11 +188,40 @@ fn inside_aabb(p: &[f32; 3], b: &MeshBounds) -> bool {
     (0..3).all(|k| p[k] >= b.aabb_min[k] && p[k] <= b.aabb_max[k])
 }
 
-fn inside_sphere(p: &[f32; 3], b: &MeshBounds) -> bool {
-    let d2: f64 = (0..3)
-        .map(|k| (f64::from(p[k]) - f64::from(b.sphere_center[k])).powi(2))
-        .sum();
-    d2.sqrt() <= f64::from(b.sphere_radius) + sphere_slack(b)
+/// A bounding sphere's containment test, with what does not depend on the point worked out
+/// once: the check runs for every vertex and every index of a file.
+struct SphereTest {
+    center: [f64; 3],
+    /// The radius plus [`sphere_slack`].
+    limit: f64,
+    /// Squared distances up to this are inside without a square root: it sits 2^-40
+    /// (relative) below `limit`², further than the rounding of `limit * limit` and of the
+    /// correctly rounded `sqrt` can reach, so the answer is the one `sqrt(d2) <= limit`
+    /// gives.
+    surely_inside: f64,
+}
+
+impl SphereTest {
+    fn new(b: &MeshBounds) -> Self {
+        let limit = f64::from(b.sphere_radius) + sphere_slack(b);
+        Self {
+            center: b.sphere_center.map(f64::from),
+            limit,
+            // A negative limit (a broken radius) holds nothing: no shortcut then.
+            surely_inside: if limit >= 0.0 {
+                limit * limit * (1.0 - 1.0 / (1u64 << 40) as f64)
+            } else {
+                f64::NEG_INFINITY
+            },
+        }
+    }
+
+    fn contains(&self, p: &[f32; 3]) -> bool {
+        let d2: f64 = (0..3)
+            .map(|k| (f64::from(p[k]) - self.center[k]).powi(2))
+            .sum();
+        d2 <= self.surely_inside || d2.sqrt() <= self.limit
+    }
 }
 
 fn validate_bounds(b: &MeshBounds, at: u64, what: &str, sink: &mut Sink) -> bool {
@@ -242,6 +278,7 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     // Mesh bounds and vertices.
     let o_bnds = v.chunk_offset(chunk::BNDS);
     let bounds_ok = validate_bounds(&v.bounds, o_bnds, "mesh", sink);
+    let mesh_sphere = SphereTest::new(&v.bounds);
     let o_vtxs = v.chunk_offset(chunk::VTXS);
     for (i, vert) in v.vertices.iter().enumerate() {
         let at = o_vtxs + 28 * i as u64;
@@ -265,7 +302,7 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
                     format!("vertex {i} lies outside the mesh AABB")
                 });
             }
-            if !inside_sphere(&vert.position, &v.bounds) {
+            if !mesh_sphere.contains(&vert.position) {
                 sink.at("vertex in sphere", at, || {
                     format!("vertex {i} lies outside the mesh bounding sphere")
                 });
@@ -276,13 +313,17 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     // Indices.
     let o_idxs = v.chunk_offset(chunk::IDXS);
     let width = u64::from(d.index_width);
-    for (i, index) in v.indices.iter().enumerate() {
-        if index >= vertex_count {
-            sink.at("index range", o_idxs + width * i as u64, || {
-                format!("index {i} is {index}, not below vertexCount {vertex_count}")
-            });
-        }
-    }
+    let all_below = v.indices.all_below(vertex_count);
+    v.indices.for_each_in(
+        0..if all_below { 0 } else { v.indices.len() },
+        |i, index| {
+            if index >= vertex_count {
+                sink.at("index range", o_idxs + width * i as u64, || {
+                    format!("index {i} is {index}, not below vertexCount {vertex_count}")
+                });
+            }
+        },
+    );
 
     validate_submeshes(v, bounds_ok, sink);
     validate_meshlets(v, sink);
@@ -314,6 +355,8 @@ fn validate_submeshes(v: &HMeshView<'_>, mesh_bounds_ok: bool, sink: &mut Sink) 
     let mut next_index = 0u64;
     let mut next_meshlet = 0u64;
     let mut next_new_slot = 0u32;
+    // Per vertex, 1 + the last submesh whose bounds it was checked against.
+    let mut looked_at = vec![0u32; v.vertices.len()];
     for (s, sub) in v.submeshes.iter().enumerate() {
         let at = o_subm + 64 * s as u64;
         if u64::from(sub.first_index) != next_index {
@@ -372,31 +415,46 @@ fn validate_submeshes(v: &HMeshView<'_>, mesh_bounds_ok: bool, sink: &mut Sink) 
                 });
             }
         }
+        let sub_sphere = SphereTest::new(&sub.bounds);
         let end = next_index.min(v.indices.len() as u64) as usize;
         let start = (sub.first_index as usize).min(end);
-        for i in start..end {
-            let Some(p) = v
-                .indices
-                .get(i)
-                .and_then(|ix| v.vertices.get(ix as usize))
-                .map(|vert| vert.position)
-            else {
-                continue;
+        let outside =
+            |p: &[f32; 3]| finite(p) && (!inside_aabb(p, &sub.bounds) || !sub_sphere.contains(p));
+        // Each vertex is looked at once per submesh (a vertex is named by about six
+        // indices); only when one lies outside are the indices walked again, one by one,
+        // to name them.
+        let mut any_outside = false;
+        v.indices.for_each_in(start..end, |_, ix| {
+            let Some(vert) = v.vertices.get(ix as usize) else {
+                return;
+            };
+            let stamp = &mut looked_at[ix as usize];
+            if *stamp != s as u32 + 1 {
+                *stamp = s as u32 + 1;
+                any_outside |= outside(&vert.position);
+            }
+        });
+        if !any_outside {
+            continue;
+        }
+        v.indices.for_each_in(start..end, |i, ix| {
+            let Some(p) = v.vertices.get(ix as usize).map(|vert| vert.position) else {
+                return;
             };
             if !finite(&p) {
-                continue;
+                return;
             }
             if !inside_aabb(&p, &sub.bounds) {
                 sink.at("submesh vertex in AABB", at + 24, || {
                     format!("submesh {s}: vertex of index {i} lies outside the submesh AABB")
                 });
             }
-            if !inside_sphere(&p, &sub.bounds) {
+            if !sub_sphere.contains(&p) {
                 sink.at("submesh vertex in sphere", at + 48, || {
                     format!("submesh {s}: vertex of index {i} lies outside the submesh sphere")
                 });
             }
-        }
+        });
     }
     if next_index != u64::from(d.index_count) {
         sink.at("submesh tiling", o_subm, || {
@@ -483,7 +541,8 @@ fn validate_meshlets(v: &HMeshView<'_>, sink: &mut Sink) {
         });
     }
     let o_mlvr = v.chunk_offset(chunk::MLVR);
-    for (i, &g) in v.meshlet_vertices.iter().enumerate() {
+    let mlvr_ok = all_below(&v.meshlet_vertices, d.vertex_count);
+    for (i, &g) in v.meshlet_vertices.iter().enumerate().filter(|_| !mlvr_ok) {
         if g >= d.vertex_count {
             sink.at("meshlet vertex", o_mlvr + 4 * i as u64, || {
                 format!(
@@ -650,7 +709,8 @@ fn validate_lods(v: &HMeshView<'_>, lods: &LodsView<'_>, sink: &mut Sink) {
             });
         }
     }
-    for (i, &index) in lods.indices.iter().enumerate() {
+    let lodi_ok = all_below(&lods.indices, v.desc.vertex_count);
+    for (i, &index) in lods.indices.iter().enumerate().filter(|_| !lodi_ok) {
         if index >= v.desc.vertex_count {
             sink.at("index range", o_lodi + 4 * i as u64, || {
                 format!(
@@ -659,5 +719,60 @@ fn validate_lods(v: &HMeshView<'_>, lods: &LodsView<'_>, sink: &mut Sink) {
                 )
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The containment rule as the contract states it, a square root for every point.
+    fn contains_by_definition(b: &MeshBounds, p: &[f32; 3]) -> bool {
+        let d2: f64 = (0..3)
+            .map(|k| (f64::from(p[k]) - f64::from(b.sphere_center[k])).powi(2))
+            .sum();
+        d2.sqrt() <= f64::from(b.sphere_radius) + sphere_slack(b)
+    }
+
+    fn bounds(center: [f32; 3], radius: f32) -> MeshBounds {
+        MeshBounds {
+            sphere_center: center,
+            sphere_radius: radius,
+            ..Default::default()
+        }
+    }
+
+    proptest! {
+        /// Points on rays from the center at distances around the limit (where the
+        /// shortcut and the square root could disagree) get the contract's answer.
+        #[test]
+        fn sphere_test_agrees_with_the_square_root_at_the_boundary(
+            center in prop::array::uniform3(-1.0e4f32..1.0e4),
+            radius in 0.0f32..1.0e4,
+            direction in prop::array::uniform3(-1.0f32..1.0),
+            scale in 0.999_999f64..1.000_001,
+        ) {
+            let b = bounds(center, radius);
+            let test = SphereTest::new(&b);
+            let len = direction.iter().map(|d| f64::from(*d).powi(2)).sum::<f64>().sqrt();
+            prop_assume!(len > 1e-3);
+            let distance = test.limit * scale;
+            let p = [0, 1, 2].map(|k| {
+                (f64::from(center[k]) + f64::from(direction[k]) / len * distance) as f32
+            });
+            prop_assert_eq!(test.contains(&p), contains_by_definition(&b, &p));
+        }
+    }
+
+    #[test]
+    fn a_negative_radius_holds_no_point() {
+        let b = bounds([0.0; 3], -5.0);
+        let test = SphereTest::new(&b);
+        assert!(!test.contains(&[0.0; 3]));
+        assert_eq!(
+            test.contains(&[0.0; 3]),
+            contains_by_definition(&b, &[0.0; 3])
+        );
     }
 }

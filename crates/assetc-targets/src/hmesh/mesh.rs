@@ -323,7 +323,7 @@ fn assemble(
         .any(|p| p.geometry.has(Semantic::TexCoord, 1) || p.geometry.has(Semantic::LightmapUv, 0));
     let mut uv1 = Vec::new();
     let mut times = StageTimes::default();
-    for (i, p) in processed.into_iter().enumerate() {
+    for (i, mut p) in processed.into_iter().enumerate() {
         let t = Instant::now();
         let vertices = pack_vertices(&p.geometry, has_tangents && p.has_tangents);
         let mut submesh_times = p.times;
@@ -333,37 +333,46 @@ fn assemble(
         let first_index = mesh.indices.len() as u32;
         let first_meshlet = mesh.meshlets.len() as u32;
         let bounds = compute_bounds(vertices.iter().map(|v| &v.position));
-        let indices = &p.geometry.indices;
-        mesh.indices.extend(indices.iter().map(|&i| i + base));
+        let index_count = p.geometry.indices.len() as u32;
+        append_rebased(
+            &mut mesh.indices,
+            std::mem::take(&mut p.geometry.indices),
+            base,
+        );
         let vertex_offset = mesh.meshlet_vertices.len() as u32;
         let triangle_offset = mesh.meshlet_triangles.len() as u32;
-        mesh.meshlets.extend(
-            p.meshlets
-                .meshlets
-                .iter()
-                .map(|m| crate::formats::hmesh::Meshlet {
+        let meshlet_count = p.meshlets.meshlets.len() as u32;
+        if mesh.meshlets.is_empty() && vertex_offset == 0 && triangle_offset == 0 {
+            // The first submesh's meshlets start at offset 0 in every array: moved as
+            // they are (a million-triangle mesh's are megabytes).
+            mesh.meshlets = p.meshlets.meshlets;
+            mesh.meshlet_triangles = p.meshlets.triangles;
+            mesh.meshlet_bounds = p.meshlets.bounds;
+        } else {
+            mesh.meshlets.extend(p.meshlets.meshlets.iter().map(|m| {
+                crate::formats::hmesh::Meshlet {
                     vertex_offset: m.vertex_offset + vertex_offset,
                     triangle_offset: m.triangle_offset + triangle_offset,
                     ..*m
-                }),
-        );
-        mesh.meshlet_vertices
-            .extend(p.meshlets.vertices.iter().map(|&v| v + base));
-        mesh.meshlet_triangles
-            .extend_from_slice(&p.meshlets.triangles);
-        mesh.meshlet_bounds.extend_from_slice(&p.meshlets.bounds);
-        for level in &p.lods {
+                }
+            }));
+            mesh.meshlet_triangles
+                .extend_from_slice(&p.meshlets.triangles);
+            mesh.meshlet_bounds.extend_from_slice(&p.meshlets.bounds);
+        }
+        append_rebased(&mut mesh.meshlet_vertices, p.meshlets.vertices, base);
+        for level in p.lods {
             lods.ranges.push(MeshLod {
                 first_index: lods.indices.len() as u32,
                 index_count: level.indices.len() as u32,
             });
-            lods.indices.extend(level.indices.iter().map(|&i| i + base));
+            append_rebased(&mut lods.indices, level.indices, base);
         }
         mesh.submeshes.push(SubMesh {
             first_index,
-            index_count: indices.len() as u32,
+            index_count,
             first_meshlet,
-            meshlet_count: p.meshlets.meshlets.len() as u32,
+            meshlet_count,
             material_slot: slots.submesh_slots[i],
             base_vertex: 0,
             bounds,
@@ -374,9 +383,17 @@ fn assemble(
         if any_uv1 {
             uv1.extend(pack_uv1(&p.geometry));
         }
-        mesh.vertices.extend(vertices);
+        if mesh.vertices.is_empty() {
+            mesh.vertices = vertices;
+        } else {
+            mesh.vertices.extend(vertices);
+        }
     }
-    mesh.bounds = compute_bounds(mesh.vertices.iter().map(|v| &v.position));
+    // One submesh: the mesh's bounds are its bounds, computed from the same vertices.
+    mesh.bounds = match mesh.submeshes.as_slice() {
+        [only] => only.bounds,
+        _ => compute_bounds(mesh.vertices.iter().map(|v| &v.position)),
+    };
     if lod_count > 0 {
         mesh.lods = Some(lods);
     }
@@ -397,6 +414,16 @@ fn assemble(
         triangle_count,
         warnings: Vec::new(),
     })
+}
+
+/// Appends `values + base` to `out`; into an empty `out` with no offset the vector is
+/// moved rather than copied.
+fn append_rebased(out: &mut Vec<u32>, values: Vec<u32>, base: u32) {
+    if out.is_empty() && base == 0 {
+        *out = values;
+    } else {
+        out.extend(values.iter().map(|&i| i + base));
+    }
 }
 
 #[cfg(test)]
