@@ -179,7 +179,21 @@ pub fn build_mesh(
         return Err(format!("{vertex_count} vertices do not fit 32-bit indices"));
     }
 
-    let mut indices: Vec<u32> = Vec::new();
+    // The index buffer's bytes are written as the subsets are laid out: a 1M-triangle
+    // mesh with its levels has over five million indices, which a `Vec<u32>` copied into
+    // bytes afterwards held twice (fresh pages and a copy on the build's serial tail).
+    let with_levels = with_lods && !settings.lod_ratios.is_empty();
+    let index_total: usize = prims
+        .iter()
+        .map(|p| {
+            let levels: usize = match with_levels {
+                true => p.lods.iter().map(|l| l.indices.len()).sum(),
+                false => 0,
+            };
+            p.g.indices.len() + levels
+        })
+        .sum();
+    let mut indices = IndexBytes::new(wide, index_total);
     let mut subsets = Vec::with_capacity(prims.len());
     let mut subset_materials = Vec::with_capacity(prims.len());
     let mut base = 0u32;
@@ -192,45 +206,35 @@ pub fn build_mesh(
                 .and_then(|m| m.name.clone())
                 .unwrap_or_default(),
             count: prim.g.indices.len() as u32,
-            offset: indices.len() as u32,
+            offset: indices.count() as u32,
             bounds_min,
             bounds_max,
             lightmap_size_hint,
             lods: Vec::new(),
         });
         subset_materials.push(src.material);
-        indices.extend(prim.g.indices.iter().map(|i| i + base));
+        indices.push(&prim.g.indices, base);
         base += prim.vertex_count() as u32;
     }
     // Reduced levels go after every full-detail subset, so subsets keep Balsam's layout.
-    if with_lods && !settings.lod_ratios.is_empty() {
+    if with_levels {
         let mut base = 0u32;
         for (prim, subset) in prims.iter().zip(subsets.iter_mut()) {
             // Stalled levels are left out (Qt has no "reuse the previous level" entry).
             for level in prim.lods.iter().filter(|l| !l.indices.is_empty()) {
                 subset.lods.push(Lod {
                     count: level.indices.len() as u32,
-                    offset: indices.len() as u32,
+                    offset: indices.count() as u32,
                     distance: level.error,
                 });
-                indices.extend(level.indices.iter().map(|i| i + base));
+                indices.push(&level.indices, base);
             }
             base += prim.vertex_count() as u32;
         }
     }
-    let index_buffer = if wide {
-        IndexBuffer {
-            component_type: component::U32,
-            data: bytemuck::cast_slice(&indices).to_vec(),
-        }
-    } else {
-        IndexBuffer {
-            component_type: component::U16,
-            data: indices
-                .iter()
-                .flat_map(|&i| (i as u16).to_le_bytes())
-                .collect(),
-        }
+    let index_buffer = IndexBuffer {
+        component_type: if wide { component::U32 } else { component::U16 },
+        data: indices.bytes,
     };
 
     let target_count = prims.iter().map(|p| p.target_count).max().unwrap_or(0);
@@ -267,6 +271,40 @@ pub fn build_mesh(
         target_has_normals,
         target_has_tangents,
     })
+}
+
+/// A `.mesh` index buffer's bytes, little-endian u32 or u16, written index by index.
+struct IndexBytes {
+    wide: bool,
+    bytes: Vec<u8>,
+}
+
+impl IndexBytes {
+    fn new(wide: bool, capacity: usize) -> Self {
+        Self {
+            wide,
+            bytes: Vec::with_capacity(capacity * if wide { 4 } else { 2 }),
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.bytes.len() / if self.wide { 4 } else { 2 }
+    }
+
+    /// Appends `indices + base`; narrow buffers keep the low 16 bits (the caller chose the
+    /// width from the vertex count).
+    fn push(&mut self, indices: &[u32], base: u32) {
+        if self.wide {
+            self.bytes
+                .extend(indices.iter().flat_map(|&i| (i + base).to_le_bytes()));
+        } else {
+            self.bytes.extend(
+                indices
+                    .iter()
+                    .flat_map(|&i| ((i + base) as u16).to_le_bytes()),
+            );
+        }
+    }
 }
 
 /// Box of the vertices the primitive's triangles use.
