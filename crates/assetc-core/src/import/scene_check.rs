@@ -17,6 +17,7 @@
 //! generation falls back on them.
 
 use crate::code::DiagnosticCode;
+use crate::pipeline::geometry::first_index_out_of_range;
 use crate::scene::{Primitive, Scene};
 use glam::{DVec3, Mat4, Vec3};
 
@@ -159,12 +160,8 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
 
 fn check_indices(p: &Primitive) -> Result<(), String> {
     let n = p.positions.len();
-    let highest = p.indices.iter().fold(0u32, |m, &i| m.max(i));
-    if p.indices.is_empty() || (highest as usize) < n {
-        return Ok(());
-    }
-    match p.indices.iter().find(|&&i| i as usize >= n) {
-        Some(&i) => Err(format!("index {i} is out of range for {n} vertices")),
+    match first_index_out_of_range(&p.indices, n) {
+        Some(i) => Err(format!("index {i} is out of range for {n} vertices")),
         None => Ok(()),
     }
 }

@@ -89,6 +89,21 @@ pub fn xyz(v: [f32; 4]) -> [f32; 3] {
     [v[0], v[1], v[2]]
 }
 
+/// The first index not below `vertex_count`, if any. The largest index is found first, in
+/// a fold the compiler vectorises (`find` exits early and so runs one index at a time, on
+/// the million-index primitives checked before their stages start); the indices are
+/// searched only when it is out of range.
+pub fn first_index_out_of_range(indices: &[u32], vertex_count: usize) -> Option<u32> {
+    let highest = indices.iter().fold(0u32, |m, &i| m.max(i));
+    if (highest as usize) < vertex_count {
+        return None;
+    }
+    indices
+        .iter()
+        .copied()
+        .find(|&i| i as usize >= vertex_count)
+}
+
 impl Geometry {
     /// The primitive as attribute streams for the geometry stages: every attribute the
     /// importer decoded, the ones `keep` accepts (positions always). The one place that
@@ -234,12 +249,7 @@ impl Geometry {
                 self.indices.len()
             ));
         }
-        // A vectorised fold first: `find` exits early and so runs one index at a time.
-        let highest = self.indices.iter().fold(0u32, |m, &i| m.max(i));
-        if self.indices.is_empty() || (highest as usize) < n {
-            return Ok(());
-        }
-        if let Some(bad) = self.indices.iter().find(|&&i| i as usize >= n) {
+        if let Some(bad) = first_index_out_of_range(&self.indices, n) {
             return Err(format!("index {bad} is not below the vertex count {n}"));
         }
         Ok(())

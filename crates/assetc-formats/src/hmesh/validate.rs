@@ -1,7 +1,7 @@
 //! The `.hmesh` validator: every rule of the byte contract.
 
 use super::read::{
-    check_entry_bounds, read_entries, read_header, Entry, HMeshView, LodsView, SkinView,
+    all_below, check_entry_bounds, read_entries, read_header, Entry, HMeshView, LodsView, SkinView,
 };
 use super::{
     chunk, GpuJoint, HMeshError, MeshBounds, DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE,
@@ -160,13 +160,6 @@ fn validate_container(bytes: &[u8], sink: &mut Sink) -> bool {
     sound
 }
 
-/// Whether every value is below `limit`, in a loop the compiler can vectorise (the
-/// validator's fast answer for millions of indices; only a failing list is walked again
-/// to name its bad entries).
-fn all_below(values: &[u32], limit: u32) -> bool {
-    values.iter().fold(true, |ok, &v| ok & (v < limit))
-}
-
 fn finite(v: &[f32]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
@@ -313,17 +306,15 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     // Indices.
     let o_idxs = v.chunk_offset(chunk::IDXS);
     let width = u64::from(d.index_width);
-    let all_below = v.indices.all_below(vertex_count);
-    v.indices.for_each_in(
-        0..if all_below { 0 } else { v.indices.len() },
-        |i, index| {
+    if !v.indices.all_below(vertex_count) {
+        v.indices.for_each_in(0..v.indices.len(), |i, index| {
             if index >= vertex_count {
                 sink.at("index range", o_idxs + width * i as u64, || {
                     format!("index {i} is {index}, not below vertexCount {vertex_count}")
                 });
             }
-        },
-    );
+        });
+    }
 
     validate_submeshes(v, bounds_ok, sink);
     validate_meshlets(v, sink);
@@ -541,15 +532,17 @@ fn validate_meshlets(v: &HMeshView<'_>, sink: &mut Sink) {
         });
     }
     let o_mlvr = v.chunk_offset(chunk::MLVR);
-    let mlvr_ok = all_below(&v.meshlet_vertices, d.vertex_count);
-    for (i, &g) in v.meshlet_vertices.iter().enumerate().filter(|_| !mlvr_ok) {
-        if g >= d.vertex_count {
-            sink.at("meshlet vertex", o_mlvr + 4 * i as u64, || {
-                format!(
-                    "MLVR entry {i} is {g}, not below vertexCount {}",
-                    d.vertex_count
-                )
-            });
+    let mlvr = &v.meshlet_vertices;
+    if !all_below(mlvr, d.vertex_count) {
+        for (i, &g) in mlvr.iter().enumerate() {
+            if g >= d.vertex_count {
+                sink.at("meshlet vertex", o_mlvr + 4 * i as u64, || {
+                    format!(
+                        "MLVR entry {i} is {g}, not below vertexCount {}",
+                        d.vertex_count
+                    )
+                });
+            }
         }
     }
     for (m, b) in v.meshlet_bounds.iter().enumerate() {
@@ -709,15 +702,16 @@ fn validate_lods(v: &HMeshView<'_>, lods: &LodsView<'_>, sink: &mut Sink) {
             });
         }
     }
-    let lodi_ok = all_below(&lods.indices, v.desc.vertex_count);
-    for (i, &index) in lods.indices.iter().enumerate().filter(|_| !lodi_ok) {
-        if index >= v.desc.vertex_count {
-            sink.at("index range", o_lodi + 4 * i as u64, || {
-                format!(
-                    "LODI index {i} is {index}, not below vertexCount {}",
-                    v.desc.vertex_count
-                )
-            });
+    if !all_below(&lods.indices, v.desc.vertex_count) {
+        for (i, &index) in lods.indices.iter().enumerate() {
+            if index >= v.desc.vertex_count {
+                sink.at("index range", o_lodi + 4 * i as u64, || {
+                    format!(
+                        "LODI index {i} is {index}, not below vertexCount {}",
+                        v.desc.vertex_count
+                    )
+                });
+            }
         }
     }
 }

@@ -186,9 +186,10 @@ pub fn build_mesh(
     let index_total: usize = prims
         .iter()
         .map(|p| {
-            let levels: usize = match with_levels {
-                true => p.lods.iter().map(|l| l.indices.len()).sum(),
-                false => 0,
+            let levels: usize = if with_levels {
+                p.lods.iter().map(|l| l.indices.len()).sum()
+            } else {
+                0
             };
             p.g.indices.len() + levels
         })
@@ -275,26 +276,28 @@ pub fn build_mesh(
 
 /// A `.mesh` index buffer's bytes, little-endian u32 or u16, written index by index.
 struct IndexBytes {
-    wide: bool,
+    /// Bytes per index: 4 or 2.
+    width: usize,
     bytes: Vec<u8>,
 }
 
 impl IndexBytes {
     fn new(wide: bool, capacity: usize) -> Self {
+        let width = if wide { 4 } else { 2 };
         Self {
-            wide,
-            bytes: Vec::with_capacity(capacity * if wide { 4 } else { 2 }),
+            width,
+            bytes: Vec::with_capacity(capacity * width),
         }
     }
 
     fn count(&self) -> usize {
-        self.bytes.len() / if self.wide { 4 } else { 2 }
+        self.bytes.len() / self.width
     }
 
     /// Appends `indices + base`; narrow buffers keep the low 16 bits (the caller chose the
     /// width from the vertex count).
     fn push(&mut self, indices: &[u32], base: u32) {
-        if self.wide {
+        if self.width == 4 {
             self.bytes
                 .extend(indices.iter().flat_map(|&i| (i + base).to_le_bytes()));
         } else {
