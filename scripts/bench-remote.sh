@@ -82,11 +82,11 @@ run "machine B, warm WebDAV cache (empty output)" "$work/b-dav" --remote-cache "
 run "machine A, cold Redis cache (builds, uploads)" "$work/a-redis" --remote-cache "$redis"
 run "machine B, warm Redis cache (empty output)" "$work/b-redis" --remote-cache "$redis"
 run "no-op rebuild on B (local cache, remote unused)" "$work/b-redis" --remote-cache "$redis"
-files=$(find "$work/local" -type f ! -name .assetc-cache.json | wc -l)
-bytes=$(find "$work/local" -type f ! -name .assetc-cache.json -printf '%s\n' | awk '{s+=$1} END {print s}')
+files=$(find "$work/local" -type f ! -name '.assetc-cache.*' | wc -l)
+bytes=$(find "$work/local" -type f ! -name '.assetc-cache.*' -printf '%s\n' | awk '{s+=$1} END {print s}')
 echo
 echo "output tree: $files files, $(echo "scale=1; $bytes / 1000000" | bc) MB"
 for d in a-dav b-dav a-redis b-redis; do
-  diff -r -x .assetc-cache.json "$work/local" "$work/$d" >/dev/null || { echo "$d differs from the local build" >&2; exit 1; }
+  diff -r -x '.assetc-cache.*' "$work/local" "$work/$d" >/dev/null || { echo "$d differs from the local build" >&2; exit 1; }
 done
 echo "every tree is byte-identical to the clean local build"

@@ -28,7 +28,7 @@ one=$(secs "$ASSETC" build "$work/src" -o "$work/out" --no-config -q)
 single=$(secs "$ASSETC" build "$work/src/group3/model321.gltf" -o "$work/single" --no-config -q --no-cache)
 pack=$(secs "$ASSETC" pack "$work/out" -o "$work/out.spk" -q)
 list=$(secs "$ASSETC" pack list "$work/out.spk")
-files=$(find "$work/out" -type f ! -name .assetc-cache.json | wc -l)
+files=$(find "$work/out" -type f ! -name '.assetc-cache.*' | wc -l)
 echo "| run (1,000 glTF files) | seconds |"
 echo "|---|---:|"
 echo "| clean build | $clean |"

@@ -6,7 +6,11 @@
 pub const MANIFEST_NAME: &str = "assets.hman";
 
 /// The incremental-build cache an output folder keeps (not a runtime file).
-pub const CACHE_NAME: &str = ".assetc-cache.json";
+pub const CACHE_NAME: &str = ".assetc-cache.bin";
+
+/// The JSON cache of earlier releases: read once for the outputs it lists, removed when
+/// the cache is next saved (`driver::cache`).
+pub const LEGACY_CACHE_NAME: &str = ".assetc-cache.json";
 
 use std::io::Write;
 use std::path::Path;

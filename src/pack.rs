@@ -145,8 +145,10 @@ fn collect_tree(dir: &Path, format: ArchiveFormat) -> Result<Vec<(String, Vec<u8
                 path: item.path().to_owned(),
             });
         }
-        // The build cache is bookkeeping of the output folder, not content to ship.
-        if item.file_name() == crate::output::CACHE_NAME {
+        // The build cache is bookkeeping of the output folder, not content to ship (nor
+        // an earlier release's, until the next build removes it).
+        let name = item.file_name();
+        if name == crate::output::CACHE_NAME || name == crate::output::LEGACY_CACHE_NAME {
             continue;
         }
         // A pack inside the tree (an earlier one, or the one being written next to its

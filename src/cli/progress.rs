@@ -99,8 +99,12 @@ impl CliReporter {
     }
 
     fn warning(&self, d: &Diagnostic) {
+        // Quiet prints none: no need to render each one to remember it.
+        if self.quiet {
+            return;
+        }
         let text = d.rendered();
-        if lock(&self.seen_warnings).insert(text.clone()) && !self.quiet {
+        if lock(&self.seen_warnings).insert(text.clone()) {
             self.line(&format!("warning: {text}"), true);
         }
     }

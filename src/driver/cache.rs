@@ -1,5 +1,9 @@
 //! The incremental-build cache: one record per source, kept in the output folder.
 //!
+//! The file is [`CACHE_HEADER`] then the [`Cache`] in postcard's serde encoding: a no-op
+//! rebuild reads it whole before anything else, and JSON's parse of a 1,000-source tree's
+//! 0.9 MB was the largest serial share of that rebuild (docs/performance.md).
+//!
 //! The cache describes exactly what is on disk:
 //! - a source is fresh when its settings and the compiler (its source hash, not only the
 //!   package version) are unchanged, every input is unchanged (size and modification time
@@ -23,7 +27,13 @@ use std::path::{Component, Path, PathBuf};
 use assetc_core::read_log::{content_hash, file_hash, mtime_ns};
 pub use assetc_core::read_log::{note_read, InputStamp, ReadLog};
 
-pub use crate::output::CACHE_NAME;
+pub use crate::output::{CACHE_NAME, LEGACY_CACHE_NAME};
+
+/// The first bytes of a cache file, ending in the layout of what follows: a cache of
+/// another layout is not decoded (postcard's encoding carries no field names, so a
+/// changed struct would decode as garbage instead of failing). Bump the number whenever
+/// [`Cache`] or a type in it changes shape.
+pub const CACHE_HEADER: &[u8] = b"assetc cache 5\n";
 
 /// Changes whenever output bytes could change for the same inputs and settings: the
 /// package version and a hash of the compiler's own sources taken at build time
@@ -33,7 +43,7 @@ pub const ENCODER_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " source ",
     env!("ASSETC_SOURCE_HASH"),
-    " cache 4"
+    " cache 5"
 );
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,13 +116,14 @@ impl CachedEntry {
 }
 
 /// What the cache remembers of one source's last successful build.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AssetRecord {
     pub settings_hash: u64,
     pub inputs: Vec<InputStamp>,
     /// Output files relative to the output root, textures included.
     pub outputs: Vec<String>,
     pub manifest: Vec<CachedEntry>,
+    #[serde(with = "cached_warnings")]
     pub warnings: Vec<Warning>,
     pub stats: crate::kinds::asset::AssetStats,
 }
@@ -130,6 +141,18 @@ pub struct Cache {
     /// writing leaves them here for the next build to remove unless it produces them.
     #[serde(default)]
     pub pending: BTreeSet<String>,
+    /// The manifest the build that saved this cache left in place, when it wrote one.
+    #[serde(default)]
+    pub manifest: Option<ManifestStamp>,
+}
+
+/// What `assets.hman` held when a build wrote it (or found it holding those bytes), and
+/// the manifest version it was written in: a build whose records and output stamps are
+/// those of the last one need not make it again while it still holds this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestStamp {
+    pub version: u32,
+    pub stamp: FileStamp,
 }
 
 impl Cache {
@@ -145,12 +168,29 @@ impl Cache {
     }
 
     /// Loads the cache whatever compiler wrote it: what it lists was written by a build,
-    /// so files no current source produces may be removed even after an upgrade.
+    /// so files no current source produces may be removed even after an upgrade (from a
+    /// release that kept the cache as JSON too).
     pub fn load_any(output: &Path) -> Cache {
-        std::fs::read_to_string(output.join(CACHE_NAME))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Cache>(&text).ok())
-            .unwrap_or_default()
+        match std::fs::read(output.join(CACHE_NAME)) {
+            Ok(bytes) => Cache::decode(&bytes).unwrap_or_default(),
+            Err(_) => std::fs::read_to_string(output.join(LEGACY_CACHE_NAME))
+                .ok()
+                .and_then(|text| serde_json::from_str::<Cache>(&text).ok())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The cache a file holds, or `None` when it is not one of this layout, is cut short,
+    /// or has bytes after the cache.
+    pub fn decode(bytes: &[u8]) -> Option<Cache> {
+        let payload = bytes.strip_prefix(CACHE_HEADER)?;
+        let (cache, rest) = postcard::take_from_bytes::<Cache>(payload).ok()?;
+        rest.is_empty().then_some(cache)
+    }
+
+    /// The bytes of the cache file.
+    pub fn encode(&self) -> std::io::Result<Vec<u8>> {
+        postcard::to_extend(self, CACHE_HEADER.to_vec()).map_err(std::io::Error::other)
     }
 
     /// Whether this cache was written by this very compiler.
@@ -206,23 +246,38 @@ impl Cache {
 
     /// Saves the cache unless `on_disk` (the cache this build loaded) is this compiler's
     /// and holds the same records: a no-op build then neither serialises it nor touches
-    /// the file. Returns whether it was written.
-    pub fn save_if_changed(&self, output: &Path, on_disk: &Cache) -> std::io::Result<bool> {
-        let unchanged = on_disk.is_current()
-            && self.assets == on_disk.assets
-            && self.files == on_disk.files
-            && self.pending == on_disk.pending;
+    /// the file. `same_records` is `self.same_records(on_disk)`, which the build has
+    /// worked out already (comparing every record is not free). Returns whether it was
+    /// written.
+    pub fn save_if_changed(
+        &self,
+        output: &Path,
+        on_disk: &Cache,
+        same_records: bool,
+    ) -> std::io::Result<bool> {
+        let unchanged =
+            same_records && self.pending == on_disk.pending && self.manifest == on_disk.manifest;
         if unchanged && output.join(CACHE_NAME).is_file() {
             return Ok(false);
         }
         self.save(output).map(|()| true)
     }
 
+    /// Whether `other` is this compiler's and holds the same asset records and output
+    /// stamps: the manifest, made from nothing else, would be the same bytes.
+    pub fn same_records(&self, other: &Cache) -> bool {
+        other.is_current() && self.files == other.files && self.assets == other.assets
+    }
+
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
         let mut cache = self.clone();
         cache.encoder = ENCODER_VERSION.to_string();
-        let text = serde_json::to_string(&cache).map_err(std::io::Error::other)?;
-        crate::output::write_atomic(&output.join(CACHE_NAME), text.as_bytes()).map(|_| ())
+        crate::output::write_atomic(&output.join(CACHE_NAME), &cache.encode()?)?;
+        // An earlier release's JSON cache: what it listed is in this one now.
+        match std::fs::remove_file(output.join(LEGACY_CACHE_NAME)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// The record of `source` when it is still fresh: same settings, unchanged inputs and
@@ -249,10 +304,15 @@ impl Cache {
             .iter()
             .map(|o| Some((o.clone(), self.vouched(o, output)?)))
             .collect::<Option<Vec<_>>>()?;
+        // Field by field: `..record.clone()` would copy the inputs just replaced.
         Some((
             AssetRecord {
+                settings_hash: record.settings_hash,
                 inputs,
-                ..record.clone()
+                outputs: record.outputs.clone(),
+                manifest: record.manifest.clone(),
+                warnings: record.warnings.clone(),
+                stats: record.stats.clone(),
             },
             stamps,
         ))
@@ -332,6 +392,42 @@ pub fn stamps_after(inputs: &[PathBuf], before: &[StatBefore], reads: &ReadLog) 
             },
         )
         .collect()
+}
+
+/// [`Warning`] as the cache stores it: every field always written, since postcard's
+/// encoding has no field names and [`Warning`] leaves out the ones it does not have (for
+/// JSON messages). Field defaults still read the JSON cache of earlier releases.
+mod cached_warnings {
+    use crate::code::{DiagnosticCode, Warning};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Stored {
+        #[serde(default)]
+        code: Option<DiagnosticCode>,
+        #[serde(default)]
+        at: Option<String>,
+        message: String,
+    }
+
+    pub fn serialize<S: Serializer>(warnings: &[Warning], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(warnings.iter().map(|w| Stored {
+            code: w.code,
+            at: w.at.clone(),
+            message: w.message.clone(),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Warning>, D::Error> {
+        Ok(Vec::<Stored>::deserialize(d)?
+            .into_iter()
+            .map(|w| Warning {
+                code: w.code,
+                at: w.at,
+                message: w.message,
+            })
+            .collect())
+    }
 }
 
 /// Whether a path read from a cache file names something inside the output folder (a
@@ -609,5 +705,113 @@ mod tests {
         assert!(!is_plain_relative("../outside.hmesh"));
         assert!(!is_plain_relative("/etc/passwd"));
         assert!(!is_plain_relative(""));
+    }
+
+    /// A cache with every kind of field filled: warnings with and without a code and an
+    /// element, an input, vouched files and a pending path.
+    fn full_cache() -> Cache {
+        let mut record = record(&["a.hmesh", "a.hmat"]);
+        record.inputs.push(InputStamp {
+            path: PathBuf::from("src/a.gltf"),
+            size: 1840,
+            mtime_ns: 1_796_217_350_554_196_305,
+            hash: 17,
+        });
+        record.manifest.push(CachedEntry {
+            hash: u64::MAX,
+            kind: EntryKind::Mesh as u8,
+            srgb: true,
+            path: "a.hmesh".into(),
+        });
+        record.warnings = vec![
+            Warning::new("plain"),
+            Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled),
+        ];
+        record.stats.triangles = 8;
+        let stamp = FileStamp {
+            size: 1,
+            mtime_ns: u128::MAX,
+            hash: 2,
+        };
+        Cache {
+            encoder: ENCODER_VERSION.into(),
+            assets: [("a.gltf".to_string(), record)].into(),
+            files: [("a.hmesh".to_string(), stamp)].into(),
+            pending: ["b.hmesh".to_string()].into(),
+            manifest: Some(ManifestStamp {
+                version: 1,
+                stamp: FileStamp {
+                    size: 3,
+                    mtime_ns: 4,
+                    hash: 5,
+                },
+            }),
+        }
+    }
+
+    #[test]
+    fn the_cache_file_reads_back_as_it_was_saved() {
+        let cache = full_cache();
+        let bytes = cache.encode().unwrap();
+        assert!(bytes.starts_with(CACHE_HEADER));
+        assert_eq!(Cache::decode(&bytes), Some(cache.clone()));
+        let dir = tempfile::tempdir().unwrap();
+        cache.save(dir.path()).unwrap();
+        assert_eq!(Cache::load(dir.path()), cache);
+    }
+
+    #[test]
+    fn a_file_of_another_layout_cut_short_or_with_more_bytes_is_no_cache() {
+        let bytes = full_cache().encode().unwrap();
+        let mut other_layout = bytes.clone();
+        other_layout[CACHE_HEADER.len() - 2] ^= 1;
+        let mut longer = bytes.clone();
+        longer.push(0);
+        for bad in [
+            &other_layout[..],
+            &bytes[..bytes.len() - 1],
+            &longer[..],
+            b"{}",
+            &[],
+        ] {
+            assert_eq!(Cache::decode(bad), None);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CACHE_NAME), &bytes[..bytes.len() / 2]).unwrap();
+        assert_eq!(Cache::load_any(dir.path()), Cache::default());
+    }
+
+    #[test]
+    fn an_earlier_releases_json_cache_is_read_for_its_files_then_replaced() {
+        // As the JSON cache was written: a warning without a code or an element has
+        // neither key.
+        let json = r#"{"encoder":"assetc 0.1.0 source 00 cache 4",
+            "assets":{"a.gltf":{"settings_hash":1,"inputs":[],"outputs":["a.hmesh"],
+                "manifest":[],"warnings":[{"message":"plain"},
+                {"code":"lod-stalled","at":"meshes[0]","message":"placed"}],
+                "stats":{"vertices":0,"triangles":0,"meshlets":0,"submeshes":0,
+                "materials":0,"clips":0}}},
+            "files":{"a.hmesh":{"size":1,"mtime_ns":2,"hash":3}},"pending":["b.hmesh"]}"#;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(LEGACY_CACHE_NAME), json).unwrap();
+        let old = Cache::load_any(dir.path());
+        assert!(!old.is_current());
+        assert_eq!(old.assets["a.gltf"].outputs, ["a.hmesh"]);
+        assert_eq!(
+            old.assets["a.gltf"].warnings,
+            [
+                Warning::new("plain"),
+                Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled)
+            ]
+        );
+        assert_eq!(
+            old.known_outputs(),
+            ["a.hmesh", "b.hmesh"].into_iter().collect()
+        );
+        // Not this compiler's: trusted for nothing.
+        assert_eq!(Cache::load(dir.path()), Cache::default());
+        Cache::default().save(dir.path()).unwrap();
+        assert!(!dir.path().join(LEGACY_CACHE_NAME).exists());
+        assert!(Cache::load_any(dir.path()).is_current());
     }
 }

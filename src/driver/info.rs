@@ -121,7 +121,7 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
         .flatten()
     {
         // Every file counts (a Qt target's `.qml` and `maps/*.png` included); hidden ones
-        // are the build's own bookkeeping (`.assetc-cache.json`, temporary files).
+        // are the build's own bookkeeping (`.assetc-cache.bin`, temporary files).
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
         if !entry.file_type().is_file() || hidden {
             continue;

@@ -175,20 +175,25 @@ impl AssetJob {
 
     /// Writes what the asset produced (fetched and built files; fresh outputs stay as
     /// they are) and records it in `new_cache`.
+    ///
+    /// A fresh asset's record and stamps move into the new cache: its report was made
+    /// when it was found fresh, and nothing reads them from the job afterwards.
     pub fn write_and_record(
-        &self,
+        &mut self,
         written: &Written,
         new_cache: &mut Cache,
     ) -> Result<(), BuildError> {
         let rel = &self.source.rel_path;
-        let record = match &self.state {
+        let record = match &mut self.state {
             JobState::Discovered => return Ok(()),
             JobState::Fresh(record) => {
                 // Checked at the start of this build: no need to look at the files again.
-                for (file, stamp) in &self.fresh_stamps {
-                    new_cache.files.entry(file.clone()).or_insert(*stamp);
+                // Its stamps are those of every output it records: none to carry over.
+                for (file, stamp) in std::mem::take(&mut self.fresh_stamps) {
+                    new_cache.files.entry(file).or_insert(stamp);
                 }
-                record.clone()
+                new_cache.assets.insert(rel.clone(), std::mem::take(record));
+                return Ok(());
             }
             JobState::Fetched(got) => {
                 for (file, bytes) in &got.files {

@@ -147,7 +147,7 @@ fn corpus_builds_validates_and_keeps_every_triangle() {
     );
     let built: Vec<_> = tree(out.path())
         .into_iter()
-        .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+        .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
         .collect();
     assert_eq!(
         tree(extracted.path()),

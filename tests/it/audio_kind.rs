@@ -241,7 +241,7 @@ fn build(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> std::proces
 
 fn without_cache(tree: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
     tree.into_iter()
-        .filter(|(p, _)| !p.ends_with(".assetc-cache.json"))
+        .filter(|(p, _)| !p.ends_with(assetc::output::CACHE_NAME))
         .collect()
 }
 

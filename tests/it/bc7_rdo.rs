@@ -346,7 +346,7 @@ fn rdo_bc7_builds_the_same_on_any_thread_count_and_ktx_parse_reads_it() {
             assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
             common::tree(&out)
                 .into_iter()
-                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
                 .collect()
         })
         .collect();

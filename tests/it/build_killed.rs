@@ -49,7 +49,7 @@ fn build_killed_after(src: &Path, out: &Path, writes: usize, extra: &[&str]) -> 
 fn runtime_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     tree(root)
         .into_iter()
-        .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+        .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
         .collect()
 }
 
@@ -183,7 +183,7 @@ fn no_cache_rebuilds_textures_and_removes_what_the_build_does_not_produce() {
     std::fs::write(out.path().join(&texture.0), b"not a texture").unwrap();
     std::fs::write(out.path().join("tex/00000000deadbeef.ktx2"), b"stray").unwrap();
     std::fs::write(out.path().join("gone.hmesh"), b"stray").unwrap();
-    std::fs::remove_file(out.path().join(".assetc-cache.json")).unwrap();
+    std::fs::remove_file(out.path().join(assetc::output::CACHE_NAME)).unwrap();
     let o = build(src.path(), out.path(), &["--no-config", "--no-cache"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_same_tree(out.path(), clean.path());

@@ -56,7 +56,7 @@ fn samples_build_validate_and_are_deterministic() {
     // The cache records time stamps of this machine's files; everything else must match.
     let strip = |t: Vec<(String, Vec<u8>)>| {
         t.into_iter()
-            .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+            .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
             .collect::<Vec<_>>()
     };
     assert!(strip(t1.clone()) == strip(t2), "-j1 and -j2 trees differ");
@@ -120,7 +120,7 @@ fn a_large_mesh_builds_the_same_on_any_thread_count() {
             assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
             tree(out.path())
                 .into_iter()
-                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
                 .collect()
         })
         .collect();
@@ -258,7 +258,7 @@ fn corpus_textures_build_the_same_on_any_thread_count() {
             assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
             tree(out.path())
                 .into_iter()
-                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
                 .collect()
         })
         .collect();

@@ -68,12 +68,12 @@ fn build_script_reads_build_toml_reports_and_shares_the_cli_output() {
             "cargo:rerun-if-changed={}",
             dir.join("build.toml").display()
         ),
-        "cargo:rerun-if-changed=out/.assetc-cache.json".to_string(),
+        format!("cargo:rerun-if-changed=out/{}", assetc::output::CACHE_NAME),
     ] {
         assert!(lines.contains(&wanted), "{wanted} missing: {lines:#?}");
     }
     // The cache file is dated in the past, so the script's own write does not rerun it.
-    let cache_time = std::fs::metadata(dir.join("out/.assetc-cache.json"))
+    let cache_time = std::fs::metadata(dir.join("out").join(assetc::output::CACHE_NAME))
         .unwrap()
         .modified()
         .unwrap();

@@ -402,7 +402,7 @@ fn outputs_are_byte_identical_at_one_and_three_threads() {
         let outputs = |root: &Path| -> Vec<(String, Vec<u8>)> {
             tree(root)
                 .into_iter()
-                .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
                 .collect()
         };
         let (a, b) = (outputs(&one), outputs(&three));

@@ -389,7 +389,7 @@ fn output_is_the_same_whatever_the_thread_count() {
                 assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
                 tree(&out)
                     .into_iter()
-                    .filter(|(n, _)| !n.ends_with(".assetc-cache.json"))
+                    .filter(|(n, _)| !n.ends_with(assetc::output::CACHE_NAME))
                     .collect()
             })
             .collect();

@@ -29,7 +29,8 @@ fn make_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     for (path, data) in &files {
         write(&root.join(path), data);
     }
-    write(&root.join(".assetc-cache.json"), b"{}");
+    write(&root.join(assetc::output::CACHE_NAME), b"assetc cache");
+    write(&root.join(assetc::output::LEGACY_CACHE_NAME), b"{}");
     write(&root.join("old/runtime.hpack"), b"HPAK stale");
     write(&root.join("game.spk"), b"SPK1 stale");
     files

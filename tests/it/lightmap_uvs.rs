@@ -81,7 +81,7 @@ fn check_hmesh(path: &Path, resolution: u32) -> LightmapReport {
 fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
     tree(dir)
         .into_iter()
-        .filter(|(name, _)| !name.ends_with(".assetc-cache.json"))
+        .filter(|(name, _)| !name.ends_with(assetc::output::CACHE_NAME))
         .collect()
 }
 

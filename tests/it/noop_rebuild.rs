@@ -65,7 +65,7 @@ fn a_no_op_rebuild_writes_nothing_and_reports_every_asset_fresh() {
     assert_eq!(count(&first, "built"), assets, "{first}");
     let written = identities(out.path());
     for name in [
-        ".assetc-cache.json",
+        assetc::output::CACHE_NAME,
         "assets.hman",
         "icon.ktx2",
         "soup.hmesh",
@@ -97,12 +97,13 @@ fn a_no_op_rebuild_writes_nothing_and_reports_every_asset_fresh() {
     assert_eq!(count(&touched, "fresh"), assets, "{touched}");
     let after_touch = identities(out.path());
     assert_ne!(
-        after_touch[".assetc-cache.json"], written[".assetc-cache.json"],
+        after_touch[assetc::output::CACHE_NAME],
+        written[assetc::output::CACHE_NAME],
         "the refreshed input time is recorded"
     );
     let unchanged = |m: &BTreeMap<String, (u64, i128)>| {
         m.iter()
-            .filter(|(n, _)| n.as_str() != ".assetc-cache.json")
+            .filter(|(n, _)| n.as_str() != assetc::output::CACHE_NAME)
             .map(|(n, v)| (n.clone(), *v))
             .collect::<Vec<_>>()
     };
@@ -120,8 +121,69 @@ fn a_no_op_rebuild_writes_nothing_and_reports_every_asset_fresh() {
     assert_eq!(count(&fresh_again, "fresh"), assets, "{fresh_again}");
     let strip_cache = |t: Vec<(String, Vec<u8>)>| {
         t.into_iter()
-            .filter(|(n, _)| n != ".assetc-cache.json")
+            .filter(|(n, _)| n != assetc::output::CACHE_NAME)
             .collect::<Vec<_>>()
     };
     assert!(strip_cache(tree(out.path())) == strip_cache(bytes_before));
+}
+
+/// A no-op rebuild leaves the manifest alone only while it is the one the last build
+/// wrote: removed or changed, it is written again with the same bytes, and a build asking
+/// for another manifest version writes that, every asset fresh each time.
+#[test]
+fn a_no_op_rebuild_restores_a_removed_or_changed_manifest_and_follows_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let out = dir.path().join("out");
+    copy_dir(&samples().join("box"), &src);
+    let config = dir.path().join("build.toml");
+    let build = |config_text: &str| -> String {
+        std::fs::write(&config, config_text).unwrap();
+        let o = assetc(&[
+            "build",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--message-format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let all_fresh = |log: &str| {
+        assert!(log.contains("\"status\":\"fresh\""), "{log}");
+        assert!(!log.contains("\"status\":\"built\""), "{log}");
+    };
+    let manifest = out.join("assets.hman");
+    let version = || {
+        assetc::formats::hman::read(&std::fs::read(&manifest).unwrap())
+            .unwrap()
+            .version()
+    };
+    build("");
+    let written = std::fs::read(&manifest).unwrap();
+    assert_eq!(version(), 2);
+
+    std::fs::remove_file(&manifest).unwrap();
+    all_fresh(&build(""));
+    assert_eq!(
+        std::fs::read(&manifest).unwrap(),
+        written,
+        "removed: written again"
+    );
+
+    std::fs::write(&manifest, b"HMAN but not the one").unwrap();
+    all_fresh(&build(""));
+    assert_eq!(
+        std::fs::read(&manifest).unwrap(),
+        written,
+        "changed: written again"
+    );
+
+    all_fresh(&build("manifest_version = 1\n"));
+    assert_eq!(version(), 1);
+    all_fresh(&build(""));
+    assert_eq!(std::fs::read(&manifest).unwrap(), written);
 }

@@ -306,7 +306,7 @@ fn build_json_env(args: &[&str], env: &[(&str, &Path)], mut on_line: impl FnMut(
 fn output_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     tree(root)
         .into_iter()
-        .filter(|(rel, _)| rel != ".assetc-cache.json")
+        .filter(|(rel, _)| rel != assetc::output::CACHE_NAME)
         .collect()
 }
 
