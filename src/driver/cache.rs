@@ -23,6 +23,7 @@ use crate::formats::hman::{EntryKind, ManifestEntry};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use assetc_core::read_log::{content_hash, file_hash, mtime_ns};
 pub use assetc_core::read_log::{note_read, InputStamp, ReadLog};
@@ -45,6 +46,9 @@ pub const ENCODER_VERSION: &str = concat!(
     env!("ASSETC_SOURCE_HASH"),
     " cache 5"
 );
+
+/// Each output of a record with its stamp, as a freshness check refreshed them.
+pub type OutputStamps = Vec<(String, FileStamp)>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStamp {
@@ -115,8 +119,10 @@ impl CachedEntry {
     }
 }
 
-/// What the cache remembers of one source's last successful build.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// What the cache remembers of one source's last successful build. Held in an [`Arc`]:
+/// a fresh source's record passes from the loaded cache to the new one as it is (no
+/// copy), and comparing two caches that share their records compares pointers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AssetRecord {
     pub settings_hash: u64,
     pub inputs: Vec<InputStamp>,
@@ -132,7 +138,7 @@ pub struct AssetRecord {
 pub struct Cache {
     pub encoder: String,
     /// Keyed by the source's path relative to the input root.
-    pub assets: BTreeMap<String, AssetRecord>,
+    pub assets: BTreeMap<String, Arc<AssetRecord>>,
     /// Output files (relative to the output root) the cache vouches for, stamped after
     /// they were renamed into place.
     #[serde(default)]
@@ -234,7 +240,7 @@ impl Cache {
         }
         for source in rebuilt {
             if let Some(record) = intent.assets.remove(source) {
-                intent.pending.extend(record.outputs);
+                intent.pending.extend(record.outputs.iter().cloned());
             }
         }
         for rel in about_to_write {
@@ -289,33 +295,36 @@ impl Cache {
         source: &str,
         settings_hash: u64,
         output: &Path,
-    ) -> Option<(AssetRecord, Vec<(String, FileStamp)>)> {
+    ) -> Option<(Arc<AssetRecord>, OutputStamps)> {
         let record = self.assets.get(source)?;
         if record.settings_hash != settings_hash {
             return None;
         }
-        let inputs = record
-            .inputs
-            .iter()
-            .map(InputStamp::still_matches)
-            .collect::<Option<Vec<_>>>()?;
+        // The inputs' stamps, copied only when one of them has a new time.
+        let mut refreshed: Option<Vec<InputStamp>> = None;
+        for (i, input) in record.inputs.iter().enumerate() {
+            if let Some(moved) = input.refreshed()? {
+                refreshed.get_or_insert_with(|| record.inputs.clone())[i] = moved;
+            }
+        }
         let stamps = record
             .outputs
             .iter()
             .map(|o| Some((o.clone(), self.vouched(o, output)?)))
             .collect::<Option<Vec<_>>>()?;
-        // Field by field: `..record.clone()` would copy the inputs just replaced.
-        Some((
-            AssetRecord {
+        let record = match refreshed {
+            None => Arc::clone(record),
+            // Field by field: `..record.clone()` would copy the inputs just replaced.
+            Some(inputs) => Arc::new(AssetRecord {
                 settings_hash: record.settings_hash,
                 inputs,
                 outputs: record.outputs.clone(),
                 manifest: record.manifest.clone(),
                 warnings: record.warnings.clone(),
                 stats: record.stats.clone(),
-            },
-            stamps,
-        ))
+            }),
+        };
+        Some((record, stamps))
     }
 }
 
@@ -675,9 +684,9 @@ mod tests {
             ..Default::default()
         };
         old.assets
-            .insert("a.gltf".into(), record(&["a.hmesh", "tex/1.ktx2"]));
+            .insert("a.gltf".into(), record(&["a.hmesh", "tex/1.ktx2"]).into());
         old.assets
-            .insert("b.gltf".into(), record(&["b.hmesh", "tex/1.ktx2"]));
+            .insert("b.gltf".into(), record(&["b.hmesh", "tex/1.ktx2"]).into());
         for f in ["a.hmesh", "b.hmesh", "tex/1.ktx2"] {
             old.files.insert(f.into(), stamp);
         }
@@ -735,7 +744,7 @@ mod tests {
         };
         Cache {
             encoder: ENCODER_VERSION.into(),
-            assets: [("a.gltf".to_string(), record)].into(),
+            assets: [("a.gltf".to_string(), Arc::new(record))].into(),
             files: [("a.hmesh".to_string(), stamp)].into(),
             pending: ["b.hmesh".to_string()].into(),
             manifest: Some(ManifestStamp {
@@ -813,5 +822,43 @@ mod tests {
         Cache::default().save(dir.path()).unwrap();
         assert!(!dir.path().join(LEGACY_CACHE_NAME).exists());
         assert!(Cache::load_any(dir.path()).is_current());
+    }
+
+    #[test]
+    fn a_fresh_record_is_shared_unless_an_input_has_a_new_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, out) = (dir.path().join("a.gltf"), dir.path().join("out"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(&src, b"model").unwrap();
+        std::fs::write(out.join("a.hmesh"), b"mesh").unwrap();
+        let mut record = record(&["a.hmesh"]);
+        record.inputs.push(InputStamp::of(&src).unwrap());
+        let mut cache = Cache {
+            encoder: ENCODER_VERSION.into(),
+            ..Default::default()
+        };
+        cache.files.insert(
+            "a.hmesh".into(),
+            FileStamp::written(&out.join("a.hmesh"), b"mesh").unwrap(),
+        );
+        cache.assets.insert("a.gltf".into(), Arc::new(record));
+        let cached = Arc::clone(&cache.assets["a.gltf"]);
+
+        let (fresh, stamps) = cache.fresh_record_stamped("a.gltf", 1, &out).unwrap();
+        assert!(Arc::ptr_eq(&fresh, &cached), "unchanged: the same record");
+        assert_eq!(stamps, [("a.hmesh".to_string(), cache.files["a.hmesh"])]);
+        assert!(cache.fresh_record_stamped("a.gltf", 2, &out).is_none());
+
+        // Saved again with the same bytes: fresh, with the new time in a record of its own.
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        let file = std::fs::File::options().write(true).open(&src).unwrap();
+        file.set_modified(later).unwrap();
+        let (fresh, _) = cache.fresh_record_stamped("a.gltf", 1, &out).unwrap();
+        assert!(!Arc::ptr_eq(&fresh, &cached));
+        assert_eq!(fresh.inputs[0], InputStamp::of(&src).unwrap());
+        assert_eq!(fresh.outputs, cached.outputs);
+
+        std::fs::write(&src, b"other").unwrap();
+        assert!(cache.fresh_record_stamped("a.gltf", 1, &out).is_none());
     }
 }

@@ -21,7 +21,7 @@ pub(super) struct Checked {
 
 /// A fresh record and its outputs' stamps, refreshed by the check.
 pub(super) struct Fresh {
-    pub record: AssetRecord,
+    pub record: std::sync::Arc<AssetRecord>,
     pub output_stamps: Vec<(String, FileStamp)>,
 }
 

@@ -17,6 +17,7 @@ use crate::output;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub(super) struct AssetJob {
@@ -25,7 +26,7 @@ pub(super) struct AssetJob {
     /// The settings' part of its cache and remote keys.
     pub settings_hash: u64,
     /// While watching, the record of its last good build: kept as it is if it fails.
-    pub last_good: Option<AssetRecord>,
+    pub last_good: Option<Arc<AssetRecord>>,
     /// Its key in the remote cache, when one is in use and it has to be built.
     pub remote_key: Option<SourceKey>,
     /// Its inputs' sizes and times taken before it was compiled (empty unless compiled).
@@ -41,7 +42,7 @@ pub(super) enum JobState {
     /// Found by discovery and neither fresh nor fetched (yet): to be compiled.
     Discovered,
     /// Its outputs from an earlier build are current.
-    Fresh(AssetRecord),
+    Fresh(Arc<AssetRecord>),
     /// The remote cache had it.
     Fetched(Fetched),
     /// Compiled here: built, failed, or not attempted after an earlier failure.
@@ -176,15 +177,16 @@ impl AssetJob {
     /// Writes what the asset produced (fetched and built files; fresh outputs stay as
     /// they are) and records it in `new_cache`.
     ///
-    /// A fresh asset's record and stamps move into the new cache: its report was made
-    /// when it was found fresh, and nothing reads them from the job afterwards.
+    /// A fresh asset's stamps move into the new cache, and its record is shared with it:
+    /// its report was made when it was found fresh, and nothing reads the stamps from the
+    /// job afterwards.
     pub fn write_and_record(
         &mut self,
         written: &Written,
         new_cache: &mut Cache,
     ) -> Result<(), BuildError> {
         let rel = &self.source.rel_path;
-        let record = match &mut self.state {
+        let record: Arc<AssetRecord> = match &self.state {
             JobState::Discovered => return Ok(()),
             JobState::Fresh(record) => {
                 // Checked at the start of this build: no need to look at the files again.
@@ -192,7 +194,7 @@ impl AssetJob {
                 for (file, stamp) in std::mem::take(&mut self.fresh_stamps) {
                     new_cache.files.entry(file).or_insert(stamp);
                 }
-                new_cache.assets.insert(rel.clone(), std::mem::take(record));
+                new_cache.assets.insert(rel.clone(), Arc::clone(record));
                 return Ok(());
             }
             JobState::Fetched(got) => {
@@ -200,17 +202,22 @@ impl AssetJob {
                     let stamp = write_file(written.output, file, bytes)?;
                     new_cache.files.insert(file.clone(), stamp);
                 }
-                fetched_record(got, self.settings_hash)
+                Arc::new(fetched_record(got, self.settings_hash))
             }
             JobState::Compiled(Ok(asset)) => {
                 for (file, bytes) in asset_files(asset, written.textures) {
                     let stamp = write_file(written.output, &file, bytes)?;
                     new_cache.files.insert(file, stamp);
                 }
-                record_of(asset, self.settings_hash, &self.stats_before, written.reads)
+                Arc::new(record_of(
+                    asset,
+                    self.settings_hash,
+                    &self.stats_before,
+                    written.reads,
+                ))
             }
             JobState::Compiled(Err(error)) => match &self.last_good {
-                Some(record) if error.code != DiagnosticCode::Skipped => record.clone(),
+                Some(record) if error.code != DiagnosticCode::Skipped => Arc::clone(record),
                 _ => return Ok(()),
             },
         };
@@ -281,7 +288,7 @@ impl Compiler<'_> {
         let source = &job.source;
         job.stats_before = cache::stat_inputs_before(
             &source.abs_path,
-            self.old_cache.assets.get(&source.rel_path),
+            self.old_cache.assets.get(&source.rel_path).map(|r| &**r),
         );
         let result = match self.collisions.get(&source.rel_path) {
             Some(other) => Err(Failure::new(

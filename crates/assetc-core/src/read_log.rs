@@ -79,16 +79,26 @@ impl InputStamp {
 
     /// Whether the file still holds what was stamped: size and time, else its content.
     pub fn still_matches(&self) -> Option<InputStamp> {
+        self.refreshed()
+            .map(|moved| moved.unwrap_or_else(|| self.clone()))
+    }
+
+    /// [`InputStamp::still_matches`] without a copy of an unchanged stamp: `None` when
+    /// the file changed, `Some(None)` when it is as stamped, `Some(Some(stamp))` when it
+    /// holds the same bytes with another time.
+    pub fn refreshed(&self) -> Option<Option<InputStamp>> {
         let meta = std::fs::metadata(&self.path).ok()?;
-        if meta.len() == self.size && mtime_ns(&meta) == self.mtime_ns {
-            return Some(self.clone());
-        }
         if meta.len() != self.size {
             return None;
         }
-        (path_hash(&self.path, &meta).ok()? == self.hash).then(|| InputStamp {
-            mtime_ns: mtime_ns(&meta),
-            ..self.clone()
+        if mtime_ns(&meta) == self.mtime_ns {
+            return Some(None);
+        }
+        (path_hash(&self.path, &meta).ok()? == self.hash).then(|| {
+            Some(InputStamp {
+                mtime_ns: mtime_ns(&meta),
+                ..self.clone()
+            })
         })
     }
 }
