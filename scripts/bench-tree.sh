@@ -2,8 +2,11 @@
 # Build-system benchmark: a generated tree of 1,000 small glTF files.
 #   scripts/bench-tree.sh            (ASSETC=path/to/assetc to time another build)
 # Times a clean build, a no-op rebuild, one edited file, and a bare walk that stats the
-# same files (the floor a no-op rebuild is compared with). Prints a Markdown table.
+# same files (the floor a no-op rebuild is compared with). Prints a Markdown table, then
+# the no-op rebuild and the walk in PAIRS alternating runs (default 20; scripts/alternate.py),
+# whose medians are the figures to compare (single runs vary by several ms).
 set -euo pipefail
+pairs=${PAIRS:-20}
 cd "$(dirname "$0")/.."
 if [ -z "${ASSETC:-}" ]; then
   cargo build --release --bins -q
@@ -38,6 +41,10 @@ echo "| rebuild after editing one file | $one |"
 echo "| that file's own compile (alone, no cache) | $single |"
 echo "| assetc pack of the output ($files files) | $pack |"
 echo "| assetc pack list of that archive | $list |"
+echo
+echo "No-op rebuild and walk, $pairs alternating runs:"
+python3 scripts/alternate.py "$pairs" "$ASSETC" build "$work/src" -o "$work/out" --no-config -q \
+  -- find "$work/src" -type f -exec stat -c %s {} +
 
 # The same for a tree of 500 standalone images (the checker of assets-sample/box, 500
 # copies): each is its own texture asset, so the no-op rebuild stats 500 sources.
@@ -55,3 +62,7 @@ echo "|---|---:|"
 echo "| clean build | $iclean |"
 echo "| no-op rebuild | $inoop |"
 echo "| bare walk + stat of the same files (floor) | $ifloor |"
+echo
+echo "No-op rebuild and walk, $pairs alternating runs:"
+python3 scripts/alternate.py "$pairs" "$ASSETC" build "$work/img" -o "$work/img-out" --no-config -q \
+  -- find "$work/img" -type f -exec stat -c %s {} +
