@@ -1,7 +1,7 @@
 //! Weld duplicate vertices of one primitive, over every stream it carries.
 
 use super::geometry::{Geometry, Semantic};
-use super::weld_grid::KeptGrid;
+use super::weld_grid::{self, KeptGrid};
 use rayon::prelude::*;
 
 /// Merges vertices whose streams are all equal (bit for bit, -0.0 equal to 0.0) and whose
@@ -128,6 +128,17 @@ pub const MAX_CELL_CANDIDATES: usize = 256;
 /// (normals differing in the 7th digit) no longer keeps copies apart. The kept vertex's
 /// values are used. Order, unused vertices and triangles as in [`weld_vertices`].
 pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
+    weld_within_searching(geometry, epsilon, drop_unused, false);
+}
+
+/// [`weld_within`]; `search_every_vertex` sends even the vertices found alone through
+/// the grid (the weld as it was before they were set apart: what tests compare with).
+fn weld_within_searching(
+    geometry: &mut Geometry,
+    epsilon: f32,
+    drop_unused: bool,
+    search_every_vertex: bool,
+) {
     let n = geometry.vertex_count();
     if n == 0 {
         return;
@@ -141,17 +152,36 @@ pub fn weld_within(geometry: &mut Geometry, epsilon: f32, drop_unused: bool) {
         })
     };
     let positions = geometry.positions();
+    let cells: Vec<[i64; 3]> = positions
+        .par_iter()
+        .map(|p| {
+            let c = cell(p);
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    // Vertices with nothing near them are kept without a search (see `alone`): the
+    // serial loop below only numbers them.
+    let alone = match search_every_vertex {
+        false => weld_grid::alone(&cells),
+        true => vec![false; n],
+    };
+    let crowded = alone.iter().filter(|a| !**a).count();
     let mut remap = vec![u32::MAX; n];
     let mut kept: Vec<u32> = Vec::with_capacity(n);
     // Kept vertices by their position's cell; a match lies in a neighbouring cell.
-    let mut grid = KeptGrid::with_capacity(n);
+    let mut grid = KeptGrid::with_capacity(crowded);
     let unused = if drop_unused { 0 } else { n as u32 };
     for v in geometry.indices.iter().copied().chain(0..unused) {
         let vi = v as usize;
         if remap[vi] != u32::MAX {
             continue;
         }
-        let c = cell(&positions[vi]);
+        if alone[vi] {
+            kept.push(v);
+            remap[vi] = grid.push_alone();
+            continue;
+        }
+        let c = cells[vi];
         let mut found = None;
         // Most new vertices have no kept vertex near them at all: eight bits say so.
         if grid.may_have_near([c[0], c[1], c[2]]) {
@@ -305,6 +335,111 @@ mod tests {
         assert_eq!(g.indices[count], 0);
         assert_eq!(g.vertex_count(), count + 1);
         assert!(MAX_CELL_CANDIDATES < count);
+    }
+
+    /// Vertices in clusters at the scale of the weld: copies within epsilon, neighbours a
+    /// cell or two away, some with a normal that differs, most far from any other; used
+    /// in a shuffled order, some not at all.
+    fn clustered(seed: u64, count: usize, epsilon: f32) -> Geometry {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f32 / (1u64 << 53) as f32
+        };
+        let mut points: Vec<[f32; 3]> = Vec::with_capacity(count);
+        let mut normals: Vec<[f32; 3]> = Vec::with_capacity(count);
+        for i in 0..count {
+            let r = next();
+            let (p, n) = if i > 0 && r < 0.5 {
+                // Near an earlier vertex: within epsilon, or up to three cells away.
+                let j = (next() * i as f32) as usize % i;
+                let reach = if next() < 0.5 { 0.5 } else { 3.0 };
+                let q = points[j];
+                let p = [0, 1, 2].map(|a| q[a] + (next() - 0.5) * reach * epsilon);
+                let n = if next() < 0.8 {
+                    normals[j]
+                } else {
+                    [0.0, 1.0, 0.0]
+                };
+                (p, n)
+            } else {
+                ([next(), next(), next()].map(|c| c * 0.01), [0.0, 0.0, 1.0])
+            };
+            points.push(p);
+            normals.push(n);
+        }
+        let mut order: Vec<u32> = (0..count as u32).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, (next() * (i + 1) as f32) as usize % (i + 1));
+        }
+        order.truncate(count - count / 10);
+        order.truncate(order.len() / 3 * 3);
+        let mut g = Geometry::new("p", &points, order);
+        g.set_stream(Semantic::Normal, 0, widen(&normals));
+        g
+    }
+
+    #[test]
+    fn vertices_kept_without_a_search_weld_as_when_every_vertex_searched() {
+        let epsilon = 1e-5;
+        let mut alone_seen = 0;
+        for seed in 0..60u64 {
+            for drop_unused in [false, true] {
+                let source = clustered(seed, 300 + seed as usize * 37, epsilon);
+                let mut searched = source.clone();
+                weld_within_searching(&mut searched, epsilon, drop_unused, true);
+                let mut welded = source.clone();
+                weld_within(&mut welded, epsilon, drop_unused);
+                assert_eq!(welded.indices, searched.indices, "seed {seed}");
+                assert_eq!(welded.positions(), searched.positions(), "seed {seed}");
+                assert_eq!(
+                    welded.stream(Semantic::Normal, 0),
+                    searched.stream(Semantic::Normal, 0)
+                );
+                assert!(
+                    welded.vertex_count() < source.vertex_count(),
+                    "seed {seed}: some weld"
+                );
+                let cells: Vec<[i64; 3]> = source
+                    .positions()
+                    .iter()
+                    .map(|p| [0, 1, 2].map(|a| (p[a] / epsilon).floor() as i64))
+                    .collect();
+                alone_seen += weld_grid::alone(&cells).iter().filter(|a| **a).count();
+            }
+        }
+        assert!(alone_seen > 1000, "the fast path was taken: {alone_seen}");
+    }
+
+    #[test]
+    fn a_vertex_is_alone_only_with_no_other_in_the_cells_around_it() {
+        // A lattice of cells four apart: each alone, bar the few a shared hash slot
+        // sends to the grid. Then beside each lattice cell, one cell off on some axes,
+        // a second vertex: neither of the two is alone any more.
+        let lattice: Vec<[i64; 3]> = (0..4096i64)
+            .map(|i| [i % 16 * 4, i / 16 % 16 * 4, i / 256 * 4 - 30])
+            .collect();
+        let found = weld_grid::alone(&lattice);
+        let alone = found.iter().filter(|a| **a).count();
+        assert!(
+            alone * 10 > lattice.len() * 8,
+            "{alone} of {}",
+            lattice.len()
+        );
+        let offsets = [[1, 0, 0], [-1, 1, 0], [0, -1, 1], [1, 1, 1], [0, 0, 0]];
+        let mut crowded = lattice.clone();
+        crowded.extend(
+            lattice
+                .iter()
+                .enumerate()
+                .map(|(i, c)| [0, 1, 2].map(|a| c[a] + offsets[i % offsets.len()][a])),
+        );
+        assert!(weld_grid::alone(&crowded).iter().all(|a| !a));
+        // At the edge of the range nothing is trusted.
+        assert_eq!(weld_grid::alone(&[[i64::MAX, 0, 0]]), [false]);
+        assert_eq!(weld_grid::alone(&[[0, 0, 0]]), [true]);
     }
 
     #[test]
