@@ -143,7 +143,7 @@ fn weld_within_searching(
     if n == 0 {
         return;
     }
-    let cell = |p: &[f32; 4]| p.map(|c| (c / epsilon).floor() as i64);
+    let cell = |p: &[f32; 4]| [0, 1, 2].map(|a| (p[a] / epsilon).floor() as i64);
     let close = |a: usize, b: usize| {
         geometry.streams.iter().all(|s| {
             let (x, y) = (s.data[a], s.data[b]);
@@ -152,17 +152,10 @@ fn weld_within_searching(
         })
     };
     let positions = geometry.positions();
-    let cells: Vec<[i64; 3]> = positions
-        .par_iter()
-        .map(|p| {
-            let c = cell(p);
-            [c[0], c[1], c[2]]
-        })
-        .collect();
     // Vertices with nothing near them are kept without a search (see `alone`): the
     // serial loop below only numbers them.
     let alone = match search_every_vertex {
-        false => weld_grid::alone(&cells),
+        false => weld_grid::alone_by(n, |v| cell(&positions[v])),
         true => vec![false; n],
     };
     let crowded = alone.iter().filter(|a| !**a).count();
@@ -181,10 +174,10 @@ fn weld_within_searching(
             remap[vi] = grid.push_alone();
             continue;
         }
-        let c = cells[vi];
+        let c = cell(&positions[vi]);
         let mut found = None;
         // Most new vertices have no kept vertex near them at all: eight bits say so.
-        if grid.may_have_near([c[0], c[1], c[2]]) {
+        if grid.may_have_near(c) {
             'search: for dx in -1..=1 {
                 for dy in -1..=1 {
                     for dz in -1..=1 {
@@ -205,7 +198,7 @@ fn weld_within_searching(
         }
         remap[vi] = found.unwrap_or_else(|| {
             kept.push(v);
-            grid.push([c[0], c[1], c[2]])
+            grid.push(c)
         });
     }
     for i in &mut geometry.indices {
