@@ -252,17 +252,11 @@ impl Cache {
 
     /// Saves the cache unless `on_disk` (the cache this build loaded) is this compiler's
     /// and holds the same records: a no-op build then neither serialises it nor touches
-    /// the file. `same_records` is `self.same_records(on_disk)`, which the build has
-    /// worked out already (comparing every record is not free). Returns whether it was
-    /// written.
-    pub fn save_if_changed(
-        &self,
-        output: &Path,
-        on_disk: &Cache,
-        same_records: bool,
-    ) -> std::io::Result<bool> {
-        let unchanged =
-            same_records && self.pending == on_disk.pending && self.manifest == on_disk.manifest;
+    /// the file. Returns whether it was written.
+    pub fn save_if_changed(&self, output: &Path, on_disk: &Cache) -> std::io::Result<bool> {
+        let unchanged = self.same_records(on_disk)
+            && self.pending == on_disk.pending
+            && self.manifest == on_disk.manifest;
         if unchanged && output.join(CACHE_NAME).is_file() {
             return Ok(false);
         }
@@ -270,7 +264,8 @@ impl Cache {
     }
 
     /// Whether `other` is this compiler's and holds the same asset records and output
-    /// stamps: the manifest, made from nothing else, would be the same bytes.
+    /// stamps: the manifest, made from nothing else, would be the same bytes. Cheap when
+    /// the records are shared (a fresh source's): [`Arc`] compares them by pointer.
     pub fn same_records(&self, other: &Cache) -> bool {
         other.is_current() && self.files == other.files && self.assets == other.assets
     }
@@ -314,14 +309,9 @@ impl Cache {
             .collect::<Option<Vec<_>>>()?;
         let record = match refreshed {
             None => Arc::clone(record),
-            // Field by field: `..record.clone()` would copy the inputs just replaced.
             Some(inputs) => Arc::new(AssetRecord {
-                settings_hash: record.settings_hash,
                 inputs,
-                outputs: record.outputs.clone(),
-                manifest: record.manifest.clone(),
-                warnings: record.warnings.clone(),
-                stats: record.stats.clone(),
+                ..(**record).clone()
             }),
         };
         Some((record, stamps))
@@ -470,6 +460,13 @@ pub fn settings_hash(
 mod tests {
     use super::*;
 
+    /// Gives `path` a modification time `seconds` from now, its bytes unchanged.
+    fn touch_later(path: &Path, seconds: u64) {
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(seconds);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(later).unwrap();
+    }
+
     fn record(outputs: &[&str]) -> AssetRecord {
         AssetRecord {
             settings_hash: 1,
@@ -580,13 +577,7 @@ mod tests {
         std::fs::write(&third, b"one").unwrap();
         let before = stat_inputs_before(&third, None);
         note_read(&third, &std::fs::metadata(&third).unwrap(), b"one");
-        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-        std::fs::File::options()
-            .write(true)
-            .open(&third)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        touch_later(&third, 5);
         let after = stamps_after(std::slice::from_ref(&third), &before, &reads);
         assert_eq!(after, vec![InputStamp::unknown(&third)]);
     }
@@ -850,9 +841,7 @@ mod tests {
         assert!(cache.fresh_record_stamped("a.gltf", 2, &out).is_none());
 
         // Saved again with the same bytes: fresh, with the new time in a record of its own.
-        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
-        let file = std::fs::File::options().write(true).open(&src).unwrap();
-        file.set_modified(later).unwrap();
+        touch_later(&src, 60);
         let (fresh, _) = cache.fresh_record_stamped("a.gltf", 1, &out).unwrap();
         assert!(!Arc::ptr_eq(&fresh, &cached));
         assert_eq!(fresh.inputs[0], InputStamp::of(&src).unwrap());

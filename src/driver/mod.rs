@@ -356,7 +356,7 @@ impl Builder {
         }
         // The cache as the file still holds it when this build has not written it (no
         // intent saved): unchanged records are then not written again.
-        let on_disk = (!intent_saved).then_some((&old_cache, same_records));
+        let on_disk = (!intent_saved).then_some(&old_cache);
         if opts.shard.is_some() {
             // A shard's tree is partial: its manifest would be wrong. The final plain
             // build writes it.
@@ -479,17 +479,10 @@ fn write_manifest(
 }
 
 /// Saves the new cache; `on_disk` is the cache the file still holds when this build has
-/// not written it (no intent saved), and whether its records are the new cache's:
-/// unchanged records are then not written again.
-fn save_cache(
-    cache: &Cache,
-    output: &Path,
-    on_disk: Option<(&Cache, bool)>,
-) -> Result<(), BuildError> {
+/// not written it (no intent saved): unchanged records are then not written again.
+fn save_cache(cache: &Cache, output: &Path, on_disk: Option<&Cache>) -> Result<(), BuildError> {
     match on_disk {
-        Some((on_disk, same_records)) => cache
-            .save_if_changed(output, on_disk, same_records)
-            .map(|_| ()),
+        Some(on_disk) => cache.save_if_changed(output, on_disk).map(|_| ()),
         None => cache.save(output),
     }
     .map_err(|source| BuildError::Write {

@@ -155,7 +155,7 @@ fn weld_within_searching(
     // Vertices with nothing near them are kept without a search (see `alone`): the
     // serial loop below only numbers them.
     let alone = match search_every_vertex {
-        false => weld_grid::alone_by(n, |v| cell(&positions[v])),
+        false => weld_grid::alone(n, |v| cell(&positions[v])),
         true => vec![false; n],
     };
     let crowded = alone.iter().filter(|a| !**a).count();
@@ -374,6 +374,10 @@ mod tests {
         g
     }
 
+    fn alone_of(cells: &[[i64; 3]]) -> Vec<bool> {
+        weld_grid::alone(cells.len(), |v| cells[v])
+    }
+
     #[test]
     fn vertices_kept_without_a_search_weld_as_when_every_vertex_searched() {
         let epsilon = 1e-5;
@@ -400,7 +404,7 @@ mod tests {
                     .iter()
                     .map(|p| [0, 1, 2].map(|a| (p[a] / epsilon).floor() as i64))
                     .collect();
-                alone_seen += weld_grid::alone(&cells).iter().filter(|a| **a).count();
+                alone_seen += alone_of(&cells).iter().filter(|a| **a).count();
             }
         }
         assert!(alone_seen > 1000, "the fast path was taken: {alone_seen}");
@@ -414,7 +418,7 @@ mod tests {
         let lattice: Vec<[i64; 3]> = (0..4096i64)
             .map(|i| [i % 16 * 4, i / 16 % 16 * 4, i / 256 * 4 - 30])
             .collect();
-        let found = weld_grid::alone(&lattice);
+        let found = alone_of(&lattice);
         let alone = found.iter().filter(|a| **a).count();
         assert!(
             alone * 10 > lattice.len() * 8,
@@ -429,10 +433,10 @@ mod tests {
                 .enumerate()
                 .map(|(i, c)| [0, 1, 2].map(|a| c[a] + offsets[i % offsets.len()][a])),
         );
-        assert!(weld_grid::alone(&crowded).iter().all(|a| !a));
+        assert!(alone_of(&crowded).iter().all(|a| !a));
         // At the edge of the range nothing is trusted.
-        assert_eq!(weld_grid::alone(&[[i64::MAX, 0, 0]]), [false]);
-        assert_eq!(weld_grid::alone(&[[0, 0, 0]]), [true]);
+        assert_eq!(alone_of(&[[i64::MAX, 0, 0]]), [false]);
+        assert_eq!(alone_of(&[[0, 0, 0]]), [true]);
     }
 
     #[test]

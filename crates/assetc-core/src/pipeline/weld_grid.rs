@@ -68,16 +68,9 @@ impl KeptGrid {
     }
 
     /// Whether a kept vertex may lie in one of the 27 cells around `cell` (`false`: none
-    /// does). Cells c-1, c, c+1 of an axis lie in exactly two blocks, (c-1)/2 and the
-    /// next (floored), so eight blocks cover the 27 cells.
+    /// does), from the eight blocks that cover them.
     pub fn may_have_near(&self, cell: Cell) -> bool {
-        let first = cell.map(|c| c.saturating_sub(1).div_euclid(2));
-        (0..8).any(|i| {
-            let block = [
-                first[0].saturating_add(i & 1),
-                first[1].saturating_add((i >> 1) & 1),
-                first[2].saturating_add(i >> 2),
-            ];
+        blocks_around(cell).any(|block| {
             let (word, bit) = slot_of(mix(block), self.block_slot_bits);
             self.occupied_blocks[word] & bit != 0
         })
@@ -113,7 +106,7 @@ impl KeptGrid {
         self.next.push(END);
         let (word, bit) = self.slot(mix(cell));
         self.occupied[word] |= bit;
-        let (word, bit) = slot_of(mix(cell.map(|c| c.div_euclid(2))), self.block_slot_bits);
+        let (word, bit) = slot_of(mix(block_of(cell)), self.block_slot_bits);
         self.occupied_blocks[word] |= bit;
         match self.cells.get_mut(&CellKey(cell)) {
             Some((_, last)) => {
@@ -133,8 +126,28 @@ impl KeptGrid {
 /// one vertex in ten with no neighbour is still sent to the grid).
 const ALONE_SLOTS_PER_VERTEX: usize = 64;
 
-/// For each vertex, by its cell: `true` when no other vertex lies in the 27 cells around
-/// it. Such a vertex is kept whatever comes before it, and no other vertex's search can
+/// The block of 2x2x2 cells `cell` lies in.
+fn block_of(cell: Cell) -> Cell {
+    cell.map(|c| c.div_euclid(2))
+}
+
+/// The eight blocks that cover the 27 cells around `cell` (its own block among them):
+/// cells c-1, c, c+1 of an axis lie in exactly two blocks, (c-1)/2 and the next
+/// (floored).
+fn blocks_around(cell: Cell) -> impl Iterator<Item = Cell> {
+    let first = cell.map(|c| c.saturating_sub(1).div_euclid(2));
+    (0..8).map(move |i| {
+        [
+            first[0].saturating_add(i & 1),
+            first[1].saturating_add((i >> 1) & 1),
+            first[2].saturating_add(i >> 2),
+        ]
+    })
+}
+
+/// For each vertex `0..count`, by its cell (`cell_of`: worked out when asked for, twice
+/// per vertex, instead of kept, 24 bytes a vertex less): `true` when no other vertex lies
+/// in the 27 cells around it. Such a vertex is kept whatever comes before it, and no other vertex's search can
 /// meet it (cells within one of each other are so both ways; its own cell holds it alone,
 /// so it takes no other vertex's place among a cell's first candidates): the weld keeps
 /// it without the grid, with the same result. Worked out on every core from two bitmaps
@@ -142,13 +155,7 @@ const ALONE_SLOTS_PER_VERTEX: usize = 64;
 /// way only: a slot shared by two blocks, or a coordinate at the edge of the range, says
 /// "not alone", and the vertex goes through the grid as before. On a 1M-triangle field
 /// with no copies, nearly every vertex is alone and the serial weld only numbers them.
-pub fn alone(cells: &[Cell]) -> Vec<bool> {
-    alone_by(cells.len(), |v| cells[v])
-}
-
-/// [`alone`] for vertices `0..count`, each cell worked out when asked for (twice per
-/// vertex) instead of kept: 24 bytes a vertex less.
-pub fn alone_by(count: usize, cell_of: impl Fn(usize) -> Cell + Sync) -> Vec<bool> {
+pub fn alone(count: usize, cell_of: impl Fn(usize) -> Cell + Sync) -> Vec<bool> {
     // 16 MiB a bitmap at most: past 2M vertices the slots per vertex go down.
     let slots = count
         .saturating_mul(ALONE_SLOTS_PER_VERTEX)
@@ -161,9 +168,8 @@ pub fn alone_by(count: usize, cell_of: impl Fn(usize) -> Cell + Sync) -> Vec<boo
             .collect::<Vec<_>>()
     };
     let (once, twice) = (words(), words());
-    let block_slot = |cell: &Cell| slot_of(mix(cell.map(|c| c.div_euclid(2))), bits);
     (0..count).into_par_iter().for_each(|v| {
-        let (word, bit) = block_slot(&cell_of(v));
+        let (word, bit) = slot_of(mix(block_of(cell_of(v))), bits);
         if once[word].fetch_or(bit, Ordering::Relaxed) & bit != 0 {
             twice[word].fetch_or(bit, Ordering::Relaxed);
         }
@@ -173,25 +179,17 @@ pub fn alone_by(count: usize, cell_of: impl Fn(usize) -> Cell + Sync) -> Vec<boo
     (0..count)
         .into_par_iter()
         .map(|v| {
-            let cell = &cell_of(v);
+            let cell = cell_of(v);
             // Far out, `c + 1` and the blocks' bounds would saturate: not worth the care.
             if cell.iter().any(|c| c.unsigned_abs() > (1 << 60)) {
                 return false;
             }
-            let own_block = cell.map(|c| c.div_euclid(2));
-            let own = block_slot(cell);
+            let own_block = block_of(cell);
+            let own = slot_of(mix(own_block), bits);
             if is_set(&twice, own) {
                 return false;
             }
-            // The eight blocks that cover cells c-1..=c+1 on each axis (as in
-            // `may_have_near`), the vertex's own among them.
-            let first = cell.map(|c| (c - 1).div_euclid(2));
-            (0..8).all(|i| {
-                let block = [
-                    first[0] + (i & 1),
-                    first[1] + ((i >> 1) & 1),
-                    first[2] + (i >> 2),
-                ];
+            blocks_around(cell).all(|block| {
                 if block == own_block {
                     return true;
                 }

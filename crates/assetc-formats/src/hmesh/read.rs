@@ -62,12 +62,20 @@ impl Indices<'_> {
             }
         }
     }
-    /// Whether every index is below `limit`, in a loop the compiler can vectorise: the
-    /// validator asks this first and walks the indices one by one only to name the bad.
-    pub fn all_below(&self, limit: u32) -> bool {
-        match self {
+    /// Calls `f(i, index)` for every index not below `limit`, in order: a fold the
+    /// compiler vectorises answers first, and only indices that hold such a value are
+    /// walked one by one to name them (the validator's pass over millions of indices).
+    pub fn for_each_not_below(&self, limit: u32, mut f: impl FnMut(usize, u32)) {
+        let all_below = match self {
             Self::U16(s) => s.iter().fold(true, |ok, &v| ok & (u32::from(v) < limit)),
             Self::U32(s) => all_below(s, limit),
+        };
+        if !all_below {
+            self.for_each_in(0..self.len(), |i, v| {
+                if v >= limit {
+                    f(i, v)
+                }
+            });
         }
     }
     pub fn to_u32_vec(&self) -> Vec<u32> {
@@ -75,11 +83,20 @@ impl Indices<'_> {
     }
 }
 
-/// Whether every value is below `limit`, in a loop the compiler can vectorise (the
-/// validator's fast answer for millions of indices; only a failing list is walked again
-/// to name its bad entries).
-pub(super) fn all_below(values: &[u32], limit: u32) -> bool {
+/// Whether every value is below `limit`, in a loop the compiler can vectorise.
+fn all_below(values: &[u32], limit: u32) -> bool {
     values.iter().fold(true, |ok, &v| ok & (v < limit))
+}
+
+/// [`Indices::for_each_not_below`] for a list of `u32` (MLVR, LODI).
+pub(super) fn for_each_not_below(values: &[u32], limit: u32, mut f: impl FnMut(usize, u32)) {
+    if !all_below(values, limit) {
+        for (i, &v) in values.iter().enumerate() {
+            if v >= limit {
+                f(i, v);
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

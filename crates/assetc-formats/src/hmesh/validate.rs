@@ -1,7 +1,8 @@
 //! The `.hmesh` validator: every rule of the byte contract.
 
 use super::read::{
-    all_below, check_entry_bounds, read_entries, read_header, Entry, HMeshView, LodsView, SkinView,
+    check_entry_bounds, for_each_not_below, read_entries, read_header, Entry, HMeshView, LodsView,
+    SkinView,
 };
 use super::{
     chunk, GpuJoint, HMeshError, MeshBounds, DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE,
@@ -306,15 +307,11 @@ fn validate_content(v: &HMeshView<'_>, sink: &mut Sink) {
     // Indices.
     let o_idxs = v.chunk_offset(chunk::IDXS);
     let width = u64::from(d.index_width);
-    if !v.indices.all_below(vertex_count) {
-        v.indices.for_each_in(0..v.indices.len(), |i, index| {
-            if index >= vertex_count {
-                sink.at("index range", o_idxs + width * i as u64, || {
-                    format!("index {i} is {index}, not below vertexCount {vertex_count}")
-                });
-            }
+    v.indices.for_each_not_below(vertex_count, |i, index| {
+        sink.at("index range", o_idxs + width * i as u64, || {
+            format!("index {i} is {index}, not below vertexCount {vertex_count}")
         });
-    }
+    });
 
     validate_submeshes(v, bounds_ok, sink);
     validate_meshlets(v, sink);
@@ -532,19 +529,14 @@ fn validate_meshlets(v: &HMeshView<'_>, sink: &mut Sink) {
         });
     }
     let o_mlvr = v.chunk_offset(chunk::MLVR);
-    let mlvr = &v.meshlet_vertices;
-    if !all_below(mlvr, d.vertex_count) {
-        for (i, &g) in mlvr.iter().enumerate() {
-            if g >= d.vertex_count {
-                sink.at("meshlet vertex", o_mlvr + 4 * i as u64, || {
-                    format!(
-                        "MLVR entry {i} is {g}, not below vertexCount {}",
-                        d.vertex_count
-                    )
-                });
-            }
-        }
-    }
+    for_each_not_below(&v.meshlet_vertices, d.vertex_count, |i, g| {
+        sink.at("meshlet vertex", o_mlvr + 4 * i as u64, || {
+            format!(
+                "MLVR entry {i} is {g}, not below vertexCount {}",
+                d.vertex_count
+            )
+        });
+    });
     for (m, b) in v.meshlet_bounds.iter().enumerate() {
         let fl = [
             b.center[0],
@@ -702,18 +694,14 @@ fn validate_lods(v: &HMeshView<'_>, lods: &LodsView<'_>, sink: &mut Sink) {
             });
         }
     }
-    if !all_below(&lods.indices, v.desc.vertex_count) {
-        for (i, &index) in lods.indices.iter().enumerate() {
-            if index >= v.desc.vertex_count {
-                sink.at("index range", o_lodi + 4 * i as u64, || {
-                    format!(
-                        "LODI index {i} is {index}, not below vertexCount {}",
-                        v.desc.vertex_count
-                    )
-                });
-            }
-        }
-    }
+    for_each_not_below(&lods.indices, v.desc.vertex_count, |i, index| {
+        sink.at("index range", o_lodi + 4 * i as u64, || {
+            format!(
+                "LODI index {i} is {index}, not below vertexCount {}",
+                v.desc.vertex_count
+            )
+        });
+    });
 }
 
 #[cfg(test)]
