@@ -2,15 +2,17 @@
 //! `cargo bench --bench meshlets` (set `ASSETC_CORPUS` for the corpus rows; default
 //! `../shared/corpus`). For each input (the gentle and the curved 1M fields of
 //! `scripts/bench.sh`, and every corpus primitive), welded and in vertex-cache order as the
-//! pipeline gives them, each builder runs on the stage's runs of 65,536 triangles, on one
-//! thread, bounds included (best of 3, the thread's own CPU time, so that other jobs on a
-//! shared machine do not count). Printed per builder: CPU time, meshlet count,
-//! triangles per meshlet, and cone culling: the share of triangles whose meshlet a
+//! pipeline gives them, each builder runs on the stage's runs (`RUN_TRIANGLES` of the
+//! index buffer), on one thread, bounds included (best of 3, the thread's own CPU time, so
+//! that other jobs on a shared machine do not count); then the stage's builder on runs of
+//! other sizes. Printed per builder: CPU time, meshlet count, triangles and vertices per
+//! meshlet, and cone culling: the share of triangles whose meshlet a
 //! backface-cone test rejects, averaged over 26 view directions (the axes, edge and corner
 //! diagonals of a cube), beside the share of triangles that face away (the ideal).
 
 use assetc::import::gltf::{import_gltf, ImportOptions};
 use assetc::pipeline::geometry::Geometry;
+use assetc::pipeline::meshlets::RUN_TRIANGLES;
 use assetc::pipeline::{optimize, weld};
 use assetc::samples::{height_field, FieldSurface};
 use meshopt::{Meshlets, VertexDataAdapter};
@@ -28,7 +30,6 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
-const RUN_TRIANGLES: usize = 65_536;
 const MAX_VERTICES: usize = 64;
 const MAX_TRIANGLES: usize = 124;
 
@@ -82,6 +83,8 @@ struct Tally {
     rejected: f64,
     /// Triangles facing away, summed over the view directions.
     back: f64,
+    /// Vertex references of all meshlets (what a mesh shader transforms).
+    vertices: usize,
 }
 
 fn directions() -> Vec<[f32; 3]> {
@@ -104,15 +107,15 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// Runs `build` on `g` run by run (the stage's split, one thread), best time of 3, and
-/// adds its meshlets' culling figures to `tally`.
-fn measure(g: &Geometry, build: Builder, tally: &mut Tally) {
+/// Runs `build` on `g` in runs of `run_triangles` (the stage's split, one thread), best
+/// time of 3, and adds its meshlets' culling figures to `tally`.
+fn measure(g: &Geometry, build: Builder, run_triangles: usize, tally: &mut Tally) {
     let positions = g.positions();
     // As the stage does: each run gets only its range of vertices (the builders allocate
     // per vertex they are given).
     let run_all = || {
         let mut out = Vec::new();
-        for run in g.indices.chunks(RUN_TRIANGLES * 3) {
+        for run in g.indices.chunks(run_triangles * 3) {
             let first = run.iter().copied().min().unwrap_or(0);
             let last = run.iter().copied().max().unwrap_or(0);
             let local: Vec<u32> = run.iter().map(|&i| i - first).collect();
@@ -142,6 +145,7 @@ fn measure(g: &Geometry, build: Builder, tally: &mut Tally) {
             let tris = m.triangles.len() / 3;
             tally.meshlets += 1;
             tally.triangles += tris;
+            tally.vertices += m.vertices.len();
             // meshoptimizer's test: reject when dot(view, axis) >= cutoff, `view` the
             // direction from the eye to the cluster (an eye at infinity here).
             let rejected = views
@@ -217,31 +221,46 @@ fn field(w: u32, h: u32, surface: FieldSurface) -> Vec<Geometry> {
     vec![prepared("field", &f.positions, f.indices)]
 }
 
+/// One table row: what `build` made of `meshes` in runs of `run_triangles`.
+fn print_row(label: &str, meshes: &[Geometry], build: Builder, run_triangles: usize) {
+    let mut tally = Tally::default();
+    for g in meshes {
+        measure(g, build, run_triangles, &mut tally);
+    }
+    let views = directions().len() as f64;
+    let meshlets = tally.meshlets.max(1) as f64;
+    println!(
+        "| {label} | {:.1} | {} | {:.1} | {:.1} | {:.1}% | {:.1}% |",
+        tally.time.as_secs_f64() * 1e3,
+        tally.meshlets,
+        tally.triangles as f64 / meshlets,
+        tally.vertices as f64 / meshlets,
+        100.0 * tally.rejected / (views * tally.triangles.max(1) as f64),
+        100.0 * tally.back / (views * tally.triangles.max(1) as f64),
+    );
+}
+
 fn main() {
     let inputs: Vec<(&str, Vec<Geometry>)> = vec![
         ("1M flat field", field(1001, 501, FieldSurface::Gentle)),
         ("1M curved field", field(709, 709, FieldSurface::Curved)),
         ("corpus (every primitive)", corpus_meshes()),
     ];
+    let header = "| ms (1 thread) | meshlets | triangles/meshlet | vertices/meshlet | cone-culled | facing away |\n|---|---:|---:|---:|---:|---:|---:|";
     for (name, meshes) in &inputs {
         let triangles: usize = meshes.iter().map(|g| g.indices.len() / 3).sum();
         println!("\n{name}: {} meshes, {triangles} triangles\n", meshes.len());
-        println!("| builder | ms (1 thread) | meshlets | triangles/meshlet | cone-culled | facing away |");
-        println!("|---|---:|---:|---:|---:|---:|");
+        println!("| builder, runs of {RUN_TRIANGLES} triangles {header}");
         for (label, build) in builders() {
-            let mut tally = Tally::default();
-            for g in meshes {
-                measure(g, build, &mut tally);
-            }
-            let views = directions().len() as f64;
-            println!(
-                "| {label} | {:.1} | {} | {:.1} | {:.1}% | {:.1}% |",
-                tally.time.as_secs_f64() * 1e3,
-                tally.meshlets,
-                tally.triangles as f64 / tally.meshlets.max(1) as f64,
-                100.0 * tally.rejected / (views * tally.triangles.max(1) as f64),
-                100.0 * tally.back / (views * tally.triangles.max(1) as f64),
-            );
+            print_row(label, meshes, build, RUN_TRIANGLES);
+        }
+        // The stage's builder by the length of its runs: shorter runs build faster and
+        // cut more meshlets short at their ends.
+        println!("\n| regular builder, cone weight 0.25, runs of {header}");
+        let regular: Builder =
+            |i, a| meshopt::build_meshlets(i, a, MAX_VERTICES, MAX_TRIANGLES, 0.25);
+        for run in [1 << 17, 1 << 16, 1 << 15, 1 << 14, 1 << 13] {
+            print_row(&format!("{run} triangles"), meshes, regular, run);
         }
     }
 }

@@ -96,6 +96,15 @@ impl AssetJob {
         matches!(self.state, JobState::Fresh(_))
     }
 
+    /// Whether building it may encode a texture to UASTC (the default texture format).
+    pub fn may_encode_uastc(&self) -> bool {
+        use crate::kinds::KindId;
+        matches!(
+            self.source.kind,
+            KindId::Model | KindId::Texture | KindId::Cubemap
+        ) && self.settings.texture.format == crate::pipeline::textures::TextureFormat::Uastc
+    }
+
     pub fn fetched(&self) -> Option<&Fetched> {
         match &self.state {
             JobState::Fetched(got) => Some(got),

@@ -260,6 +260,15 @@ impl Builder {
             fail_fast: opts.fail_fast.then_some(&stop),
             reporter,
         };
+        // The UASTC encoder's one-time set-up (about 20 ms) would otherwise run inside the
+        // first texture's encode, which for a model comes after its geometry, at the end
+        // of the build; a core is spare while the first sources are read.
+        if jobs
+            .iter()
+            .any(|job| !job.is_fresh() && job.may_encode_uastc())
+        {
+            pool.spawn(crate::pipeline::textures::prepare_uastc_encoder);
+        }
         // Largest first, so that the longest asset does not start last and run alone.
         let compile_discovered = |jobs: &mut [AssetJob]| {
             pool.install(|| schedule::largest_first(jobs, |job| compiler.compile(job)))

@@ -4,10 +4,16 @@ use super::regions::{position_classes, spatial_regions};
 use meshopt::{SimplifyOptions, VertexDataAdapter};
 use rayon::prelude::*;
 
-/// Triangles per region of a primitive simplified region by region, in parallel. The
-/// simplifier runs on one thread; a fixed region size (never the thread count) keeps the
-/// levels the same on any machine. Below it a primitive is simplified whole.
-const REGION_TRIANGLES: usize = 1 << 17;
+/// Triangles up to which a primitive is simplified whole, on one thread.
+const WHOLE_TRIANGLES: usize = 1 << 17;
+
+/// Triangles per region of a larger primitive, simplified region by region in parallel.
+/// The simplifier walks its per-vertex arrays at random, so a region whose arrays stay in
+/// a core's cache simplifies faster: on the 1M curved field 381 ms of CPU in regions of
+/// 32,768 triangles against 475 ms in regions of 131,072, with the levels as close to the
+/// full mesh (`cargo bench --bench stages`, docs/performance.md). A fixed size (never the
+/// thread count) keeps the levels the same on any machine.
+const REGION_TRIANGLES: usize = 1 << 15;
 
 /// One reduced level of detail.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -27,8 +33,8 @@ pub struct LodLevel {
 /// empty ("reuse the previous level"), as `.hmesh` encodes it; the next level then starts
 /// from the last one that did not.
 ///
-/// A primitive over [`REGION_TRIANGLES`] is cut into spatial regions simplified apart, in
-/// parallel, as meshoptimizer's cluster-LOD builder simplifies groups: the vertices where
+/// A primitive over [`WHOLE_TRIANGLES`] is cut into spatial regions of at most
+/// [`REGION_TRIANGLES`] simplified apart, in parallel, as meshoptimizer's cluster-LOD builder simplifies groups: the vertices where
 /// regions meet are locked so the regions still join without cracks, and a level is the
 /// regions' levels one after another, its error the largest of theirs.
 pub fn build_lods(
@@ -46,7 +52,7 @@ pub fn build_lods(
     };
     // Errors in model units, so that regions of different extents share one limit.
     let limit = target_error * meshopt::simplify_scale(&adapter);
-    if indices.len() / 3 <= REGION_TRIANGLES {
+    if indices.len() / 3 <= WHOLE_TRIANGLES {
         return cascade(&adapter, indices, None, ratios, limit);
     }
     let regions = spatial_regions(indices, positions, REGION_TRIANGLES);
@@ -292,11 +298,11 @@ mod tests {
 
     #[test]
     fn a_large_mesh_is_simplified_by_regions_that_still_meet() {
-        // 2 * 299^2 = 178,802 triangles: two regions; a UV seam runs along y = 150,
-        // where the regions meet.
+        // 2 * 299^2 = 178,802 triangles: eight regions; a UV seam runs along y = 150,
+        // where regions meet.
         let n = 300u32;
         let (positions, indices) = hills(n, 150);
-        assert!(indices.len() / 3 > REGION_TRIANGLES);
+        assert!(indices.len() / 3 > WHOLE_TRIANGLES);
         let levels = build_lods(&positions, &indices, &[0.5, 0.25], 1.0);
         let whole = {
             let bytes = bytemuck::cast_slice::<[f32; 4], u8>(&positions);

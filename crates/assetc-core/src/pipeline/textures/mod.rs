@@ -27,7 +27,7 @@ pub use standalone::{
 pub use bc7_rdo::RdoParams;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
-pub use encode_uastc::{decode_uastc_rgba, UastcKnobs};
+pub use encode_uastc::{decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcKnobs};
 pub use id::texture_id;
 pub use load::{
     declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
