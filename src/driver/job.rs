@@ -96,13 +96,20 @@ impl AssetJob {
         matches!(self.state, JobState::Fresh(_))
     }
 
-    /// Whether building it may encode a texture to UASTC (the default texture format).
+    /// Whether building it may encode a texture to UASTC (the default texture format): a
+    /// texture or cubemap, or a model built for the target whose materials reference
+    /// `.ktx2` files (the others copy or reference images as they are).
     pub fn may_encode_uastc(&self) -> bool {
         use crate::kinds::KindId;
-        matches!(
-            self.source.kind,
-            KindId::Model | KindId::Texture | KindId::Cubemap
-        ) && self.settings.texture.format == crate::pipeline::textures::TextureFormat::Uastc
+        let encodes = match self.source.kind {
+            KindId::Texture | KindId::Cubemap => true,
+            KindId::Model => self
+                .settings
+                .targets
+                .contains(&crate::targets::Target::HMesh),
+            _ => false,
+        };
+        encodes && self.settings.texture.format == crate::pipeline::textures::TextureFormat::Uastc
     }
 
     pub fn fetched(&self) -> Option<&Fetched> {
