@@ -34,9 +34,10 @@ pub struct LodLevel {
 /// from the last one that did not.
 ///
 /// A primitive over [`WHOLE_TRIANGLES`] is cut into spatial regions of at most
-/// [`REGION_TRIANGLES`] simplified apart, in parallel, as meshoptimizer's cluster-LOD builder simplifies groups: the vertices where
-/// regions meet are locked so the regions still join without cracks, and a level is the
-/// regions' levels one after another, its error the largest of theirs.
+/// [`REGION_TRIANGLES`] simplified apart, in parallel, as meshoptimizer's cluster-LOD
+/// builder simplifies groups: the vertices where regions meet are locked so the regions
+/// still join without cracks, and a level is the regions' levels one after another, its
+/// error the largest of theirs.
 pub fn build_lods(
     positions: &[[f32; 4]],
     indices: &[u32],

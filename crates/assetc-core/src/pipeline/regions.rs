@@ -67,6 +67,8 @@ fn split_cells(cells: &mut [(u32, [f32; 3])], limit: usize, sizes: &mut Vec<usiz
         a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
     });
     let (lower, upper) = cells.split_at_mut(middle);
+    // Large halves go on splitting on two threads, small ones on this one, where a task
+    // would cost about as much as the work it moves. Either way the parts are the same.
     if lower.len() >= 1 << 16 {
         let mut upper_sizes = Vec::new();
         rayon::join(
