@@ -265,7 +265,7 @@ impl Builder {
         // of the build; a core is spare while the first sources are read.
         if jobs
             .iter()
-            .any(|job| !job.is_fresh() && job.may_encode_uastc())
+            .any(|job| job.is_discovered() && job.may_encode_uastc())
         {
             pool.spawn(crate::pipeline::textures::prepare_uastc_encoder);
         }

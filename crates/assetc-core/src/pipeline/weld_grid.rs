@@ -147,10 +147,10 @@ fn blocks_around(cell: Cell) -> impl Iterator<Item = Cell> {
 
 /// For each vertex `0..count`, by its cell (`cell_of`: worked out when asked for, twice
 /// per vertex, instead of kept, 24 bytes a vertex less): `true` when no other vertex lies
-/// in the 27 cells around it. Such a vertex is kept whatever comes before it, and no other vertex's search can
-/// meet it (cells within one of each other are so both ways; its own cell holds it alone,
-/// so it takes no other vertex's place among a cell's first candidates): the weld keeps
-/// it without the grid, with the same result. Worked out on every core from two bitmaps
+/// in the 27 cells around it. Such a vertex is kept whatever comes before it, and no
+/// other vertex's search can meet it (cells within one of each other are so both ways;
+/// its own cell holds it alone, so it takes no other vertex's place among a cell's first
+/// candidates): the weld keeps it without the grid, with the same result. Worked out on every core from two bitmaps
 /// over the blocks of 2x2x2 cells (a block's slot seen once, seen twice), so it errs one
 /// way only: a slot shared by two blocks, or a coordinate at the edge of the range, says
 /// "not alone", and the vertex goes through the grid as before. On a 1M-triangle field
