@@ -47,6 +47,53 @@ fn main() {
         feed(&[0]);
     }
     println!("cargo:rustc-env=ASSETC_SOURCE_HASH={hash:016x}");
+    println!(
+        "cargo:rustc-env=ASSETC_ENCODER_VERSIONS={}",
+        encoder_versions(&root.join("Cargo.lock"))
+    );
+}
+
+/// The crates that encode or decode an asset's bytes, whose versions the kinds name in
+/// their keys (`src/kinds/key.rs`): `name version;` for each, as Cargo.lock resolved it.
+const ENCODERS: &[&str] = &[
+    "basis-universal",
+    "fdsm",
+    "gltf",
+    "image",
+    "intel_tex_2",
+    "meshopt",
+    "naga",
+    "rubato",
+    "symphonia",
+    "ttf-parser",
+    "ufbx",
+    "zstd",
+];
+
+/// Read by hand from Cargo.lock's `[[package]]` entries: a build script has no TOML parser
+/// without a build dependency, and the lock file's layout is two plain lines per package.
+fn encoder_versions(lock: &Path) -> String {
+    let text = std::fs::read_to_string(lock).unwrap_or_default();
+    let mut found = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(name) = line
+            .strip_prefix("name = \"")
+            .and_then(|n| n.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let version = lines
+            .next()
+            .and_then(|v| v.strip_prefix("version = \""))
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or("?");
+        if ENCODERS.contains(&name) {
+            found.push(format!("{name} {version}"));
+        }
+    }
+    found.sort();
+    found.join(";")
 }
 
 /// Every file below `path` (or `path` itself), except unit-test files (`tests.rs`,

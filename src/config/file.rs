@@ -2,7 +2,7 @@
 
 use super::tables::settings_layer;
 use crate::kinds::asset::Target;
-use crate::kinds::tables::with_settings_tables;
+use crate::kinds::tables::{tables_of_kinds, with_settings_tables};
 use crate::options::remote::RemoteMode;
 use serde::Deserialize;
 use std::collections::BTreeMap;

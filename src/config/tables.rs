@@ -9,94 +9,13 @@
 
 use super::error::{plain_words, with_suggestion, ConfigError};
 use crate::kinds::asset::AssetSettings;
-use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
-use crate::pipeline::animation::AnimationSettings;
-use crate::pipeline::textures::TextureSettings;
-use crate::pipeline::MeshSettings;
-use crate::targets::bmd1::Bmd1Settings;
-use crate::targets::qtmesh::QtTargetSettings;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::path::Path;
 use toml::Spanned;
 
-/// A settings type that is one table of build.toml.
-pub trait Section: Serialize + DeserializeOwned + Default {
-    /// Ranges the type itself cannot express (`quality` in 0..1, ...).
-    fn check_ranges(&self) -> Result<(), String>;
-}
-
-impl Section for MeshSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
-    }
-}
-
-impl Section for TextureSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        if !(0.0..=1.0).contains(&self.quality) {
-            return Err(format!(
-                "quality must be a number from 0 to 1, got {}",
-                self.quality
-            ));
-        }
-        if self.max_size < 1 {
-            return Err("max_size must be at least 1 (pixels)".to_string());
-        }
-        let max = crate::pipeline::textures::MAX_BC7_RDO_LAMBDA;
-        if !(0.0..=max).contains(&self.bc7_rdo_lambda) {
-            return Err(format!(
-                "bc7_rdo_lambda must be a number from 0 (off) to {max}, got {}",
-                self.bc7_rdo_lambda
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Section for AnimationSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
-            return Err(format!(
-                "tolerance must be a number >= 0, got {}",
-                self.tolerance
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Section for Bmd1Settings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
-    }
-}
-
-impl Section for QtTargetSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        Self::check_mesh_version(self.mesh_version)
-    }
-}
-
-impl Section for FontSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
-    }
-}
-
-impl Section for ShaderSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-impl Section for AudioSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
-    }
-}
+pub use crate::kinds::settings::Section;
 
 /// The keys one table of the file sets, each with its place in the file.
 pub struct Partial<T> {
@@ -237,7 +156,7 @@ pub(crate) use settings_layer;
 /// As `--qt-mesh-version 5` does: Qt 6.4 and older also name meshes the old way, unless
 /// the table names them itself.
 pub(crate) fn qt_naming_follows_version(
-    qtmesh: &Partial<QtTargetSettings>,
+    qtmesh: &Partial<crate::targets::qtmesh::QtTargetSettings>,
     settings: &mut AssetSettings,
 ) {
     let version = qtmesh.get("mesh_version").and_then(toml::Value::as_integer);

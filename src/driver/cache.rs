@@ -20,6 +20,7 @@
 use crate::code::Warning;
 use crate::formats::hash::{fnv1a64_raw, fnv1a64_raw_continue};
 use crate::formats::hman::{EntryKind, ManifestEntry};
+pub use crate::kinds::key::SettingsKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -288,11 +289,11 @@ impl Cache {
     pub fn fresh_record_stamped(
         &self,
         source: &str,
-        settings_hash: u64,
+        settings_key: &SettingsKey,
         output: &Path,
     ) -> Option<(Arc<AssetRecord>, OutputStamps)> {
         let record = self.assets.get(source)?;
-        if record.settings_hash != settings_hash {
+        if record.settings_hash != settings_key.for_outputs(&record.outputs) {
             return None;
         }
         // The inputs' stamps, copied only when one of them has a new time.
@@ -436,24 +437,22 @@ pub fn is_plain_relative(rel: &str) -> bool {
     !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// Everything in the settings that can change an asset's output, as text: their JSON
-/// serialisation, the same form build.toml's tables deserialise from, so that a renamed
-/// Rust type or a reworded `Debug` never changes a key, and every field is in it.
-pub fn settings_text(settings: &crate::kinds::asset::AssetSettings) -> String {
-    // Serialising plain structs of numbers, strings and enums cannot fail; were it to,
-    // the Debug text still names every field.
-    serde_json::to_string(settings).unwrap_or_else(|_| format!("{settings:?}"))
-}
-
-/// Hash of everything that can change an asset's output besides its inputs: the
-/// compiler, the source's kind (a file an `embed` glob starts naming changes kind) and
-/// its settings.
-pub fn settings_hash(
+/// The hashes a source's record is checked against: the compiler, and what its kind reads
+/// of `settings` ([`crate::kinds::key`]), with and without the tables that shape only the
+/// shared textures its build encodes.
+pub fn settings_key(
     kind: crate::kinds::KindId,
     settings: &crate::kinds::asset::AssetSettings,
-) -> u64 {
-    let text = format!("{kind:?} {}", settings_text(settings));
-    fnv1a64_raw_continue(fnv1a64_raw(ENCODER_VERSION.as_bytes()), text.as_bytes())
+) -> SettingsKey {
+    let text = crate::kinds::key::key_text(crate::kinds::kind(kind), settings);
+    let without_textures = fnv1a64_raw_continue(
+        fnv1a64_raw(ENCODER_VERSION.as_bytes()),
+        text.always.as_bytes(),
+    );
+    SettingsKey {
+        without_textures,
+        with_textures: fnv1a64_raw_continue(without_textures, text.textures.as_bytes()),
+    }
 }
 
 #[cfg(test)]
@@ -834,20 +833,29 @@ mod tests {
         );
         cache.assets.insert("a.gltf".into(), Arc::new(record));
         let cached = Arc::clone(&cache.assets["a.gltf"]);
+        // Its outputs have no shared texture: the hash without textures is the one checked.
+        let key = |hash| SettingsKey {
+            without_textures: hash,
+            with_textures: 99,
+        };
 
-        let (fresh, stamps) = cache.fresh_record_stamped("a.gltf", 1, &out).unwrap();
+        let (fresh, stamps) = cache.fresh_record_stamped("a.gltf", &key(1), &out).unwrap();
         assert!(Arc::ptr_eq(&fresh, &cached), "unchanged: the same record");
         assert_eq!(stamps, [("a.hmesh".to_string(), cache.files["a.hmesh"])]);
-        assert!(cache.fresh_record_stamped("a.gltf", 2, &out).is_none());
+        assert!(cache
+            .fresh_record_stamped("a.gltf", &key(2), &out)
+            .is_none());
 
         // Saved again with the same bytes: fresh, with the new time in a record of its own.
         touch_later(&src, 60);
-        let (fresh, _) = cache.fresh_record_stamped("a.gltf", 1, &out).unwrap();
+        let (fresh, _) = cache.fresh_record_stamped("a.gltf", &key(1), &out).unwrap();
         assert!(!Arc::ptr_eq(&fresh, &cached));
         assert_eq!(fresh.inputs[0], InputStamp::of(&src).unwrap());
         assert_eq!(fresh.outputs, cached.outputs);
 
         std::fs::write(&src, b"other").unwrap();
-        assert!(cache.fresh_record_stamped("a.gltf", 1, &out).is_none());
+        assert!(cache
+            .fresh_record_stamped("a.gltf", &key(1), &out)
+            .is_none());
     }
 }

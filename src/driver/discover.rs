@@ -1,6 +1,8 @@
 //! Finding the sources of a build and naming their outputs.
 
-use crate::kinds::{self, KindId};
+use crate::kinds;
+#[cfg(test)]
+use crate::kinds::KindId;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -40,7 +42,7 @@ impl Discovered {
             ))
         };
         self.sources
-            .retain(|s| s.kind == KindId::Model || s.kind == KindId::Embed || keep(s));
+            .retain(|s| kinds::kind(s.kind).stands_alone() || keep(s));
         self.unclaimed.retain(keep);
     }
 
@@ -135,14 +137,14 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let kind = if rules.embed.is_match(&name) {
-            Some(KindId::Embed)
+            Some(kinds::embedded_kind())
         } else {
             kinds::kind_of_file(&name)
         };
         let source = Source {
             rel_path: name,
             abs_path: root.to_path_buf(),
-            kind: kind.unwrap_or(KindId::Model),
+            kind: kind.unwrap_or_else(kinds::embedded_kind),
         };
         match kind {
             Some(_) => found.sources.push(source),
@@ -195,11 +197,11 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             continue;
         }
         if rules.embed.is_match(&rel_path) {
-            found.sources.push(source(KindId::Embed));
+            found.sources.push(source(kinds::embedded_kind()));
         } else if let Some(kind) = kinds::kind_of_file(&name) {
             found.sources.push(source(kind));
         } else {
-            found.unclaimed.push(source(KindId::Embed));
+            found.unclaimed.push(source(kinds::embedded_kind()));
         }
     }
     found.sources.sort();

@@ -5,7 +5,7 @@
 //! a rule's settings are shared by every source it matches), and each input and output
 //! stat-ed once (the stamps the check refreshes are the ones the new cache records).
 
-use super::cache::{self, AssetRecord, Cache, FileStamp};
+use super::cache::{self, AssetRecord, Cache, FileStamp, SettingsKey};
 use super::discover::Source;
 use super::BuildOptions;
 use crate::kinds::asset::AssetSettings;
@@ -15,7 +15,7 @@ use std::sync::Mutex;
 /// What a source is built with, and its cache record when that is still fresh.
 pub(super) struct Checked {
     pub settings: AssetSettings,
-    pub settings_hash: u64,
+    pub settings_key: SettingsKey,
     pub fresh: Option<Fresh>,
 }
 
@@ -29,16 +29,16 @@ pub(super) struct Fresh {
 /// (a tree with that many different settings is not made of shared rules).
 const DISTINCT_SETTINGS_KEPT: usize = 32;
 
-/// [`cache::settings_hash`] computed once per distinct (kind, settings): the hash
+/// [`cache::settings_key`] computed once per distinct (kind, settings): the hash
 /// serialises the settings to JSON, which was the largest share of a no-op rebuild's
 /// own CPU after the stat calls (perf).
 #[derive(Default)]
 pub(super) struct SettingsHashes {
-    seen: Mutex<Vec<(KindId, AssetSettings, u64)>>,
+    seen: Mutex<Vec<(KindId, AssetSettings, SettingsKey)>>,
 }
 
 impl SettingsHashes {
-    pub fn of(&self, kind: KindId, settings: &AssetSettings) -> u64 {
+    pub fn of(&self, kind: KindId, settings: &AssetSettings) -> SettingsKey {
         // A poisoned memo is still a list of correct hashes.
         let found = {
             let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
@@ -49,7 +49,7 @@ impl SettingsHashes {
         if let Some(hash) = found {
             return hash;
         }
-        let hash = cache::settings_hash(kind, settings);
+        let hash = cache::settings_key(kind, settings);
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() < DISTINCT_SETTINGS_KEPT {
             seen.push((kind, settings.clone(), hash));
@@ -68,9 +68,9 @@ pub(super) fn check(
     hashes: &SettingsHashes,
 ) -> Checked {
     let settings = opts.settings_for(&source.rel_path);
-    let settings_hash = hashes.of(source.kind, &settings);
+    let settings_key = hashes.of(source.kind, &settings);
     let fresh = trust_cache
-        .then(|| cache.fresh_record_stamped(&source.rel_path, settings_hash, &opts.output))
+        .then(|| cache.fresh_record_stamped(&source.rel_path, &settings_key, &opts.output))
         .flatten()
         .map(|(record, output_stamps)| Fresh {
             record,
@@ -78,7 +78,7 @@ pub(super) fn check(
         });
     Checked {
         settings,
-        settings_hash,
+        settings_key,
         fresh,
     }
 }
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_memo_gives_what_settings_hash_gives_for_each_distinct_settings() {
+    fn the_memo_gives_what_settings_key_gives_for_each_distinct_settings() {
         let hashes = SettingsHashes::default();
         let plain = AssetSettings::default();
         let mut other = AssetSettings::default();
@@ -99,7 +99,7 @@ mod tests {
                 (KindId::Model, &other),
                 (KindId::Texture, &plain),
             ] {
-                assert_eq!(hashes.of(kind, s), cache::settings_hash(kind, s));
+                assert_eq!(hashes.of(kind, s), cache::settings_key(kind, s));
             }
         }
         // Each distinct pair hashed and kept once.

@@ -39,7 +39,7 @@ pub fn compile_guarded(
             .map_err(|e| Failure::new(DiagnosticCode::NameTooLong, format!("{display}: {e}")))?;
     }
     // An embedded file is copied as it is, whatever its extension says.
-    let copied_as_is = source.kind == crate::kinds::KindId::Embed;
+    let copied_as_is = crate::kinds::kind(source.kind).copies_as_is;
     for file in asset.files.iter().filter(|_| !copied_as_is) {
         check_output(&file.rel_path, &file.bytes)
             .map_err(|e| Failure::new(DiagnosticCode::InvalidOutput, format!("{display}: {e}")))?;

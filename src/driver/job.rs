@@ -4,7 +4,7 @@
 //! one `AssetJob` per source instead of vectors that must stay index-aligned, and every
 //! [`AssetReport`] is made here, from the state.
 
-use super::cache::{self, AssetRecord, Cache, CachedEntry, FileStamp};
+use super::cache::{self, AssetRecord, Cache, CachedEntry, FileStamp, SettingsKey};
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use super::events::{whole_ms, AssetStatus, Reporter};
@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 pub(super) struct AssetJob {
     pub source: Source,
     pub settings: AssetSettings,
-    /// The settings' part of its cache and remote keys.
-    pub settings_hash: u64,
+    /// The settings' part of its cache key.
+    pub settings_key: SettingsKey,
     /// While watching, the record of its last good build: kept as it is if it fails.
     pub last_good: Option<Arc<AssetRecord>>,
     /// Its key in the remote cache, when one is in use and it has to be built.
@@ -65,7 +65,7 @@ impl AssetJob {
     pub fn new(source: Source, checked: Checked, plan: &JobPlan, collides: bool) -> Self {
         let Checked {
             settings,
-            settings_hash,
+            settings_key,
             fresh,
         } = checked;
         let (fresh, fresh_stamps) = match fresh.filter(|_| plan.trust_cache && !collides) {
@@ -78,7 +78,7 @@ impl AssetJob {
         Self {
             source,
             settings,
-            settings_hash,
+            settings_key,
             last_good,
             remote_key: None,
             stats_before: Vec::new(),
@@ -96,20 +96,9 @@ impl AssetJob {
         matches!(self.state, JobState::Fresh(_))
     }
 
-    /// Whether building it may encode a texture to UASTC (the default texture format): a
-    /// texture or cubemap, or a model built for the target whose materials reference
-    /// `.ktx2` files (the others copy or reference images as they are).
+    /// Whether building it may encode a texture to UASTC, as its kind says.
     pub fn may_encode_uastc(&self) -> bool {
-        use crate::kinds::KindId;
-        let encodes = match self.source.kind {
-            KindId::Texture | KindId::Cubemap => true,
-            KindId::Model => self
-                .settings
-                .targets
-                .contains(&crate::targets::Target::HMesh),
-            _ => false,
-        };
-        encodes && self.settings.texture.format == crate::pipeline::textures::TextureFormat::Uastc
+        (crate::kinds::kind(self.source.kind).may_encode_uastc)(&self.settings)
     }
 
     pub fn fetched(&self) -> Option<&Fetched> {
@@ -156,7 +145,7 @@ impl AssetJob {
             JobState::Fresh(record) => recorded(AssetStatus::Fresh, record),
             JobState::Fetched(got) => recorded(
                 AssetStatus::Fetched,
-                &fetched_record(got, self.settings_hash),
+                &fetched_record(got, &self.settings_key),
             ),
             JobState::Compiled(Ok(asset)) => AssetReport {
                 outputs: asset.output_paths(),
@@ -218,7 +207,7 @@ impl AssetJob {
                     let stamp = write_file(written.output, file, bytes)?;
                     new_cache.files.insert(file.clone(), stamp);
                 }
-                Arc::new(fetched_record(got, self.settings_hash))
+                Arc::new(fetched_record(got, &self.settings_key))
             }
             JobState::Compiled(Ok(asset)) => {
                 for (file, bytes) in asset_files(asset, written.textures) {
@@ -227,7 +216,7 @@ impl AssetJob {
                 }
                 Arc::new(record_of(
                     asset,
-                    self.settings_hash,
+                    &self.settings_key,
                     &self.stats_before,
                     written.reads,
                 ))
@@ -343,12 +332,13 @@ pub(super) struct Written<'a> {
     pub reads: &'a cache::ReadLog,
 }
 
-/// A fetched asset's local cache record, as if built here with `settings_hash`.
-fn fetched_record(got: &Fetched, settings_hash: u64) -> AssetRecord {
+/// A fetched asset's local cache record, as if built here with `settings_key`.
+fn fetched_record(got: &Fetched, settings_key: &SettingsKey) -> AssetRecord {
+    let outputs = fetched_outputs(got);
     AssetRecord {
-        settings_hash,
+        settings_hash: settings_key.for_outputs(&outputs),
         inputs: got.inputs.clone(),
-        outputs: fetched_outputs(got),
+        outputs,
         manifest: got.record.manifest.clone(),
         warnings: got.record.warnings.clone(),
         stats: got.record.stats.clone(),
@@ -447,10 +437,11 @@ pub(super) fn manifest_entries_of(
 /// imported.
 fn record_of(
     asset: &CompiledAsset,
-    settings_hash: u64,
+    settings_key: &SettingsKey,
     before: &[cache::StatBefore],
     reads: &cache::ReadLog,
 ) -> AssetRecord {
+    let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
         .iter()
         .map(CachedEntry::from_entry)
@@ -458,11 +449,11 @@ fn record_of(
     manifest.sort_by(|a, b| (a.hash, &a.path).cmp(&(b.hash, &b.path)));
     manifest.dedup();
     AssetRecord {
-        settings_hash,
+        settings_hash: settings_key.for_outputs(&outputs),
         // An input that vanished or changed during the build gets a stamp that never
         // matches again: the asset simply rebuilds next time.
         inputs: cache::stamps_after(&asset.inputs, before, reads),
-        outputs: asset.output_paths(),
+        outputs,
         manifest,
         warnings: asset.warnings.clone(),
         stats: asset.stats.clone(),

@@ -566,8 +566,9 @@ fn discover_sources(opts: &BuildOptions) -> Result<discover::Discovered, BuildEr
     })
 }
 
-/// Every file the models among `sources` read, absolute and normalised: from the cache
-/// record of a model whose inputs are unchanged, else from its glTF JSON together with
+/// Every file the sources that name files of their own (models) read, absolute and
+/// normalised: from the cache record of one whose inputs are unchanged, else from what its
+/// kind lists (a glTF's JSON) together with
 /// the inputs of its last good build (so that while a model is broken, or being saved,
 /// its images do not turn into textures of their own). Returns them with each model's
 /// check ([`freshness::check`]), which the build keeps.
@@ -581,8 +582,8 @@ fn model_inputs(
     let working_dir = std::env::current_dir().ok();
     let per_model: Vec<(Vec<PathBuf>, (String, freshness::Checked))> = sources
         .par_iter()
-        .filter(|s| s.kind == crate::kinds::KindId::Model)
-        .map(|s| {
+        .filter_map(|s| Some((s, crate::kinds::kind(s.kind).referenced_files?)))
+        .map(|(s, referenced_files)| {
             let checked = freshness::check(s, opts, cache, trust_cache, hashes);
             let files: Vec<PathBuf> = match &checked.fresh {
                 Some(fresh) => fresh.record.inputs.iter().map(|i| i.path.clone()).collect(),
@@ -593,7 +594,7 @@ fn model_inputs(
                         .filter(|_| trust_cache)
                         .into_iter()
                         .flat_map(|r| r.inputs.iter().map(|i| i.path.clone()));
-                    crate::kinds::model::referenced_files(&s.abs_path)
+                    referenced_files(&s.abs_path)
                         .into_iter()
                         .chain(last_good)
                         .collect()

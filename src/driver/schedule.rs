@@ -6,9 +6,7 @@
 
 use super::discover::Source;
 use super::job::AssetJob;
-use crate::kinds::KindId;
 use rayon::prelude::*;
-use std::path::Path;
 
 /// Runs `compile` on every job still to compile, largest first, on the current rayon pool.
 pub(super) fn largest_first(jobs: &mut [AssetJob], compile: impl Fn(&mut AssetJob) + Sync) {
@@ -33,32 +31,17 @@ fn in_size_order<T: Send>(mut sized: Vec<(u64, T)>, run: impl Fn(T) + Sync) {
         .for_each(&run);
 }
 
-/// Bytes a source's compile reads: the file, plus for a glTF or OBJ model the buffers,
-/// images and material libraries it names (a `.gltf` is a few KB of JSON beside megabytes
-/// of images). A `.glb` or `.fbx` carries its data inside: its size alone (reading a GLB's
-/// JSON would read the whole file). Unreadable files count 0: their compile fails fast.
+/// Bytes a source's compile reads, as its kind estimates them. Unreadable files count 0:
+/// their compile fails fast.
 fn work_estimate(source: &Source) -> u64 {
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    let own = size(&source.abs_path);
-    let names_its_files = source.kind == KindId::Model
-        && source
-            .abs_path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("obj"));
-    if !names_its_files {
-        return own;
-    }
-    let referenced: u64 = crate::kinds::model::referenced_files(&source.abs_path)
-        .iter()
-        .map(|p| size(p))
-        .sum();
-    own + referenced
+    crate::kinds::kind(source.kind).work_estimate(&source.abs_path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::KindId;
+    use std::path::Path;
 
     fn source(dir: &Path, name: &str, bytes: usize) -> Source {
         let abs_path = dir.join(name);

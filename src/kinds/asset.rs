@@ -13,8 +13,8 @@ pub use crate::targets::{texture_rel_path, AssetStats, OutputFile, Target, Textu
 macro_rules! asset_settings {
     ([$($table:ident: $ty:ty,)*]) => {
         /// The settings one source is built with (defaults, then matching rules, then CLI
-        /// flags): one field per settings table ([`super::tables`]), then its targets.
-        /// Serialised (JSON, fields in declaration order) into cache and remote keys.
+        /// flags): one field per settings table ([`super::tables`]), then its targets. Its
+        /// kind puts the tables it reads into the source's keys ([`super::key`]).
         #[derive(Debug, Clone, PartialEq, serde::Serialize)]
         pub struct AssetSettings {
             $(pub $table: $ty,)*
@@ -32,6 +32,7 @@ macro_rules! asset_settings {
     };
 }
 
+use super::tables::tables_of_kinds;
 super::tables::with_settings_tables!(asset_settings! {});
 
 impl AssetSettings {

@@ -14,6 +14,7 @@ use crate::code::Warning;
 mod decode;
 mod mix;
 mod resample;
+pub mod settings;
 mod wav;
 
 use super::texture::{extension, read_limited};
@@ -21,7 +22,7 @@ use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::formats::wav::{WavError, MAX_CHANNELS};
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
-use crate::kinds::settings::AudioSettings;
+use settings::AudioSettings;
 use crate::kinds::source::Source;
 
 pub static KIND: AssetKind = AssetKind {
@@ -37,6 +38,12 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith(".wav"),
     },
     compile,
+    settings_key: |settings, key| key.table("audio", &settings.audio),
+    encoders: &["symphonia", "rubato"],
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: super::never_encodes_uastc,
 };
 
 pub const AUDIO_EXTENSIONS: &[&str] = &[".wav", ".ogg", ".oga", ".mp3", ".flac"];

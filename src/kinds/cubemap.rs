@@ -21,6 +21,12 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith(".ktx2"),
     },
     compile,
+    settings_key: |settings, key| key.table("texture", &settings.texture),
+    encoders: super::texture::TEXTURE_ENCODERS,
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: super::texture::encodes_uastc,
 };
 
 /// Face names in the order KTX2 stores the faces.

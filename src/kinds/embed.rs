@@ -21,6 +21,12 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::SourcePath,
     },
     compile,
+    settings_key: super::reads_no_settings,
+    encoders: &[],
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: true,
+    may_encode_uastc: super::never_encodes_uastc,
 };
 
 /// Embedded files are loaded whole by games; a multi-GB file here is a mistake.

@@ -9,6 +9,7 @@ mod field;
 mod kerning;
 mod outline;
 mod pack;
+pub mod settings;
 
 pub use compile::{compile_face, CompiledFont, EDGE_VALUE};
 
@@ -33,6 +34,12 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith(".ktx2"),
     },
     compile,
+    settings_key: |settings, key| key.table("font", &settings.font),
+    encoders: &["ttf-parser", "fdsm", "zstd"],
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: super::never_encodes_uastc,
 };
 
 /// Largest font file read: a full CJK font is 20-30 MB; a bigger file is a mistake.

@@ -21,6 +21,13 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith(".ktx2"),
     },
     compile,
+    // The LUT's encoding is fixed by the format (docs/formats.md): no table changes it.
+    settings_key: super::reads_no_settings,
+    encoders: &[],
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: super::never_encodes_uastc,
 };
 
 /// A 256³ LUT, the largest size accepted, is about 16.8 M lines of three numbers; this

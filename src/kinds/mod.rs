@@ -4,38 +4,65 @@
 //! output files ([`AssetKind::compile`]) and what it writes (for `--help`, `init` and the
 //! docs). Discovery asks [`kind_of_file`] and [`kind_of_folder`]; the driver calls the
 //! kind's `compile` and handles every kind's files alike (cache, remote cache, manifest,
-//! validation, reports). Adding a kind is a module here plus one line in [`KINDS`].
+//! validation, reports). Adding a kind is a module here plus one line in [`with_kinds`].
 
 pub mod asset;
-pub mod audio;
-pub mod cubemap;
-pub mod embed;
-pub mod font;
-pub mod lut;
-pub mod model;
+pub mod key;
 pub mod settings;
-pub mod shader;
 pub mod source;
 pub mod tables;
-pub mod texture;
+
+/// The one registry of kinds: each kind's id, its module (whose `KIND` describes it), and
+/// the build.toml tables it owns (`[name]`: its settings type), in the order names are
+/// tried: a longer suffix (`.lut.cube`) before any shorter one it could be mistaken for.
+/// Calls `$callback! { $args [Id module [table: Type, ...], ...] }`.
+macro_rules! with_kinds {
+    ($callback:ident! { $($args:tt)* }) => {
+        $callback! { $($args)* [
+            Embed embed [],
+            Cubemap cubemap [],
+            Lut lut [],
+            Font font [font: $crate::kinds::font::settings::FontSettings,],
+            Model model [
+                mesh: $crate::pipeline::MeshSettings,
+                animation: $crate::pipeline::animation::AnimationSettings,
+                bmd1: $crate::targets::bmd1::Bmd1Settings,
+                qtmesh: $crate::targets::qtmesh::QtTargetSettings,
+            ],
+            Texture texture [texture: $crate::pipeline::textures::TextureSettings,],
+            Shader shader [shader: $crate::kinds::shader::settings::ShaderSettings,],
+            Audio audio [audio: $crate::kinds::audio::settings::AudioSettings,],
+        ] }
+    };
+}
+
+pub(crate) use with_kinds;
+
+macro_rules! registry {
+    ([$($id:ident $module:ident [$($tables:tt)*],)*]) => {
+        $(pub mod $module;)*
+
+        /// Which kind a source is; in the cache's settings key (by name), so a file that
+        /// changes kind (a new `embed` glob) is rebuilt.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum KindId {
+            $($id,)*
+        }
+
+        /// Every kind, in the order names are tried.
+        pub static KINDS: &[&AssetKind] = &[$(&$module::KIND,)*];
+
+        /// Every kind's id, in the registry's order.
+        pub const KIND_IDS: &[KindId] = &[$(KindId::$id,)*];
+    };
+}
+
+with_kinds!(registry! {});
 
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset};
+use crate::kinds::key::KeyText;
 use crate::kinds::source::Source;
-use std::path::Path;
-
-/// Which kind a source is; stored in the cache's settings key, so a file that changes
-/// kind (a new `embed` glob) is rebuilt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum KindId {
-    Model,
-    Texture,
-    Cubemap,
-    Lut,
-    Embed,
-    Font,
-    Shader,
-    Audio,
-}
+use std::path::{Path, PathBuf};
 
 /// How a kind recognises its sources by name (lower-cased before matching).
 #[derive(Debug, Clone, Copy)]
@@ -92,20 +119,68 @@ pub struct AssetKind {
     pub naming: OutputNaming,
     /// Compiles one source entirely in memory; nothing is written until it succeeded.
     pub compile: fn(&Source, &CompileContext) -> Result<CompiledAsset, AssetError>,
+    /// Adds the settings tables `compile` reads to its key ([`key`]): nothing else of the
+    /// build's settings can change its outputs, so nothing else rebuilds it.
+    pub settings_key: fn(&AssetSettings, &mut KeyText),
+    /// The crates that encode or decode its bytes, whose versions are in its key.
+    pub encoders: &'static [&'static str],
+    /// The files a source names besides itself (a glTF's buffers and images), read cheaply
+    /// from the source: they are its inputs, compiled with it, not sources of their own.
+    pub referenced_files: Option<fn(&Path) -> Vec<PathBuf>>,
+    /// Whether listing a source's named files is cheap next to compiling it (a `.gltf`'s
+    /// JSON, yes; a `.glb` would be read whole): the build's order then weighs them too.
+    pub names_files_cheaply: fn(&Path) -> bool,
+    /// Whether its outputs are the source's bytes as they are, never checked as the format
+    /// their extension names.
+    pub copies_as_is: bool,
+    /// Whether compiling a source with these settings may encode a texture to UASTC: the
+    /// encoder's one-time set-up then starts on a spare core at the start of the build.
+    pub may_encode_uastc: fn(&AssetSettings) -> bool,
 }
 
-/// Every kind, in the order names are tried: the longer suffix (`.lut.cube`) before any
-/// shorter one it could be mistaken for.
-pub static KINDS: &[&AssetKind] = &[
-    &embed::KIND,
-    &cubemap::KIND,
-    &lut::KIND,
-    &font::KIND,
-    &model::KIND,
-    &texture::KIND,
-    &shader::KIND,
-    &audio::KIND,
-];
+impl AssetKind {
+    /// Whether its sources are never taken as another source's input: a source that names
+    /// files of its own (a model) or one the build's `embed` globs name is built as itself
+    /// even when a model also uses it.
+    pub fn stands_alone(&self) -> bool {
+        self.referenced_files.is_some() || matches!(self.recognise, Recognise::EmbedGlobs)
+    }
+
+    /// Bytes its compile of `source` reads: the file, plus the files it names (a `.gltf`
+    /// is a few KB of JSON beside megabytes of images), for the build's order.
+    pub fn work_estimate(&self, source: &Path) -> u64 {
+        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let named: u64 = match (self.names_files_cheaply)(source) {
+            true => self
+                .referenced_files
+                .map_or(0, |files| files(source).iter().map(|p| size(p)).sum()),
+            false => 0,
+        };
+        size(source) + named
+    }
+}
+
+/// The kind of the files the build's `embed` globs name (they win over every other kind);
+/// also the placeholder kind of files no kind claims, which are listed and never compiled.
+pub fn embedded_kind() -> KindId {
+    KINDS
+        .iter()
+        .find(|k| matches!(k.recognise, Recognise::EmbedGlobs))
+        .map_or(KindId::Embed, |k| k.id)
+}
+
+/// For kinds that read no settings table (an embedded file is copied as it is).
+pub fn reads_no_settings(_: &AssetSettings, _: &mut KeyText) {}
+
+/// For kinds whose sources name no other file.
+pub fn names_no_files(_: &Path) -> bool {
+    false
+}
+
+/// For kinds that never encode UASTC.
+pub fn never_encodes_uastc(_: &AssetSettings) -> bool {
+    false
+}
 
 /// The registered kind with this id.
 pub fn kind(id: KindId) -> &'static AssetKind {
@@ -177,16 +252,8 @@ mod tests {
 
     #[test]
     fn every_kind_is_registered_once() {
-        for id in [
-            KindId::Model,
-            KindId::Texture,
-            KindId::Cubemap,
-            KindId::Lut,
-            KindId::Embed,
-            KindId::Font,
-            KindId::Shader,
-            KindId::Audio,
-        ] {
+        assert_eq!(KIND_IDS.len(), KINDS.len());
+        for &id in KIND_IDS {
             assert_eq!(KINDS.iter().filter(|k| k.id == id).count(), 1, "{id:?}");
             assert_eq!(kind(id).id, id);
         }

@@ -3,10 +3,15 @@
 //! its images), imported into one
 //! [`crate::scene::Scene`] that every target writer serialises.
 
+mod settings;
+
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::code::Warning;
 use crate::import::{import_model, ImportOptions};
-use crate::kinds::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
+use crate::kinds::asset::{
+    add_target_output, AssetError, AssetSettings, AssetStats, CompiledAsset, Target,
+};
+use crate::kinds::key::KeyText;
 use crate::kinds::source::Source;
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::StageTimes;
@@ -22,7 +27,58 @@ pub static KIND: AssetKind = AssetKind {
     // `<ref>.hmesh`, `.hmat`, `.hanim`: the ref itself is claimed, `.hmesh` the longest.
     naming: OutputNaming { ref_keeps_extension: false, extension_room: 6, claims: Claim::Ref },
     compile,
+    settings_key,
+    encoders: &[
+        "gltf",
+        "ufbx",
+        "meshopt",
+        "image",
+        "basis-universal",
+        "intel_tex_2",
+        "zstd",
+    ],
+    referenced_files: Some(referenced_files),
+    names_files_cheaply,
+    copies_as_is: false,
+    may_encode_uastc,
 };
+
+/// A model reads the geometry and animation tables, its targets, and each target's own
+/// table; `[texture]` only shapes the shared textures the `.hmesh` target encodes, so it
+/// counts for a model only when its last build encoded some (see [`super::key`]).
+fn settings_key(settings: &AssetSettings, key: &mut KeyText) {
+    key.table("mesh", &settings.mesh);
+    key.table("animation", &settings.animation);
+    // In the order the targets run, whatever the order the settings name them in.
+    let targets: Vec<Target> = Target::EVERY
+        .iter()
+        .copied()
+        .filter(|t| settings.targets.contains(t))
+        .collect();
+    key.table("targets", &targets);
+    for target in &targets {
+        match target {
+            Target::HMesh => key.texture_table("texture", &settings.texture),
+            Target::Bmd1 => key.table("bmd1", &settings.bmd1),
+            Target::QtMesh => key.table("qtmesh", &settings.qtmesh),
+        }
+    }
+}
+
+/// A `.gltf` or `.obj` names its files in a little text; a `.glb` or `.fbx` carries its
+/// data inside, and listing what it names would read the whole file.
+fn names_files_cheaply(source: &Path) -> bool {
+    source
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("obj"))
+}
+
+/// The `.hmesh` target encodes its materials' images as `.ktx2`; the others copy or
+/// reference images as they are.
+fn may_encode_uastc(settings: &AssetSettings) -> bool {
+    settings.targets.contains(&Target::HMesh) && super::texture::encodes_uastc(settings)
+}
 
 /// Imports `source` and runs every target the settings ask for. Targets share one
 /// [`PrepareCache`], so geometry work common to them is done once.

@@ -1,113 +1,13 @@
-//! The `build.toml` tables of the kinds that are not models or textures: `[font]`,
-//! `[shader]` and `[audio]`. Every field is a key (see `config/tables.rs`); rules and
-//! presets set them like any other table.
+//! What every build.toml settings table is: its keys are the fields of a serde type
+//! (`#[serde(default, deny_unknown_fields)]`), and what the type cannot express is checked
+//! by [`Section::check_ranges`]. Each table's type lives with the kind that reads it
+//! (`kinds/font/settings.rs`, ...); the one list of tables is `kinds/tables.rs`.
 
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
-/// `[font]`: how `.ttf`/`.otf` sources become an `.hfont` and its distance-field atlas.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FontSettings {
-    /// Codepoints added to the default charset (printable ASCII and Latin-1), as
-    /// `"U+0400-U+04FF"` ranges or single `"U+20AC"` codepoints.
-    pub charset: Vec<String>,
-    /// A UTF-8 text file (relative to the input folder) whose every character is added.
-    pub charset_file: String,
-    /// A multi-channel (MSDF, RGB) atlas instead of a one-channel SDF: sharp corners at
-    /// large sizes.
-    pub msdf: bool,
-    /// Width and height of the atlas in texels (a power of two).
-    pub atlas_size: u32,
-    /// Glyph size in the atlas, in texels per em.
-    pub glyph_size: u32,
-    /// Distance-field spread in atlas texels (the distance range a shader sees).
-    pub spread: f32,
-}
-
-impl Default for FontSettings {
-    fn default() -> Self {
-        Self {
-            charset: Vec::new(),
-            charset_file: String::new(),
-            msdf: false,
-            atlas_size: 512,
-            glyph_size: 32,
-            spread: 4.0,
-        }
-    }
-}
-
-impl FontSettings {
-    pub fn validate(&self) -> Result<(), String> {
-        if !self.atlas_size.is_power_of_two() || !(64..=8192).contains(&self.atlas_size) {
-            return Err(format!(
-                "atlas_size must be a power of two from 64 to 8192, got {}",
-                self.atlas_size
-            ));
-        }
-        if !(8..=256).contains(&self.glyph_size) {
-            return Err(format!(
-                "glyph_size must be 8..=256 texels per em, got {}",
-                self.glyph_size
-            ));
-        }
-        if !(self.spread.is_finite() && self.spread >= 1.0 && self.spread <= 64.0) {
-            return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
-        }
-        for entry in &self.charset {
-            super::font::charset::parse_entry(entry)?;
-        }
-        Ok(())
-    }
-}
-
-/// `[shader]`: how `.wgsl` and GLSL sources become SPIR-V.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ShaderSettings {
-    /// Preprocessor defines for GLSL sources (`NAME = "VALUE"`; an empty value defines
-    /// the name alone).
-    pub defines: BTreeMap<String, String>,
-}
-
-/// `[audio]`: how `.wav .ogg .oga .mp3 .flac` sources become PCM `.wav` (seed 004's
-/// AudioSettings).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AudioSettings {
-    /// Output sample rate in Hz (resampled when the source differs).
-    pub sample_rate: u32,
-    /// 16 (signed integer PCM) or 32 (IEEE float).
-    pub bit_depth: u32,
-    /// Mix down to mono (the mean of the channels), for positional (3D) sounds.
-    pub force_3d: bool,
-}
-
-impl Default for AudioSettings {
-    fn default() -> Self {
-        Self {
-            sample_rate: 44_100,
-            bit_depth: 16,
-            force_3d: false,
-        }
-    }
-}
-
-impl AudioSettings {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(8_000..=192_000).contains(&self.sample_rate) {
-            return Err(format!(
-                "sample_rate must be 8000..=192000 Hz, got {}",
-                self.sample_rate
-            ));
-        }
-        if !matches!(self.bit_depth, 16 | 32) {
-            return Err(format!(
-                "bit_depth must be 16 (integer) or 32 (float), got {}",
-                self.bit_depth
-            ));
-        }
-        Ok(())
-    }
+/// A settings type that is one table of build.toml.
+pub trait Section: Serialize + DeserializeOwned + Default {
+    /// Ranges the type itself cannot express (`quality` in 0..1, ...).
+    fn check_ranges(&self) -> Result<(), String>;
 }

@@ -11,6 +11,7 @@ mod language;
 mod limits;
 mod location;
 mod names;
+pub mod settings;
 
 pub use compile::SPIRV_VERSION;
 
@@ -34,6 +35,12 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith("/"),
     },
     compile,
+    settings_key: |settings, key| key.table("shader", &settings.shader),
+    encoders: &["naga"],
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: super::never_encodes_uastc,
 };
 
 /// Hand-written shaders are kilobytes; generated ones reach a few megabytes.

@@ -1,6 +1,8 @@
 //! Standalone images: every image below the input root that no model uses becomes
 //! `<ref>.ktx2`, named in the manifest by fnv1a64 of its ref.
 
+mod settings;
+
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
@@ -22,7 +24,21 @@ pub static KIND: AssetKind = AssetKind {
         claims: Claim::RefWith(".ktx2"),
     },
     compile,
+    settings_key: |settings, key| key.table("texture", &settings.texture),
+    encoders: TEXTURE_ENCODERS,
+    referenced_files: None,
+    names_files_cheaply: super::names_no_files,
+    copies_as_is: false,
+    may_encode_uastc: encodes_uastc,
 };
+
+/// The crates that decode images and encode textures.
+pub const TEXTURE_ENCODERS: &[&str] = &["image", "basis-universal", "intel_tex_2", "zstd"];
+
+/// Whether a texture encoded with these settings is UASTC (the default format).
+pub fn encodes_uastc(settings: &AssetSettings) -> bool {
+    settings.texture.format == crate::pipeline::textures::TextureFormat::Uastc
+}
 
 /// Every image extension a standalone texture (or a cube face) may have.
 pub const IMAGE_EXTENSIONS: &[&str] = &[

@@ -53,6 +53,7 @@ mod qtmesh_target;
 mod remote_cache;
 mod rig_targets;
 mod settings_effects;
+mod settings_keys;
 mod shader_kind;
 mod skin_anim;
 mod spk_archive;

@@ -142,9 +142,12 @@ impl TextureRequest {
     }
 }
 
+/// The folder (relative to the output root, with its `/`) of the textures models share.
+pub const TEXTURE_DIR: &str = "tex/";
+
 /// Where the texture `id` is written, relative to the output root.
 pub fn texture_rel_path(id: u64) -> String {
-    format!("tex/{id:016x}.ktx2")
+    format!("{TEXTURE_DIR}{id:016x}.ktx2")
 }
 
 /// Figures for reports and `assetc info`.

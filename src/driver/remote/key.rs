@@ -38,7 +38,7 @@ fn feed_stamp(h: &mut Xxh3, stamp: &InputStamp) {
     h.update(&stamp.hash.to_le_bytes());
 }
 
-/// The first-level key: compiler, settings (their full `Debug` text, targets included),
+/// The first-level key: compiler, settings (what the kind reads of them, `kinds::key`),
 /// the source's path below the input root (outputs are named after it) and its content.
 pub fn source_key(settings_text: &str, rel_path: &str, source: &InputStamp) -> Digest {
     let mut h = Xxh3::new();

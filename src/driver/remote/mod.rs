@@ -51,11 +51,9 @@ pub struct SourceKey {
 /// reports why).
 pub fn source_key(settings: &AssetSettings, source: &Source) -> Option<SourceKey> {
     let stamp = InputStamp::of(&source.abs_path).ok()?;
-    let text = format!(
-        "{:?} {}",
-        source.kind,
-        super::cache::settings_text(settings)
-    );
+    // Taken before the outputs are known: every table the kind may read, the shared
+    // textures' included.
+    let text = crate::kinds::key::key_text(crate::kinds::kind(source.kind), settings).whole();
     Some(SourceKey {
         key: key::source_key(&text, &source.rel_path, &stamp),
         stamp,

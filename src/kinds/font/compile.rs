@@ -5,7 +5,7 @@ use super::kerning::kerning;
 use super::outline::{outline, Outline};
 use super::pack::shelf_pack;
 use crate::formats::hfont::{Glyph, HFont, HFontHeader, KerningPair, FLAG_MSDF};
-use crate::kinds::settings::FontSettings;
+use super::settings::FontSettings;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use ttf_parser::{Face, GlyphId};

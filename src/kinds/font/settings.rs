@@ -1,0 +1,100 @@
+//! `[font]`: the font kind's build.toml table.
+
+use crate::kinds::settings::Section;
+use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
+
+/// `[font]`: how `.ttf`/`.otf` sources become an `.hfont` and its distance-field atlas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FontSettings {
+    /// Codepoints added to the default charset (printable ASCII and Latin-1), as
+    /// `"U+0400-U+04FF"` ranges or single `"U+20AC"` codepoints.
+    pub charset: Vec<String>,
+    /// A UTF-8 text file (relative to the input folder) whose every character is added.
+    pub charset_file: String,
+    /// A multi-channel (MSDF, RGB) atlas instead of a one-channel SDF: sharp corners at
+    /// large sizes.
+    pub msdf: bool,
+    /// Width and height of the atlas in texels (a power of two).
+    pub atlas_size: u32,
+    /// Glyph size in the atlas, in texels per em.
+    pub glyph_size: u32,
+    /// Distance-field spread in atlas texels (the distance range a shader sees).
+    pub spread: f32,
+}
+
+impl Default for FontSettings {
+    fn default() -> Self {
+        Self {
+            charset: Vec::new(),
+            charset_file: String::new(),
+            msdf: false,
+            atlas_size: 512,
+            glyph_size: 32,
+            spread: 4.0,
+        }
+    }
+}
+
+impl FontSettings {
+    pub fn validate(&self) -> Result<(), String> {
+        if !self.atlas_size.is_power_of_two() || !(64..=8192).contains(&self.atlas_size) {
+            return Err(format!(
+                "atlas_size must be a power of two from 64 to 8192, got {}",
+                self.atlas_size
+            ));
+        }
+        if !(8..=256).contains(&self.glyph_size) {
+            return Err(format!(
+                "glyph_size must be 8..=256 texels per em, got {}",
+                self.glyph_size
+            ));
+        }
+        if !(self.spread.is_finite() && self.spread >= 1.0 && self.spread <= 64.0) {
+            return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
+        }
+        for entry in &self.charset {
+            parse_entry(entry)?;
+        }
+        Ok(())
+    }
+}
+
+
+impl Section for FontSettings {
+    fn check_ranges(&self) -> Result<(), String> {
+        self.validate()
+    }
+}
+
+/// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
+pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad = |why: &str| format!("font.charset entry \"{entry}\": {why}");
+    let one = |s: &str| -> Result<u32, String> {
+        let s = s.trim();
+        let hex = s
+            .strip_prefix("U+")
+            .or_else(|| s.strip_prefix("u+"))
+            .ok_or_else(|| bad("expected U+XXXX or U+XXXX-U+YYYY"))?;
+        if hex.is_empty() || hex.len() > 6 {
+            return Err(bad("expected 1 to 6 hex digits after U+"));
+        }
+        let cp = u32::from_str_radix(hex, 16).map_err(|_| bad("not a hex number"))?;
+        if cp > 0x10_FFFF {
+            return Err(bad("beyond U+10FFFF"));
+        }
+        Ok(cp)
+    };
+    let range = match entry.split_once('-') {
+        Some((a, b)) => one(a)?..=one(b)?,
+        None => {
+            let cp = one(entry)?;
+            cp..=cp
+        }
+    };
+    if range.start() > range.end() {
+        return Err(bad("the range ends before it starts"));
+    }
+    Ok(range)
+}
