@@ -508,7 +508,10 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     doc.table("submeshes", &columns).rows = rows;
     if empty_lods > 0 {
         let total = (lod_count * v.submeshes.len()) as u64;
-        doc.fact(super::lod_fact::LABEL, super::lod_fact::value(empty_lods, total));
+        doc.fact(
+            super::lod_fact::LABEL,
+            super::lod_fact::value(empty_lods, total),
+        );
     }
     Ok(doc)
 }

@@ -212,7 +212,10 @@ impl CliReporter {
                 let mut failures = std::mem::take(&mut *lock(&self.failures));
                 failures.sort();
                 if !failures.is_empty() {
-                    eprintln!("error: could not compile {}:", plural(failures.len(), "asset"));
+                    eprintln!(
+                        "error: could not compile {}:",
+                        plural(failures.len(), "asset")
+                    );
                     for (source, first) in &failures {
                         eprintln!("  {source}: {first}");
                     }

@@ -65,7 +65,7 @@ impl ConfigError {
 }
 
 /// The key an "unknown field `name`, expected ..." message is about.
-fn unknown_key(message: &str) -> Option<&str> {
+pub(crate) fn unknown_key(message: &str) -> Option<&str> {
     let rest = message.trim().strip_prefix("unknown field `")?;
     rest.split_once('`').map(|(key, _)| key)
 }
@@ -73,7 +73,7 @@ fn unknown_key(message: &str) -> Option<&str> {
 /// Byte offset of the last place before `end` where `key` is written as a key (bare or
 /// quoted; at the start of a line, after `.`, `[`, `{` or `,`; followed by `=`, `.` or `]`),
 /// not as part of a value or of a longer name.
-fn key_offset(text: &str, end: usize, key: &str) -> Option<usize> {
+pub(crate) fn key_offset(text: &str, end: usize, key: &str) -> Option<usize> {
     let before = text.get(..end.min(text.len()))?;
     let mut search_end = before.len();
     while let Some(found) = before[..search_end].rfind(key) {

@@ -270,7 +270,9 @@ fn meshes_too_small_to_simplify_warn_nothing_and_fresh_assets_repeat_their_warni
             assert_eq!(event["warnings"], b["warnings"], "{source}");
             let warnings = event["warnings"].as_array().unwrap();
             assert!(
-                warnings.iter().all(|w| !w.as_str().unwrap().contains("LOD")),
+                warnings
+                    .iter()
+                    .all(|w| !w.as_str().unwrap().contains("LOD")),
                 "{source}: {event:#}"
             );
             let diagnostics = event["diagnostics"].as_array().unwrap();

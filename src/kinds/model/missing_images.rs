@@ -65,7 +65,10 @@ fn does_not_exist(path: &Path) -> bool {
 fn slots(material: &mut Material) -> [(&'static str, &mut Option<TextureRef>); 5] {
     [
         ("base colour", &mut material.base_color_texture),
-        ("metallic-roughness", &mut material.metallic_roughness_texture),
+        (
+            "metallic-roughness",
+            &mut material.metallic_roughness_texture,
+        ),
         ("normal map", &mut material.normal_texture),
         ("occlusion", &mut material.occlusion_texture),
         ("emissive", &mut material.emissive_texture),
@@ -103,7 +106,11 @@ mod tests {
         std::fs::write(&present, b"not read here").unwrap();
         let gone = dir.path().join("gone.png");
         let mut scene = Scene {
-            images: vec![image(&present), image(&gone), image(&dir.path().join("unused.png"))],
+            images: vec![
+                image(&present),
+                image(&gone),
+                image(&dir.path().join("unused.png")),
+            ],
             materials: vec![
                 Material {
                     base_color_texture: textured(1),
