@@ -387,13 +387,26 @@ fn error_codes_come_from_the_kind_of_failure_not_its_wording() {
         ("draco.gltf", "unsupported-extension"),
         ("good.gltf", "none"),
         ("missing_buffer.gltf", "missing-file"),
-        ("missing_image.gltf", "missing-file"),
+        // A missing texture image builds the model without it (`--strict` fails it).
+        ("missing_image.gltf", "none"),
         ("out_of_range.gltf", "index-out-of-range"),
     ]
     .iter()
     .map(|(s, c)| (s.to_string(), c.to_string()))
     .collect();
     assert_eq!(codes, expected);
+    let missing_image = finished_events(&o)
+        .into_iter()
+        .find(|e| e["source"] == "missing_image.gltf")
+        .unwrap();
+    let warning_codes: Vec<&serde_json::Value> = missing_image["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "warning")
+        .map(|d| &d["code"])
+        .collect();
+    assert_eq!(warning_codes, ["missing-file"], "{missing_image:#}");
 }
 
 #[test]
