@@ -3,9 +3,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// assetc compiles a game's asset tree into GPU-ready runtime files: glTF 2.0 models
-/// (.hmesh geometry, .hmat material tables, .ktx2 textures, .hanim clips), standalone
-/// textures, cubemaps and colour LUTs (.ktx2), fonts (.hfont and a distance-field .ktx2),
+/// assetc compiles a game's asset tree into GPU-ready runtime files: glTF 2.0, Wavefront
+/// OBJ and FBX models (.hmesh geometry, .hmat material tables, .ktx2 textures, .hanim
+/// clips), standalone textures, cubemaps and colour LUTs (.ktx2), fonts (.hfont and a
+/// distance-field .ktx2), shaders (WGSL and GLSL to SPIR-V .spv), sounds (PCM .wav),
 /// embedded files, and one assets.hman manifest.
 ///
 /// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage or
@@ -46,7 +47,7 @@ pub enum Command {
     /// Every file below INPUT is a source of one kind (listed below), an input of a
     /// model (its buffers and images), a file named by an `embed` glob, or ignored, in
     /// which case one warning per build counts the ignored files by extension. Each
-    /// model `INPUT/<path>.gltf` gives `OUTPUT/<path>.hmesh` (geometry),
+    /// model `INPUT/<path>.gltf` (or .glb, .obj, .fbx) gives `OUTPUT/<path>.hmesh` (geometry),
     /// `OUTPUT/<path>.hmat` (its material table), `OUTPUT/<path>.hanim` (clips, when
     /// skinned and animated) and content-addressed `OUTPUT/tex/<id>.ktx2` textures; the
     /// manifest `OUTPUT/assets.hman` maps every id to its file. `--target bmd1` writes
@@ -59,15 +60,15 @@ pub enum Command {
     Check(TreeArgs),
     /// Print statistics of every file of a compiled tree, and totals.
     Info(TreeArgs),
-    /// Delete the compiled output tree.
+    /// Delete the compiled output tree (one that does not exist is nothing to clean: exit 0).
     Clean(TreeArgs),
     /// Write a starter build.toml and an assets/ folder with a sample model.
     Init(InitArgs),
     /// Bundle a folder into a SparkPak `.spk` archive or an `.hpack` bundle (the original
     /// assetc's), or list, extract or check archives of either format.
     Pack(PackArgs),
-    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont)
-    /// readably.
+    /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont
+    /// .spv .wav) readably.
     Inspect(InspectArgs),
     /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
     /// from a 3/4 view, write one level of a .ktx2 as a PNG, or draw a line of text with an
@@ -143,8 +144,8 @@ pub struct BuildArgs {
     /// Output folder [default: build.toml's `output` (or the preset's), else runtime]
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Worker threads (default: every core). Output is identical for any value.
-    #[arg(short, long)]
+    /// Worker threads, at least 1 (default: every core). Output is identical for any value.
+    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// Re-read and validate every written file.
     #[arg(long)]
@@ -152,6 +153,11 @@ pub struct BuildArgs {
     /// Stop at the first failing asset.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Fail a model whose texture image is missing, instead of building it without that
+    /// texture and one warning naming the file (build.toml: `texture.missing_images =
+    /// "fail"`). A missing buffer fails the model either way.
+    #[arg(long)]
+    pub strict: bool,
     /// Rebuild every asset, ignoring the incremental cache and fetching nothing from the
     /// remote cache (what is built is still uploaded).
     #[arg(long)]
@@ -205,6 +211,15 @@ pub struct BuildArgs {
     /// it.
     #[arg(long, value_name = "I/N", conflicts_with_all = ["pack", "report", "verify", "watch", "emit_deps"])]
     pub shard: Option<assetc::driver::shard::Shard>,
+}
+
+/// `-j N`: as cargo, at least one thread; leaving it out is what uses every core.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a number of threads, got `{s}`")),
+    }
 }
 
 fn parse_remote_mode(s: &str) -> Result<assetc::driver::remote::RemoteMode, String> {

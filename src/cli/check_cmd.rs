@@ -113,6 +113,14 @@ fn info_doc(
             size(totals.texture_gpu_bytes)
         ),
     );
+    if totals.empty_lod_levels > 0 {
+        let lod_levels: u64 = files
+            .iter()
+            .map(|f| f.submeshes.unwrap_or(0) * f.lod_triangles.len() as u64)
+            .sum();
+        let value = super::lod_fact::value(totals.empty_lod_levels, lod_levels);
+        doc.fact(super::lod_fact::LABEL, value);
+    }
     doc.fact("clips", totals.clips);
     doc.fact("sounds", totals.sounds);
 
@@ -242,12 +250,6 @@ fn info_doc(
     for f in files {
         if let Some(e) = &f.error {
             doc.warnings.push(format!("{}: {e}", f.path));
-        }
-        if f.empty_lod_levels > 0 {
-            doc.warnings.push(format!(
-                "{}: {} LOD level(s) of its submeshes are empty (the simplifier could not reduce them)",
-                f.path, f.empty_lod_levels
-            ));
         }
     }
     doc

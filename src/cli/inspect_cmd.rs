@@ -11,11 +11,12 @@ use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     super::require_input(&args.file)?;
-    let kind = FormatKind::from_path(&args.file).with_context(|| {
-        format!(
+    // A file of no kind it reads is a usage error (exit 2), as `preview` says of one.
+    let kind = FormatKind::from_path(&args.file).ok_or_else(|| {
+        super::UsageError(anyhow::anyhow!(
             "{}: unknown extension (expected .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav)",
             args.file.display()
-        )
+        ))
     })?;
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
@@ -477,7 +478,7 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     let mut columns = vec!["submesh", "material slot", "triangles", "meshlets"];
     let lod_names: Vec<String> = (1..=lod_count).map(|i| format!("LOD{i} tris")).collect();
     columns.extend(lod_names.iter().map(String::as_str));
-    let mut empty_lods = 0;
+    let mut empty_lods = 0u64;
     let mut rows = Vec::new();
     for (i, s) in v.submeshes.iter().enumerate() {
         let mut row = vec![
@@ -506,11 +507,11 @@ fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
     }
     doc.table("submeshes", &columns).rows = rows;
     if empty_lods > 0 {
-        doc.warnings.push(format!(
-            "{empty_lods} of {} LOD levels are empty (the simplifier could not reduce those \
-             submeshes); an engine must fall back to a coarser or finer level",
-            lod_count * v.submeshes.len()
-        ));
+        let total = (lod_count * v.submeshes.len()) as u64;
+        doc.fact(
+            super::lod_fact::LABEL,
+            super::lod_fact::value(empty_lods, total),
+        );
     }
     Ok(doc)
 }

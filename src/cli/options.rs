@@ -6,6 +6,7 @@ use super::UsageError;
 use assetc::config::{self, ConfigError};
 use assetc::driver::discover::{discover, DiscoverRules};
 use assetc::driver::{BuildOptions, Target};
+use assetc::pipeline::textures::MissingImages;
 use std::path::PathBuf;
 
 /// The resolved options and the warnings about the configuration (a rule matching no
@@ -67,6 +68,9 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
         // The flag sets no naming of its own: 5 brings Qt 6.4's.
         options.settings.qtmesh.set_mesh_version(v, false);
     }
+    if args.strict {
+        options.settings.texture.missing_images = MissingImages::Fail;
+    }
     options.jobs = args.jobs;
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;
@@ -105,7 +109,7 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     }
     if !options.input.exists() {
         anyhow::bail!(
-            "input {} does not exist (give a folder or a .gltf/.glb/.fbx file, or set `input` in build.toml)",
+            "input {} does not exist (give a folder or a .gltf/.glb/.obj/.fbx file, or set `input` in build.toml)",
             options.input.display()
         );
     }

@@ -112,8 +112,23 @@ fn list(archives: &[std::path::PathBuf], global: &GlobalArgs) -> anyhow::Result<
         }
         Err(e) => return Err(e.into()),
     };
+    let json = global.message_format == MessageFormat::Json;
+    // Rows are printed as they come (a listing may be piped into `head`), so the archive
+    // column is as wide as the longest archive named, known before the first row.
+    let archive_width = archives
+        .iter()
+        .map(|a| a.display().to_string().chars().count())
+        .chain(["archive".len()])
+        .max()
+        .unwrap_or(0);
+    if !json {
+        println!(
+            "{:>10} {:>10} {:>5}  {:<archive_width$}  path",
+            "size", "stored", "layer", "archive"
+        );
+    }
     for e in &entries {
-        if global.message_format == MessageFormat::Json {
+        if json {
             println!(
                 "{}",
                 serde_json::json!({
@@ -128,11 +143,11 @@ fn list(archives: &[std::path::PathBuf], global: &GlobalArgs) -> anyhow::Result<
                 format!("  (shadows layer {:?})", e.shadowed)
             };
             println!(
-                "{:>10} {:>10}  layer {} {}  {}{shadow}",
+                "{:>10} {:>10} {:>5}  {:<archive_width$}  {}{shadow}",
                 e.original_size,
                 e.compressed_size,
                 e.layer,
-                e.archive.display(),
+                e.archive.display().to_string(),
                 e.path
             );
         }
@@ -140,8 +155,11 @@ fn list(archives: &[std::path::PathBuf], global: &GlobalArgs) -> anyhow::Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line per entry: size, kind, path (JSON: one object per entry).
+/// A header row, then one line per entry: size, kind, path (JSON: one object per entry).
 fn list_hpack(entries: &[assetc::pack::HPackListed], global: &GlobalArgs) {
+    if global.message_format != MessageFormat::Json {
+        println!("{:>10}  {:<9}  path", "size", "kind");
+    }
     for e in entries {
         let kind = assetc::formats::hpack::kind_name(e.kind);
         if global.message_format == MessageFormat::Json {

@@ -63,7 +63,11 @@ pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         let px = args.size.unwrap_or(preview::font::DEFAULT_PX);
         preview::font::preview_font(&args.file, &args.text, px)?
     } else {
-        preview::preview_file(&args.file, &options)?
+        preview::preview_file(&args.file, &options).map_err(|e| match e {
+            // A file of no kind it draws is a usage error (exit 2), as `inspect` says of one.
+            preview::PreviewError::Unsupported(_) => super::UsageError(e.into()).into(),
+            e => anyhow::Error::new(e),
+        })?
     };
     assetc::output::write_atomic(&out, &preview::png_bytes(&p.image))
         .with_context(|| format!("writing {}", out.display()))?;

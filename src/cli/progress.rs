@@ -156,8 +156,8 @@ impl CliReporter {
                     };
                     self.line(
                         &format!(
-                            "{verb:>12} {source} ({} files, {time_ms} ms)",
-                            outputs.len()
+                            "{verb:>12} {source} ({}, {time_ms} ms)",
+                            plural(outputs.len(), "file")
                         ),
                         false,
                     );
@@ -212,7 +212,10 @@ impl CliReporter {
                 let mut failures = std::mem::take(&mut *lock(&self.failures));
                 failures.sort();
                 if !failures.is_empty() {
-                    eprintln!("error: could not compile {} asset(s):", failures.len());
+                    eprintln!(
+                        "error: could not compile {}:",
+                        plural(failures.len(), "asset")
+                    );
                     for (source, first) in &failures {
                         eprintln!("  {source}: {first}");
                     }
@@ -233,7 +236,8 @@ impl CliReporter {
                     String::new()
                 };
                 let counts = format!(
-                    "{built} built, {remote}{fresh} fresh, {failed} failed, {not_built}{textures_encoded} textures encoded, {removed} removed in {:.2} s",
+                    "{built} built, {remote}{fresh} fresh, {failed} failed, {not_built}{} encoded, {removed} removed in {:.2} s",
+                    plural(*textures_encoded, "texture"),
                     *time_ms as f64 / 1000.0
                 );
                 if *success {
@@ -248,12 +252,12 @@ impl CliReporter {
                 } else {
                     let mut why = Vec::new();
                     if *failed > 0 {
-                        why.push(format!("{failed} asset(s) failed"));
+                        why.push(format!("{} failed", plural(*failed, "asset")));
                     }
                     if !verify_problems.is_empty() {
                         why.push(format!(
-                            "--verify found {} problem(s) in written files, first: {}",
-                            verify_problems.len(),
+                            "--verify found {} in written files, first: {}",
+                            plural(verify_problems.len(), "problem"),
                             verify_problems[0]
                         ));
                     }
@@ -261,6 +265,15 @@ impl CliReporter {
                 }
             }
         }
+    }
+}
+
+/// `1 file`, `2 files`: a count and its noun, in the plural unless the count is one.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("{count} {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 

@@ -5,7 +5,11 @@
 //! (the build itself opens every input), metadata-only changes and everything below the
 //! output folder (our own writes) are ignored. Editors that save by writing a temporary
 //! file and renaming it produce a burst of events; `notify-debouncer-full` folds each
-//! burst into one set of changed paths.
+//! burst into one set of changed paths. It hands each event over one timeout after it
+//! happened, on ticks of a quarter of that, so the events of one save that take a few
+//! ticks to write arrive as several batches: batches that follow one another within
+//! [`SETTLE`] are one change, and a path whose content is what the last rebuild read is
+//! no change at all (a late batch of a save that rebuild already saw).
 
 use super::args::BuildArgs;
 use super::progress::CliReporter;
@@ -20,6 +24,11 @@ use std::time::Duration;
 
 /// Quiet period after the last change before rebuilding: editors save in bursts.
 const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// How long after a batch of changes the watcher waits for another before rebuilding:
+/// the rest of the same save comes within a tick of the debouncer (a quarter of
+/// [`DEBOUNCE`]) plus the time the save took to write.
+const SETTLE: Duration = DEBOUNCE;
 
 /// What to watch and what to leave alone.
 #[derive(Debug, Clone)]
@@ -134,25 +143,70 @@ pub fn watch(
     }
     first()?;
     eprintln!("watching {} (Ctrl-C to stop)", set.input.display());
-    for result in rx {
-        let events = match result {
-            Ok(events) => events,
-            Err(errors) => {
-                for e in errors {
-                    eprintln!("warning: watcher: {e}");
-                }
-                continue;
-            }
-        };
-        let changes = set.relevant(events.iter().map(|e| (&e.event.kind, &e.event.paths)));
+    let mut last_read = Contents::default();
+    while let Ok(result) = rx.recv() {
+        let mut changes = Changes::default();
+        set.absorb(result, &mut changes);
+        while let Ok(result) = rx.recv_timeout(SETTLE) {
+            set.absorb(result, &mut changes);
+        }
+        last_read.drop_unchanged(&mut changes, set.config.as_deref());
         if !changes.paths.is_empty() {
+            last_read.remember(&changes);
             rebuild(&changes);
         }
     }
     Ok(())
 }
 
+/// What each changed path held when the rebuild it caused started: a digest of its bytes,
+/// `None` when it could not be read (removed).
+#[derive(Debug, Default)]
+pub struct Contents {
+    digests: std::collections::HashMap<PathBuf, Option<u64>>,
+}
+
+impl Contents {
+    /// Leaves out of `changes` every path that still holds what the last rebuild read.
+    pub fn drop_unchanged(&self, changes: &mut Changes, config: Option<&Path>) {
+        changes
+            .paths
+            .retain(|p| self.digests.get(p) != Some(&digest(p)));
+        changes.config_changed &= config.is_some_and(|c| changes.paths.contains(c));
+    }
+
+    /// Records what the paths of `changes` hold now, as the rebuild about to run reads them.
+    pub fn remember(&mut self, changes: &Changes) {
+        for p in &changes.paths {
+            self.digests.insert(p.clone(), digest(p));
+        }
+    }
+}
+
+fn digest(path: &Path) -> Option<u64> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+}
+
 impl WatchSet {
+    /// Adds what one batch from the debouncer changed to `changes` (its errors are
+    /// reported and otherwise ignored).
+    fn absorb(&self, batch: DebounceEventResult, changes: &mut Changes) {
+        match batch {
+            Ok(events) => {
+                let more = self.relevant(events.iter().map(|e| (&e.event.kind, &e.event.paths)));
+                changes.paths.extend(more.paths);
+                changes.config_changed |= more.config_changed;
+            }
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("warning: watcher: {e}");
+                }
+            }
+        }
+    }
+
     fn canonical(&self) -> WatchSet {
         let canon = |p: &Path| absolute(p);
         WatchSet {
@@ -262,6 +316,41 @@ mod tests {
         let c = s.relevant([(&write, &src), (&read, &out)]);
         assert_eq!(c.paths.into_iter().collect::<Vec<_>>(), src);
         assert!(!c.config_changed);
+    }
+
+    #[test]
+    fn a_path_holding_what_the_last_rebuild_read_is_no_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let (flag, toml) = (dir.path().join("flag.png"), dir.path().join("build.toml"));
+        std::fs::write(&flag, b"first").unwrap();
+        std::fs::write(&toml, b"").unwrap();
+        let saved = |paths: &[&PathBuf]| Changes {
+            paths: paths.iter().map(|p| p.to_path_buf()).collect(),
+            config_changed: paths.contains(&&toml),
+        };
+        let mut read = Contents::default();
+        let mut first = saved(&[&flag]);
+        read.drop_unchanged(&mut first, Some(&toml));
+        assert_eq!(first, saved(&[&flag]), "never seen: a change");
+        read.remember(&first);
+        // The late batch of the same save, and build.toml saved unchanged.
+        let mut late = saved(&[&flag, &toml]);
+        read.drop_unchanged(&mut late, Some(&toml));
+        assert_eq!(late, saved(&[&toml]));
+        read.remember(&late);
+        let mut again = saved(&[&toml]);
+        read.drop_unchanged(&mut again, Some(&toml));
+        assert!(again.paths.is_empty() && !again.config_changed, "{again:?}");
+        // New bytes, or the file gone, are changes again.
+        std::fs::write(&flag, b"second").unwrap();
+        let mut edited = saved(&[&flag]);
+        read.drop_unchanged(&mut edited, Some(&toml));
+        assert_eq!(edited, saved(&[&flag]));
+        read.remember(&edited);
+        std::fs::remove_file(&flag).unwrap();
+        let mut removed = saved(&[&flag]);
+        read.drop_unchanged(&mut removed, Some(&toml));
+        assert_eq!(removed, saved(&[&flag]));
     }
 
     #[test]

@@ -50,14 +50,52 @@ impl ConfigError {
         }
     }
 
-    /// A TOML or serde error, positioned by its span and worded for people.
+    /// A TOML or serde error, positioned by its span and worded for people. An unknown
+    /// key is pointed at where the key is written: the span serde gives is its value's.
     pub fn from_toml(file: &Path, text: &str, error: &toml::de::Error) -> Self {
         let message = plain_words(&with_suggestion(error.message()));
-        match error.span() {
-            Some(span) => Self::at(file, text, span.start, message),
-            None => Self::new(file, message),
+        let Some(span) = error.span() else {
+            return Self::new(file, message);
+        };
+        let offset = unknown_key(error.message())
+            .and_then(|key| key_offset(text, span.end, key))
+            .unwrap_or(span.start);
+        Self::at(file, text, offset, message)
+    }
+}
+
+/// The key an "unknown field `name`, expected ..." message is about.
+pub(crate) fn unknown_key(message: &str) -> Option<&str> {
+    let rest = message.trim().strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// Byte offset of the last place before `end` where `key` is written as a key (bare or
+/// quoted; at the start of a line, after `.`, `[`, `{` or `,`; followed by `=`, `.` or `]`),
+/// not as part of a value or of a longer name.
+pub(crate) fn key_offset(text: &str, end: usize, key: &str) -> Option<usize> {
+    let before = text.get(..end.min(text.len()))?;
+    let mut search_end = before.len();
+    while let Some(found) = before[..search_end].rfind(key) {
+        search_end = found;
+        let (mut start, mut after) = (found, found + key.len());
+        if text[..start].ends_with('"') && text[after..].starts_with('"') {
+            start -= 1;
+            after += 1;
+        }
+        let opens_key = text[..start]
+            .trim_end_matches([' ', '\t'])
+            .chars()
+            .next_back()
+            .is_none_or(|c| matches!(c, '\n' | '.' | '[' | '{' | ','));
+        let closes_key = text[after..]
+            .trim_start_matches([' ', '\t'])
+            .starts_with(['=', '.', ']']);
+        if opens_key && closes_key {
+            return Some(start);
         }
     }
+    None
 }
 
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
@@ -128,6 +166,24 @@ mod tests {
             plain_words("invalid type: floating point `1.5`, expected u32"),
             "invalid type: number `1.5`, expected a whole number >= 0"
         );
+    }
+
+    #[test]
+    fn an_unknown_key_is_found_where_it_is_written_not_in_values_or_longer_names() {
+        let text = "[texture]\nname = \"max_sise\"\nmax_sise_x = 1\n  max_sise = 512\n";
+        let at = key_offset(text, text.len(), "max_sise").unwrap();
+        assert_eq!(line_column(text, at), (4, 3));
+        let dotted = "[[rules]]\nmatch = \"a\"\ntexture.qualty = 1\n";
+        let at = key_offset(dotted, dotted.len(), "qualty").unwrap();
+        assert_eq!(line_column(dotted, at), (3, 9));
+        let quoted = "\"max_sise\" = 1\n";
+        assert_eq!(key_offset(quoted, quoted.len(), "max_sise"), Some(0));
+        assert_eq!(key_offset("a = \"max_sise\"\n", 15, "max_sise"), None);
+        assert_eq!(
+            unknown_key("unknown field `max_sise`, expected one of `max_size`"),
+            Some("max_sise")
+        );
+        assert_eq!(unknown_key("invalid type: string"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! it sets, with their places in the file, and [`Partial::apply`] overlays exactly those on
 //! settings resolved so far (defaults, then the top level, the preset, matching rules).
 
-use super::error::{plain_words, with_suggestion, ConfigError};
+use super::error::{key_offset, plain_words, unknown_key, with_suggestion, ConfigError};
 use crate::kinds::asset::AssetSettings;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -76,10 +76,17 @@ impl<T: Section> Partial<T> {
                 .into_iter()
                 .collect();
             let probe: T = toml::Value::Table(alone).try_into().map_err(|e| {
-                here(format!(
+                let message = format!(
                     "[{table}] {key}: {}",
                     plain_words(&with_suggestion(e.message()))
-                ))
+                );
+                // A misspelt key is pointed at where it is written, not at its value.
+                let key_at = unknown_key(e.message())
+                    .and_then(|_| key_offset(text, value.span().start, key));
+                match key_at {
+                    Some(at) => ConfigError::at(file, text, at, message),
+                    None => here(message),
+                }
             })?;
             probe
                 .check_ranges()

@@ -337,6 +337,13 @@ impl Builder {
                 .assets
                 .extend(fresh_report.take().or_else(|| job.report()));
         }
+        // Standalone images, cubemaps, LUTs and font atlases are encoded by their own kind,
+        // not by the texture store: counted too, so the summary counts every `.ktx2` encoded.
+        let shared: BTreeSet<String> = texture_results
+            .keys()
+            .map(|&id| crate::targets::texture_rel_path(id))
+            .collect();
+        report.textures_encoded += report.own_textures_built(&shared);
 
         if let Some(remote) = &remote {
             remote_steps::upload_built(

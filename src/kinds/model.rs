@@ -14,9 +14,12 @@ use crate::kinds::asset::{
 use crate::kinds::key::KeyText;
 use crate::kinds::source::Source;
 use crate::pipeline::prepare::PrepareCache;
+use crate::pipeline::textures::MissingImages;
 use crate::pipeline::StageTimes;
 use crate::targets::TargetInput;
 use std::path::{Path, PathBuf};
+
+mod missing_images;
 
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Model,
@@ -90,7 +93,11 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         input_root: input_root.to_path_buf(),
         ..Default::default()
     };
-    let scene = import_model(&source.abs_path, &source_ref, &import_options)?;
+    let mut scene = import_model(&source.abs_path, &source_ref, &import_options)?;
+    if settings.texture.missing_images == MissingImages::Warn {
+        let left_out = missing_images::leave_out(&mut scene);
+        scene.warnings.extend(left_out);
+    }
     let mut warnings = scene.warnings.clone();
     let mut inputs = vec![source.abs_path.clone()];
     inputs.extend(scene.dependencies.iter().cloned());

@@ -79,6 +79,17 @@ impl BuildReport {
     pub fn success(&self) -> bool {
         self.failed() == 0 && self.verify_problems.is_empty()
     }
+    /// The `.ktx2` files that assets built by this build wrote as outputs of their own
+    /// (standalone images, cubemaps, LUTs, font atlases): every one but those in `shared`,
+    /// a model's textures, which the texture store encodes once and counts.
+    pub fn own_textures_built(&self, shared: &BTreeSet<String>) -> usize {
+        self.assets
+            .iter()
+            .filter(|a| a.status == AssetStatus::Built)
+            .flat_map(|a| &a.outputs)
+            .filter(|path| path.ends_with(".ktx2") && !shared.contains(path.as_str()))
+            .count()
+    }
     /// Every input file of every asset.
     pub fn inputs(&self) -> BTreeSet<PathBuf> {
         self.assets

@@ -196,7 +196,7 @@ fn ninja_reruns_exactly_when_an_input_changes() {
 }
 
 /// Lines of a child's stdout as they arrive.
-fn collect_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String>>> {
+pub(crate) fn collect_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String>>> {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let out = child.stdout.take().unwrap();
     let sink = lines.clone();
@@ -209,7 +209,7 @@ fn collect_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String>>> {
 }
 
 /// Lines of a child's stderr as they arrive.
-fn collect_stderr_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String>>> {
+pub(crate) fn collect_stderr_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String>>> {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let err = child.stderr.take().unwrap();
     let sink = lines.clone();
@@ -221,7 +221,7 @@ fn collect_stderr_lines(child: &mut std::process::Child) -> Arc<Mutex<Vec<String
     lines
 }
 
-fn count(lines: &Mutex<Vec<String>>, needle: &str) -> usize {
+pub(crate) fn count(lines: &Mutex<Vec<String>>, needle: &str) -> usize {
     lines
         .lock()
         .unwrap()
@@ -230,7 +230,7 @@ fn count(lines: &Mutex<Vec<String>>, needle: &str) -> usize {
         .count()
 }
 
-fn wait_until(what: &str, lines: &Mutex<Vec<String>>, done: impl Fn() -> bool) {
+pub(crate) fn wait_until(what: &str, lines: &Mutex<Vec<String>>, done: impl Fn() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(

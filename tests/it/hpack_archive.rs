@@ -105,10 +105,12 @@ fn pack_list_extract_check_round_trip() {
     let packed: Vec<&str> = pack.entries().iter().map(|e| e.path.as_str()).collect();
     assert_eq!(packed, expected);
 
-    // `list`: one line per file with its size and kind.
+    // `list`: a header row, then one line per file with its size and kind.
     let (code, out, err) = run(&["pack", "list", s(&bundle)]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().count(), files.len(), "{out}");
+    assert_eq!(out.lines().count(), files.len() + 1, "{out}");
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["size", "kind", "path"], "{out}");
     for (path, data) in &files {
         let line = out
             .lines()

@@ -43,6 +43,7 @@ mod ktx2_peers;
 mod layers;
 mod lightmap_uvs;
 mod mixed_uvs;
+mod newcomer_tree;
 mod noop_rebuild;
 mod obj_import;
 mod output_folder;

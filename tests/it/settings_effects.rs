@@ -433,6 +433,9 @@ const CASES: &[Case] = &[
     ("texture", "mip_filter", "\"lanczos4\"", |r| {
         r.settings.texture.mip_filter = assetc::pipeline::textures::MipFilter::Lanczos4
     }),
+    ("texture", "missing_images", "\"fail\"", |r| {
+        r.settings.texture.missing_images = assetc::pipeline::textures::MissingImages::Fail
+    }),
     ("animation", "import", "false", |r| {
         r.settings.animation.import = false
     }),

@@ -47,7 +47,9 @@ pub enum DiagnosticCode {
     RemoteCache,
     /// Files below the input that no kind compiles.
     IgnoredFiles,
-    /// The simplifier could not reduce some LOD levels.
+    /// No longer raised: a mesh too small to simplify is normal, and `assetc info` and
+    /// `assetc inspect` state it as a fact. Kept so that caches and tools that name it
+    /// still read.
     LodStalled,
 }
 

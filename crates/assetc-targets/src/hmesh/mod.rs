@@ -1,7 +1,6 @@
 //! The default target: `<source>.hmesh`, `.hmat`, `tex/<id>.ktx2` texture requests and
 //! `.hanim`.
 
-use crate::code::Warning;
 pub mod materials;
 mod mesh;
 pub mod pack;
@@ -20,23 +19,6 @@ use materials::build_material_table;
 
 pub struct HMeshTarget;
 
-/// One warning per asset when the simplifier could not reduce some LOD levels (small or
-/// locked meshes): such a level is stored empty, meaning "draw the previous level", so a
-/// renderer switching to it saves nothing. Said at build time, not only by `info`.
-fn stalled_lods_warning(lods: Option<&hmesh::Lods>) -> Option<Warning> {
-    let lods = lods?;
-    let empty = lods.ranges.iter().filter(|r| r.index_count == 0).count();
-    (empty > 0).then(|| {
-        let message = format!(
-            "{empty} of {} LOD levels (submeshes x levels) could not be reduced (the \
-             simplifier stalled: too few triangles, or borders it must keep); they reuse \
-             the previous level",
-            lods.ranges.len()
-        );
-        Warning::new(message).coded(crate::code::DiagnosticCode::LodStalled)
-    })
-}
-
 impl TargetWriter for HMeshTarget {
     fn build(&self, input: &TargetInput) -> Result<TargetOutput, TargetError> {
         let settings = input.settings;
@@ -51,8 +33,6 @@ impl TargetWriter for HMeshTarget {
         });
         let mesh_build = build_hmesh(scene, settings.mesh, skeleton.as_ref(), input.cache)?;
         out.warnings.extend(mesh_build.warnings.iter().cloned());
-        out.warnings
-            .extend(stalled_lods_warning(mesh_build.mesh.lods.as_ref()));
         let hmesh_bytes =
             hmesh::write(&mesh_build.mesh).map_err(|e| TargetError::Encode(e.to_string()))?;
         out.files.push(OutputFile::new(

@@ -242,6 +242,34 @@ pub struct TextureSettings {
     /// blocks are no fewer, they repeat.
     #[serde(skip_serializing_if = "is_zero")]
     pub bc7_rdo_lambda: f32,
+    /// Models only: what a texture image that does not exist does to its model (`warn`,
+    /// the default: the model is built without it; `fail`: the model fails, `--strict`).
+    /// Left out of the serialised settings at its default, so cache keys of existing
+    /// trees do not change.
+    #[serde(skip_serializing_if = "MissingImages::is_default")]
+    pub missing_images: MissingImages,
+}
+
+/// What a model's texture image that does not exist does to the model. Engines' importers
+/// load a model whose texture is missing with that slot empty; a missing buffer is
+/// geometry, and fails the model either way.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingImages {
+    /// The model is built with the slots that use the image empty, and one warning names
+    /// the file.
+    #[default]
+    Warn,
+    /// The model fails, naming the file.
+    Fail,
+}
+
+impl MissingImages {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 fn is_zero(v: &f32) -> bool {
@@ -265,6 +293,7 @@ impl Default for TextureSettings {
             cubemap: false,
             per_class: false,
             bc7_rdo_lambda: 0.0,
+            missing_images: MissingImages::Warn,
         }
     }
 }
