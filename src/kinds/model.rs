@@ -52,6 +52,9 @@ pub static KIND: AssetKind = AssetKind {
 fn settings_key(settings: &AssetSettings, key: &mut KeyText) {
     key.table("mesh", &settings.mesh);
     key.table("animation", &settings.animation);
+    // Whether a missing image fails the model or leaves its slots empty: read by every
+    // target, whether or not any texture is then encoded.
+    key.table("missing_images", &settings.texture.missing_images);
     // In the order the targets run, whatever the order the settings name them in.
     let targets: Vec<Target> = Target::EVERY
         .iter()

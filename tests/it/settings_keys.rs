@@ -99,6 +99,7 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("texture", "bc7_rdo_lambda", "0.5"),
     ("texture", "mode", "\"linear\""),
     ("texture", "cubemap", "true"),
+    ("texture", "missing_images", "\"fail\""),
     ("animation", "import", "false"),
     ("animation", "keyframe_reduction", "false"),
     ("animation", "tolerance", "0.01"),
@@ -123,9 +124,13 @@ const CHANGES: &[(&str, &str, &str)] = &[
 
 const MODELS: &[&str] = &["box/box.gltf", "strip.gltf"];
 
-/// The sources a change of `table` rebuilds under the default targets (`hmesh` only).
+/// The sources a change of `table` (`table.key` where a key is read apart from its table)
+/// rebuilds under the default targets (`hmesh` only).
 fn rebuilt_by(table: &str) -> BTreeSet<&'static str> {
     let set: &[&str] = match table {
+        // Models only read it (a missing image fails them or leaves its slots empty), and
+        // each of them, with images or without.
+        "texture.missing_images" => &["box/box.gltf", "icon.png", "sky.env", "strip.gltf"],
         "mesh" | "animation" | "targets" => MODELS,
         // The model with an image encodes it; the one without has no texture to encode.
         "texture" => &["box/box.gltf", "icon.png", "sky.env"],
@@ -226,11 +231,21 @@ fn a_setting_rebuilds_only_the_assets_whose_kind_reads_it() {
     assert_eq!(first.len(), 9, "one asset of each kind: {first:?}");
     assert!(first.values().all(|s| s == "built"), "{first:?}");
 
-    let mut changes: Vec<(&str, String)> = CHANGES
+    let mut changes: Vec<(String, String)> = CHANGES
         .iter()
-        .map(|(table, key, value)| (*table, setting(table, key, value)))
+        .map(|(table, key, value)| {
+            let read_apart = (*table, *key) == ("texture", "missing_images");
+            let name = match read_apart {
+                true => format!("{table}.{key}"),
+                false => table.to_string(),
+            };
+            (name, setting(table, key, value))
+        })
         .collect();
-    changes.push(("targets", "targets = [\"hmesh\", \"bmd1\"]\n".to_string()));
+    changes.push((
+        "targets".to_string(),
+        "targets = [\"hmesh\", \"bmd1\"]\n".to_string(),
+    ));
     for (table, config) in &changes {
         // Each change from a tree built with the defaults: the change, then back.
         for (pass, config) in [("changed", config.as_str()), ("restored", "")] {
