@@ -128,6 +128,17 @@ fn written_files_carry_their_magic() {
         wav::Samples::Pcm16(&[0; 8]),
     )
     .unwrap();
+    let font = hfont::HFont {
+        header: hfont::HFontHeader {
+            distance_range: 4.0,
+            edge_value: 0.5,
+            atlas_width: 16,
+            atlas_height: 16,
+            ..Default::default()
+        },
+        glyphs: vec![hfont::Glyph::default()],
+        kerning: vec![],
+    };
     let files = [
         (FormatKind::HMat, hmat::write(&hmat::HMat::default())),
         (
@@ -138,12 +149,12 @@ fn written_files_carry_their_magic() {
             FormatKind::HMan,
             hman::write(&hman::Manifest::default()).unwrap(),
         ),
-        (
-            FormatKind::HFont,
-            hfont::write(&hfont::HFont::default()).unwrap(),
-        ),
+        (FormatKind::HFont, hfont::write(&font).unwrap()),
         (FormatKind::HPack, hpack::write(&[]).unwrap()),
-        (FormatKind::Spk, spk::write(&[]).unwrap()),
+        (
+            FormatKind::Spk,
+            spk::write(&[("a.txt".to_owned(), b"x".to_vec())]).unwrap(),
+        ),
         (
             FormatKind::QtMesh,
             qtmesh::write(&qtmesh::QtMeshFile::default(), qtmesh::NEWEST_MESH_VERSION).unwrap(),

@@ -38,10 +38,7 @@ fn describe(bytes: &[u8]) -> Result<Description, ReadError> {
 
 fn document(bytes: &[u8]) -> Result<Document, ReadError> {
     let t = super::read(bytes)?;
-    let mut doc = Document::new(format!(
-        ".hmat v{VERSION}: {} materials",
-        t.materials.len()
-    ));
+    let mut doc = Document::new(format!(".hmat v{VERSION}: {} materials", t.materials.len()));
     let tex = |id: u64| if id == 0 { "-".to_string() } else { hex(id) };
     let table = doc.table(
         "materials",
