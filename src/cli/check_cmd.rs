@@ -3,6 +3,8 @@
 use super::args::{GlobalArgs, MessageFormat, TreeArgs};
 use super::table::{size, Doc};
 use assetc::driver::info::{FileInfo, SourceSizes, Totals};
+use assetc::formats::format::Format;
+use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -79,6 +81,17 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// The formats `info` shows a table of; other files are listed by size only.
+const WITH_A_TABLE: [&Format; 7] = [
+    &hmesh::FORMAT,
+    &hmat::FORMAT,
+    &ktx2::FORMAT,
+    &hanim::FORMAT,
+    &hfont::FORMAT,
+    &spirv::FORMAT,
+    &wav::FORMAT,
+];
+
 /// `info` for people: totals, then one table per kind of file, then the sources.
 fn info_doc(
     root: &std::path::Path,
@@ -87,12 +100,13 @@ fn info_doc(
     sources: &[SourceSizes],
 ) -> Doc {
     let opt = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
-    let ext = |f: &FileInfo| {
-        std::path::Path::new(&f.path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase()
+    let of = |format: &'static Format| {
+        move |f: &&FileInfo| {
+            std::path::Path::new(&f.path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| format.has_extension(e))
+        }
     };
     let mut doc = Doc::new(format!(
         "{}: {} files, {}",
@@ -118,8 +132,8 @@ fn info_doc(
             .iter()
             .map(|f| f.submeshes.unwrap_or(0) * f.lod_triangles.len() as u64)
             .sum();
-        let value = super::lod_fact::value(totals.empty_lod_levels, lod_levels);
-        doc.fact(super::lod_fact::LABEL, value);
+        let value = assetc::formats::hmesh::lod_fact::value(totals.empty_lod_levels, lod_levels);
+        doc.fact(assetc::formats::hmesh::lod_fact::LABEL, value);
     }
     doc.fact("clips", totals.clips);
     doc.fact("sounds", totals.sounds);
@@ -136,7 +150,7 @@ fn info_doc(
             "LOD triangles",
         ],
     );
-    for f in files.iter().filter(|f| ext(f) == "hmesh") {
+    for f in files.iter().filter(of(&hmesh::FORMAT)) {
         let lods: Vec<String> = f.lod_triangles.iter().map(u64::to_string).collect();
         meshes.row(vec![
             f.path.clone(),
@@ -180,11 +194,11 @@ fn info_doc(
         }
     }
     let materials = doc.table("material tables", &["file", "size", "materials"]);
-    for f in files.iter().filter(|f| ext(f) == "hmat") {
+    for f in files.iter().filter(of(&hmat::FORMAT)) {
         materials.row(vec![f.path.clone(), size(f.bytes), opt(f.materials)]);
     }
     let textures = doc.table("textures", &["file", "size", "image", "GPU memory"]);
-    for f in files.iter().filter(|f| ext(f) == "ktx2") {
+    for f in files.iter().filter(of(&ktx2::FORMAT)) {
         textures.row(vec![
             f.path.clone(),
             size(f.bytes),
@@ -193,7 +207,7 @@ fn info_doc(
         ]);
     }
     let clips = doc.table("animations", &["file", "size", "joints animated", "clips"]);
-    for f in files.iter().filter(|f| ext(f) == "hanim") {
+    for f in files.iter().filter(of(&hanim::FORMAT)) {
         clips.row(vec![
             f.path.clone(),
             size(f.bytes),
@@ -202,7 +216,7 @@ fn info_doc(
         ]);
     }
     let fonts = doc.table("fonts", &["file", "size", "font"]);
-    for f in files.iter().filter(|f| ext(f) == "hfont") {
+    for f in files.iter().filter(of(&hfont::FORMAT)) {
         fonts.row(vec![
             f.path.clone(),
             size(f.bytes),
@@ -213,7 +227,7 @@ fn info_doc(
         "shaders",
         &["file", "size", "SPIR-V", "words", "entry points"],
     );
-    for f in files.iter().filter(|f| ext(f) == "spv") {
+    for f in files.iter().filter(of(&spirv::FORMAT)) {
         shaders.row(vec![
             f.path.clone(),
             size(f.bytes),
@@ -223,7 +237,7 @@ fn info_doc(
         ]);
     }
     let sounds = doc.table("sounds", &["file", "size", "audio"]);
-    for f in files.iter().filter(|f| ext(f) == "wav") {
+    for f in files.iter().filter(of(&wav::FORMAT)) {
         sounds.row(vec![
             f.path.clone(),
             size(f.bytes),
@@ -231,12 +245,10 @@ fn info_doc(
         ]);
     }
     let other = doc.table("other files", &["file", "size"]);
-    for f in files.iter().filter(|f| {
-        !matches!(
-            ext(f).as_str(),
-            "hmesh" | "hmat" | "ktx2" | "hanim" | "spv" | "hfont" | "wav"
-        )
-    }) {
+    for f in files
+        .iter()
+        .filter(|f| !WITH_A_TABLE.iter().any(|&format| of(format)(f)))
+    {
         other.row(vec![f.path.clone(), size(f.bytes)]);
     }
     let by_source = doc.table("sources", &["source", "source size", "output size"]);

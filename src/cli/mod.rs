@@ -7,7 +7,6 @@ mod clean_cmd;
 mod diagnostics;
 mod init_cmd;
 mod inspect_cmd;
-mod lod_fact;
 mod options;
 mod pack_cmd;
 mod preview_cmd;

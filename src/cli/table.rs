@@ -1,6 +1,7 @@
 //! A small document model for `inspect` and `info`: key/value facts, tables and warnings,
 //! printed as aligned text for people or as one JSON object with `--json`.
 
+use assetc::formats::describe;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -149,19 +150,28 @@ impl Table {
     }
 }
 
-/// `1.5 MiB`, `312 KiB`, `96 B`.
-pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
+/// `1.5 MiB`, `312 KiB`, `96 B` (the formats' descriptions use the same).
+pub use assetc::formats::describe::size;
+
+/// A format's description (`inspect`), to print or turn into JSON.
+impl From<describe::Document> for Doc {
+    fn from(d: describe::Document) -> Self {
+        Self {
+            title: d.title,
+            facts: d.facts,
+            tables: d.tables.into_iter().map(Table::from).collect(),
+            warnings: d.warnings,
+        }
     }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
+}
+
+impl From<describe::Table> for Table {
+    fn from(t: describe::Table) -> Self {
+        Self {
+            name: t.name,
+            columns: t.columns,
+            rows: t.rows,
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
-use crate::formats::FormatKind;
+use crate::formats::format::by_path;
 use crate::kinds::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -101,10 +101,10 @@ fn check_name_lengths(rel_path: &str) -> Result<(), String> {
 /// Runs the validator of the file's format (by extension) on bytes about to be written.
 /// Files of no format of ours (`.qml`, copied images) pass.
 pub fn check_output(rel_path: &str, bytes: &[u8]) -> Result<(), String> {
-    let Some(kind) = FormatKind::from_path(Path::new(rel_path)) else {
+    let Some(format) = by_path(Path::new(rel_path)) else {
         return Ok(());
     };
-    let problems = super::verify::validate_bytes(kind, bytes);
+    let problems = (format.validate)(bytes);
     if problems.is_empty() {
         return Ok(());
     }

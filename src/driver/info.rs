@@ -1,6 +1,8 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
-use crate::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav, FormatKind};
+use crate::formats::describe::Stats;
+use crate::formats::format::{by_path, Tally};
+use crate::formats::{hmesh, ktx2};
 use serde::Serialize;
 use std::path::Path;
 
@@ -126,7 +128,7 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
         if !entry.file_type().is_file() || hidden {
             continue;
         }
-        let kind = FormatKind::from_path(entry.path());
+        let format = by_path(entry.path());
         let rel = entry
             .path()
             .strip_prefix(root)
@@ -139,21 +141,24 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
             bytes: bytes.len() as u64,
             ..Default::default()
         };
-        if let Some(Err(e)) = kind.map(|kind| describe(kind, &bytes, &mut info)) {
-            info.error = Some(e);
+        match format.map(|f| (f.stats)(&bytes)) {
+            Some(Ok(stats)) => info.fill_from(stats),
+            Some(Err(e)) => info.error = Some(e.to_string()),
+            None => {}
         }
+        let tally = format.and_then(|f| f.tally);
         totals.files += 1;
         totals.bytes += info.bytes;
-        totals.meshes += u64::from(kind == Some(FormatKind::HMesh) && info.error.is_none());
+        totals.meshes += u64::from(tally == Some(Tally::Mesh) && info.error.is_none());
         totals.vertices += info.vertices.unwrap_or(0);
         totals.triangles += info.triangles.unwrap_or(0);
         totals.meshlets += info.meshlets.unwrap_or(0);
-        totals.materials += if kind == Some(FormatKind::HMat) {
+        totals.materials += if tally == Some(Tally::MaterialTable) {
             info.materials.unwrap_or(0)
         } else {
             0
         };
-        totals.textures += u64::from(kind == Some(FormatKind::Ktx2));
+        totals.textures += u64::from(tally == Some(Tally::Texture));
         totals.clips += info.clips.unwrap_or(0);
         totals.sounds += u64::from(info.audio.is_some());
         totals.texture_gpu_bytes += info.gpu_bytes.unwrap_or(0);
@@ -163,119 +168,56 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
     (files, totals)
 }
 
-fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), String> {
-    match kind {
-        FormatKind::HMesh => {
-            let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
-            info.vertices = Some(u64::from(v.desc.vertex_count));
-            info.triangles = Some(u64::from(v.desc.index_count / 3));
-            info.meshlets = Some(u64::from(v.desc.meshlet_count));
-            info.submeshes = Some(u64::from(v.desc.submesh_count));
-            info.materials = Some(u64::from(v.desc.material_count));
-            info.joints = v.skin.as_ref().map(|s| s.joints.len() as u64);
-            info.cluster_lod = v
-                .cluster_lod
-                .as_ref()
-                .map(|l| hmesh::clod::ClodSummary::of(l).into());
-            if let Some(l) = &v.lods {
-                let n = l.lod_count.max(1) as usize;
-                info.lod_triangles = (0..l.lod_count as usize)
-                    .map(|lod| {
-                        l.ranges
-                            .iter()
-                            .skip(lod)
-                            .step_by(n)
-                            .map(|r| u64::from(r.index_count / 3))
-                            .sum()
-                    })
-                    .collect();
-                info.empty_lod_levels =
-                    l.ranges.iter().filter(|r| r.index_count == 0).count() as u64;
-            }
-        }
-        FormatKind::HMat => {
-            info.materials = Some(
-                hmat::read(bytes)
-                    .map_err(|e| e.to_string())?
-                    .materials
-                    .len() as u64,
-            );
-        }
-        FormatKind::HAnim => {
-            let anim = hanim::read(bytes).map_err(|e| e.to_string())?;
-            info.clips = Some(anim.clips.len() as u64);
-            // The joints its clips animate (a clip names joints by index into the
-            // skeleton of the `.hmesh` beside it).
-            let animated: std::collections::BTreeSet<u32> = anim
-                .clips
-                .iter()
-                .flat_map(|c| c.channels.iter().map(|ch| ch.joint))
-                .collect();
-            info.joints = Some(animated.len() as u64);
-        }
-        FormatKind::Ktx2 => {
-            let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
-            let format = k.pixel_format().map_or_else(
-                || format!("vkFormat {}", k.vk_format),
-                |(f, srgb)| {
-                    format!("{}{}", f.name(), if srgb { " sRGB" } else { "" }).to_uppercase()
-                },
-            );
-            let shape = match (k.is_cube(), k.depth) {
-                (true, _) => " cube".to_string(),
-                (false, 0) => String::new(),
-                (false, d) => format!("x{d}"),
-            };
-            info.texture = Some(format!(
-                "{}x{}{shape} {format}, {} mips",
-                k.width,
-                k.height,
-                k.levels.len()
-            ));
-            info.faces = Some(k.face_count);
-            info.depth = (k.depth > 0).then_some(k.depth);
-            info.gpu_bytes = gpu_bytes(&k);
-        }
-        FormatKind::HFont => {
-            let f = hfont::read(bytes).map_err(|e| e.to_string())?;
-            info.font = Some(format!(
-                "{} glyphs, {} kerning pairs, {} {}x{}",
-                f.glyphs.len(),
-                f.kerning.len(),
-                if f.is_msdf() { "MSDF" } else { "SDF" },
-                f.header.atlas_width,
-                f.header.atlas_height
-            ));
-        }
-        FormatKind::Spirv => {
-            let m = spirv::read(bytes).map_err(|e| e.to_string())?;
-            info.entry_points = m
-                .entry_points
-                .iter()
-                .map(|e| format!("{} {}", e.model_name(), e.name))
-                .collect();
-            info.spirv_version = Some(format!("{}.{}", m.version.0, m.version.1));
-            info.spirv_words = Some(m.words as u64);
-        }
-        FormatKind::Wav => {
-            info.audio = Some(wav::read(bytes).map_err(|e| e.to_string())?.summary());
-        }
-        _ => {}
+impl FileInfo {
+    /// Takes every statistic of the file's format (destructured, so that a new one in
+    /// `Stats` cannot be left out here).
+    fn fill_from(&mut self, stats: Stats) {
+        let Stats {
+            vertices,
+            triangles,
+            meshlets,
+            submeshes,
+            lod_triangles,
+            empty_lod_levels,
+            cluster_lod,
+            materials,
+            joints,
+            clips,
+            texture,
+            faces,
+            depth,
+            font,
+            gpu_bytes,
+            entry_points,
+            spirv_version,
+            spirv_words,
+            audio,
+        } = stats;
+        self.vertices = vertices;
+        self.triangles = triangles;
+        self.meshlets = meshlets;
+        self.submeshes = submeshes;
+        self.lod_triangles = lod_triangles;
+        self.empty_lod_levels = empty_lod_levels;
+        self.cluster_lod = cluster_lod.map(ClusterLodInfo::from);
+        self.materials = materials;
+        self.joints = joints;
+        self.clips = clips;
+        self.texture = texture;
+        self.faces = faces;
+        self.depth = depth;
+        self.font = font;
+        self.gpu_bytes = gpu_bytes;
+        self.entry_points = entry_points;
+        self.spirv_version = spirv_version;
+        self.spirv_words = spirv_words;
+        self.audio = audio;
     }
-    Ok(())
 }
 
-/// Bytes a texture takes in GPU memory once uploaded, all mips, every face, layer and
-/// depth slice (UASTC transcodes to a 16-byte 4x4 block format, BC7 or ASTC, so it counts
-/// as its stored block size).
+/// Bytes a texture takes in GPU memory once uploaded ([`ktx2::gpu_bytes`]).
 pub fn gpu_bytes(k: &ktx2::Ktx2) -> Option<u64> {
-    let (f, _) = k.pixel_format()?;
-    (0..k.levels.len())
-        .map(|l| {
-            f.block()
-                .level_bytes(k.width, k.height.max(1), l as u32, k.level_images(l))
-        })
-        .sum()
+    ktx2::gpu_bytes(k)
 }
 
 /// Per source (from the build's cache): the bytes of its inputs and of its outputs.

@@ -1,37 +1,22 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
-use crate::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
-    Problem,
-};
+use crate::formats::format::by_path;
+use crate::formats::{hman, FormatKind, Problem};
 use std::path::Path;
 
 /// Validates one file by its extension. `None` when the extension is not one of ours.
 pub fn validate_file(path: &Path) -> Option<Vec<Problem>> {
-    let kind = FormatKind::from_path(path)?;
+    let format = by_path(path)?;
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return Some(vec![Problem::new(format!("cannot read: {e}"))]),
     };
-    Some(validate_bytes(kind, &bytes))
+    Some((format.validate)(&bytes))
 }
 
 /// Validates bytes as the given format.
 pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
-    match kind {
-        FormatKind::HMesh => hmesh::validate(bytes),
-        FormatKind::HMat => hmat::validate(bytes),
-        FormatKind::HMan => hman::validate(bytes),
-        FormatKind::HAnim => hanim::validate(bytes, None),
-        FormatKind::Ktx2 => ktx2::validate(bytes),
-        FormatKind::QtMesh => qtmesh::validate(bytes),
-        FormatKind::Bmd1 => bmd1::validate(bytes),
-        FormatKind::Spk => spk::validate(bytes),
-        FormatKind::HPack => hpack::validate(bytes),
-        FormatKind::HFont => hfont::validate(bytes),
-        FormatKind::Spirv => spirv::validate(bytes),
-        FormatKind::Wav => wav::validate(bytes),
-    }
+    (kind.format().validate)(bytes)
 }
 
 /// Validates every file of ours below `root`; one line per problem, naming the file.

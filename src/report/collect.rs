@@ -1,7 +1,8 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
 use super::THUMB_SIZE;
-use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
+use crate::formats::format::Format;
+use crate::formats::{bmd1, hfont, hmesh, ktx2, qtmesh, spirv, wav};
 use crate::kinds::asset::AssetStats;
 use crate::outcome::AssetReport;
 use crate::outcome::AssetStatus;
@@ -226,32 +227,13 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
             }
         };
         page.outputs.push((rel.clone(), bytes.len() as u64));
-        let ext = Path::new(rel)
+        let shown = Path::new(rel)
             .extension()
             .and_then(|e| e.to_str())
-            .unwrap_or("");
-        let result = match ext {
-            "hmesh" => hmesh_thumbs(output, rel, &bytes).map(|(thumbs, clod)| {
-                page.models.extend(thumbs);
-                page.cluster_lods.extend(clod.map(|c| (rel.clone(), c)));
-            }),
-            "mesh" | "bmd" if page.models.len() < MAX_MODELS => {
-                let key = content_key(&[&bytes], 0);
-                page.models.push(MeshThumb {
-                    file: rel.clone(),
-                    lod: 0,
-                    triangles: 0,
-                    stalled: 0,
-                    submeshes: 0,
-                    image: format!("{key:016x}.png"),
-                });
-                Ok(())
-            }
-            "ktx2" => texture_thumb(rel, &bytes).map(|t| page.textures.push(t)),
-            "hfont" => font_thumb(output, rel, &bytes).map(|t| page.fonts.push(t)),
-            "spv" => shader_entries(rel, &bytes).map(|e| page.shaders.extend(e)),
-            "wav" => sound_thumb(rel, &bytes).map(|s| page.sounds.push(s)),
-            _ => Ok(()),
+            .and_then(|e| SHOWN.iter().find(|(format, _)| format.has_extension(e)));
+        let result = match shown {
+            Some((_, show)) => show(&mut page, output, rel, &bytes),
+            None => Ok(()),
         };
         if let Err(e) = result {
             page.problems.push(format!("{rel}: {e}"));
@@ -264,6 +246,51 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         }
     }
     page
+}
+
+/// Adds what the page shows of one output file (`output/rel`, read into `bytes`).
+type Show = fn(&mut AssetPage, &Path, &str, &[u8]) -> Result<(), String>;
+
+/// The formats the page shows more of than a name and a size, and how.
+const SHOWN: [(&Format, Show); 7] = [
+    (&hmesh::FORMAT, show_hmesh),
+    (&qtmesh::FORMAT, show_model),
+    (&bmd1::FORMAT, show_model),
+    (&ktx2::FORMAT, |page, _, rel, bytes| {
+        texture_thumb(rel, bytes).map(|t| page.textures.push(t))
+    }),
+    (&hfont::FORMAT, |page, output, rel, bytes| {
+        font_thumb(output, rel, bytes).map(|t| page.fonts.push(t))
+    }),
+    (&spirv::FORMAT, |page, _, rel, bytes| {
+        shader_entries(rel, bytes).map(|e| page.shaders.extend(e))
+    }),
+    (&wav::FORMAT, |page, _, rel, bytes| {
+        sound_thumb(rel, bytes).map(|s| page.sounds.push(s))
+    }),
+];
+
+fn show_hmesh(page: &mut AssetPage, output: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    let (thumbs, clod) = hmesh_thumbs(output, rel, bytes)?;
+    page.models.extend(thumbs);
+    page.cluster_lods.extend(clod.map(|c| (rel.to_owned(), c)));
+    Ok(())
+}
+
+/// A Qt or BMD1 model: one picture, its triangles counted later by its reader.
+fn show_model(page: &mut AssetPage, _: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    if page.models.len() < MAX_MODELS {
+        let key = content_key(&[bytes], 0);
+        page.models.push(MeshThumb {
+            file: rel.to_owned(),
+            lod: 0,
+            triangles: 0,
+            stalled: 0,
+            submeshes: 0,
+            image: format!("{key:016x}.png"),
+        });
+    }
+    Ok(())
 }
 
 fn triangles_of(path: &Path) -> Result<usize, String> {

@@ -7,6 +7,9 @@
 //! written file is always valid apart from joint indices, which only the caller's
 //! skeleton can judge.
 
+mod format;
+pub use format::FORMAT;
+
 use super::bytes::{OutOfBounds, Reader, WriteLe};
 use super::Problem;
 use thiserror::Error;

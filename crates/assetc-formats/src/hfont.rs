@@ -6,6 +6,9 @@
 //! of the contract. [`write`] refuses a font [`validate`] would reject, so a written file
 //! is always valid.
 
+mod format;
+pub use format::FORMAT;
+
 use super::bytes::{OutOfBounds, Reader, WriteLe};
 use super::Problem;
 use thiserror::Error;

@@ -6,6 +6,9 @@
 //!
 //! Hand-written: the format is our own. The digest comes from `xxhash-rust`.
 
+mod format;
+pub use format::FORMAT;
+
 use thiserror::Error;
 
 use super::bytes::{Reader, WriteLe};

@@ -4,6 +4,9 @@
 //! Hand-written: the format is our own. Rows are serialised field by field (not cast) so
 //! the writer and reader are endian-independent.
 
+mod format;
+pub use format::FORMAT;
+
 use bytemuck::{Pod, Zeroable};
 use thiserror::Error;
 

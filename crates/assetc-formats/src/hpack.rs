@@ -10,12 +10,14 @@
 //! [`validate`] also reports the rules a reader can live without (path hygiene, case
 //! clashes, alignment, overlaps, kinds, padding).
 
+mod format;
 mod validate;
 mod write;
 
 #[cfg(test)]
 mod tests;
 
+pub use format::FORMAT;
 pub use validate::validate;
 pub use write::write;
 

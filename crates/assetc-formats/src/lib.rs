@@ -11,6 +11,8 @@
 
 pub mod bmd1;
 pub mod bytes;
+pub mod describe;
+pub mod format;
 pub mod hanim;
 pub mod hash;
 pub mod hfont;
@@ -25,7 +27,7 @@ pub mod spirv;
 pub mod spk;
 pub mod wav;
 
-/// A file's format, recognised from its extension.
+/// A file's format, recognised from its extension; [`format::Format`] says the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatKind {
     HMesh,
@@ -45,22 +47,12 @@ pub enum FormatKind {
 
 impl FormatKind {
     pub fn from_path(path: &std::path::Path) -> Option<Self> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "hmesh" => Self::HMesh,
-            "hmat" => Self::HMat,
-            "hanim" => Self::HAnim,
-            "hman" => Self::HMan,
-            "ktx2" => Self::Ktx2,
-            "mesh" => Self::QtMesh,
-            "bmd" => Self::Bmd1,
-            "spk" => Self::Spk,
-            "hpack" => Self::HPack,
-            "hfont" => Self::HFont,
-            "spv" => Self::Spirv,
-            "wav" => Self::Wav,
-            _ => return None,
-        })
+        format::by_path(path).map(|f| f.kind)
+    }
+
+    /// This kind's descriptor in [`format::FORMATS`].
+    pub fn format(self) -> &'static format::Format {
+        format::by_kind(self)
     }
 }
 

@@ -7,6 +7,9 @@
 //! Both byte orders are read, as the SPIR-V specification allows either (assetc writes
 //! little-endian).
 
+mod format;
+pub use format::FORMAT;
+
 use super::Problem;
 use thiserror::Error;
 

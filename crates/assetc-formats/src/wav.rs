@@ -21,6 +21,9 @@
 //! formats above: it serves `check`, `inspect` and the report, not the audio kind's
 //! sources (those are decoded by symphonia).
 
+mod format;
+pub use format::FORMAT;
+
 use super::bytes::{Reader, WriteLe};
 use super::Problem;
 use thiserror::Error;

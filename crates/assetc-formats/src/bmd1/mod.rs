@@ -9,6 +9,7 @@
 
 mod anim;
 mod codec;
+mod format;
 mod prim;
 mod read;
 mod vertex;
@@ -26,6 +27,7 @@ pub use codec::{
     st12_encode, st14_decode, st14_encode, xyz_decode, xyz_encode, xyz_is_canonical, xyz_step,
     F8A_MAX,
 };
+pub use format::FORMAT;
 pub use prim::{
     decode_primitive, encode_primitive, split_mesh, MeshPiece, Primitive, PrimitiveError,
     SourcePrimitive, SplitError, TriangleListKind, VertexListKind, MAX_MESH_VERTICES,

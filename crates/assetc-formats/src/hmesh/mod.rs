@@ -318,10 +318,13 @@ fn align16(pos: u64) -> u64 {
 }
 
 pub mod clod;
+mod format;
+pub mod lod_fact;
 mod read;
 mod validate;
 mod write;
 
+pub use format::FORMAT;
 pub use read::{read, HMeshView, Indices, LodsView, SkinView};
 pub use validate::validate;
 pub use write::write;

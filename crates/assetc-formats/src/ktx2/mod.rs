@@ -7,11 +7,13 @@
 //! follows the KTX 2.0 specification (Khronos), section numbers in comments.
 
 mod dfd;
+mod format;
 mod read;
 mod validate;
 mod write;
 
 pub use dfd::{Dfd, Sample};
+pub use format::{gpu_bytes, FORMAT};
 pub use read::{read, read_with, Ktx2, Level, ReadOptions};
 pub use validate::validate;
 pub use write::{write, Ktx2Image};

@@ -11,6 +11,7 @@
 //! converts older files; the version 5 writer converts back.
 
 mod describe;
+mod format;
 mod morph;
 mod read;
 mod validate;
@@ -23,6 +24,7 @@ use super::bytes::OutOfBounds;
 use thiserror::Error;
 
 pub use describe::describe;
+pub use format::FORMAT;
 pub use read::read;
 pub use validate::validate;
 pub use write::write;

@@ -10,6 +10,7 @@
 //! [S12], a corrupt or wrongly sized stream) fails only
 //! [`SpkArchive::read_entry`] for that entry, as SparkEngine's `SparkPakReader::ReadFile` does.
 
+mod format;
 mod inflate;
 mod layers;
 mod path;
@@ -19,6 +20,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
+pub use format::FORMAT;
 pub use inflate::InflateFault;
 pub use layers::{layer_paths, plan_patch, read_layered, LayeredPath, LayeredReadError, PatchPlan};
 pub use path::{check_path, PathFault};

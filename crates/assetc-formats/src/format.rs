@@ -1,0 +1,140 @@
+//! One descriptor per runtime format and the registry of them all, so that the tools
+//! (`inspect`, `info`, `check`, `--verify`) loop over [`FORMATS`] instead of matching on
+//! [`FormatKind`]: a new format is its module, its `format.rs` and one line below.
+
+use crate::describe::{Description, Stats};
+use crate::hman::EntryKind;
+use crate::{FormatKind, Problem};
+use std::path::Path;
+
+/// A reader's error, whatever its type (readers' own error types differ, and some are
+/// still strings); shown with `Display`, never parsed.
+pub type ReadError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Bytes a file of the format holds at a fixed place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Magic {
+    pub at: MagicAt,
+    pub bytes: &'static [u8],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MagicAt {
+    /// Bytes from the start of the file.
+    Start(usize),
+    /// Bytes back from the end of the file (a Qt `.mesh` keeps its id in a footer).
+    End(usize),
+}
+
+impl Magic {
+    pub const fn start(bytes: &'static [u8]) -> Self {
+        Self {
+            at: MagicAt::Start(0),
+            bytes,
+        }
+    }
+    pub fn found_in(&self, file: &[u8]) -> bool {
+        let from = match self.at {
+            MagicAt::Start(offset) => Some(offset),
+            MagicAt::End(back) => file.len().checked_sub(back),
+        };
+        from.and_then(|f| file.get(f..f.checked_add(self.bytes.len())?)) == Some(self.bytes)
+    }
+}
+
+/// The `info` total a file of the format adds to, beyond files and bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tally {
+    /// `meshes` (when the file reads), and its vertices, triangles and meshlets.
+    Mesh,
+    /// `materials`: the rows of a material table (a mesh's own material count is not one).
+    MaterialTable,
+    /// `textures` (whether or not the file reads, as a texture the build wrote).
+    Texture,
+}
+
+/// Everything the tools know of one runtime format.
+#[derive(Debug)]
+pub struct Format {
+    pub kind: FormatKind,
+    /// What people call it (`.hmesh`, `KTX2`, `Qt .mesh`).
+    pub name: &'static str,
+    /// Lower-case extensions without the dot; the first is the one assetc writes.
+    pub extensions: &'static [&'static str],
+    /// Signatures a file of the format has: any one of them, each of its runs all found.
+    /// Empty for a format with no signature.
+    pub magic: &'static [&'static [Magic]],
+    /// The manifest entry kinds whose files are of this format.
+    pub entry_kinds: &'static [EntryKind],
+    /// Every rule the bytes break; empty when the file is valid.
+    pub validate: fn(&[u8]) -> Vec<Problem>,
+    /// What `inspect` shows.
+    pub describe: fn(&[u8]) -> Result<Description, ReadError>,
+    /// What `info` shows and adds up (`Stats::default()` for a format it only counts).
+    pub stats: fn(&[u8]) -> Result<Stats, ReadError>,
+    pub tally: Option<Tally>,
+}
+
+impl Format {
+    pub fn has_extension(&self, ext: &str) -> bool {
+        self.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
+    }
+    /// Whether `bytes` carry one of the format's signatures.
+    pub fn matches_magic(&self, bytes: &[u8]) -> bool {
+        self.magic
+            .iter()
+            .any(|signature| signature.iter().all(|m| m.found_in(bytes)))
+    }
+}
+
+/// Every runtime format, one line each, in the order messages list them.
+pub static FORMATS: &[&Format] = &[
+    &crate::hmesh::FORMAT,
+    &crate::hmat::FORMAT,
+    &crate::hanim::FORMAT,
+    &crate::hman::FORMAT,
+    &crate::ktx2::FORMAT,
+    &crate::qtmesh::FORMAT,
+    &crate::bmd1::FORMAT,
+    &crate::spk::FORMAT,
+    &crate::hpack::FORMAT,
+    &crate::spirv::FORMAT,
+    &crate::hfont::FORMAT,
+    &crate::wav::FORMAT,
+];
+
+/// The format of a file named `path`, by its extension (any case).
+pub fn by_path(path: &Path) -> Option<&'static Format> {
+    by_extension(path.extension()?.to_str()?)
+}
+
+/// The format an extension (without the dot, any case) names.
+pub fn by_extension(ext: &str) -> Option<&'static Format> {
+    FORMATS.iter().copied().find(|f| f.has_extension(ext))
+}
+
+/// The format whose signature `bytes` carry; `None` for a format with none (or bytes of
+/// no format of ours).
+pub fn by_magic(bytes: &[u8]) -> Option<&'static Format> {
+    FORMATS.iter().copied().find(|f| f.matches_magic(bytes))
+}
+
+/// The format of the files a manifest entry of `kind` names; `None` for a raw file.
+pub fn by_entry_kind(kind: EntryKind) -> Option<&'static Format> {
+    FORMATS
+        .iter()
+        .copied()
+        .find(|f| f.entry_kinds.contains(&kind))
+}
+
+pub fn by_kind(kind: FormatKind) -> &'static Format {
+    FORMATS
+        .iter()
+        .copied()
+        .find(|f| f.kind == kind)
+        // The registry test checks that every kind has its line.
+        .expect("every FormatKind is in FORMATS")
+}
+
+#[cfg(test)]
+mod tests;
