@@ -9,8 +9,8 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-/// The default budget: a 8192 x 8192 texture with its mip chain and encoder buffers fits
-/// with room to spare; a 12,000 x 12,000 one does not.
+/// The default budget: a 5,600 x 5,600 texture with its mip chain and encoder buffers
+/// fits (34 bytes a pixel, docs/performance.md); a 12,000 x 12,000 one (4.6 GiB) does not.
 pub const DEFAULT_ASSET_MEMORY: u64 = 1 << 30;
 /// Below this a budget could not build even the samples; a typo (`asset_memory = 1024`
 /// meant as MiB) is refused rather than failing every asset.
@@ -120,7 +120,10 @@ mod tests {
             .to_string();
         assert!(e.contains("65 MiB (67108865 bytes)"), "{e}");
         assert!(e.contains("64 MiB (67108864 bytes)"), "{e}");
-        assert!(e.contains("4096x4096 pixels") && e.contains("asset_memory"), "{e}");
+        assert!(
+            e.contains("4096x4096 pixels") && e.contains("asset_memory"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -131,9 +134,6 @@ mod tests {
         assert!(message.contains("at least 16777216"), "{message}");
         let table: LimitsTable = toml::from_str("asset_memory = 2147483648").unwrap();
         assert_eq!(table.limits().unwrap().asset_memory, 2 << 30);
-        assert_eq!(
-            LimitsTable::default().limits().unwrap(),
-            Limits::default()
-        );
+        assert_eq!(LimitsTable::default().limits().unwrap(), Limits::default());
     }
 }

@@ -85,7 +85,11 @@ pub fn embed_wins(rules: &DiscoverRules, rel_path: &str, kind: Option<KindId>) -
 pub fn embed_overruled_summary(files: &[Source]) -> Option<String> {
     const NAMED: usize = 5;
     let first = files.first()?;
-    let names: Vec<&str> = files.iter().take(NAMED).map(|s| s.rel_path.as_str()).collect();
+    let names: Vec<&str> = files
+        .iter()
+        .take(NAMED)
+        .map(|s| s.rel_path.as_str())
+        .collect();
     let more = files.len().saturating_sub(NAMED);
     let more = if more > 0 {
         format!(" and {more} more")
@@ -97,7 +101,11 @@ pub fn embed_overruled_summary(files: &[Source]) -> Option<String> {
          copied: {}{more} (name a file exactly in `embed`, as \"{}\", to copy it as it is)",
         files.len(),
         if files.len() == 1 { "" } else { "s" },
-        if files.len() == 1 { "it is" } else { "they are" },
+        if files.len() == 1 {
+            "it is"
+        } else {
+            "they are"
+        },
         names.join(", "),
         first.rel_path,
     ))

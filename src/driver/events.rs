@@ -172,10 +172,7 @@ pub enum Event {
     },
     /// Files an `embed` wildcard matches that their own kind compiles instead (said once
     /// per build; `discover::embed_wins`).
-    EmbedOverruled {
-        files: Vec<String>,
-        message: String,
-    },
+    EmbedOverruled { files: Vec<String>, message: String },
     /// The remote cache failed (it is off for the rest of the build) or served something
     /// damaged (that asset is built here instead).
     RemoteWarning {

@@ -5,10 +5,10 @@ use super::texture::{
     admit_images, extension, mode_for, read_limited, texture_asset, IMAGE_EXTENSIONS,
 };
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::import::input_root::resolve_below;
 use crate::kinds::asset::{AssetError, CompiledAsset};
 use crate::kinds::source::Source;
 use crate::pipeline::textures::{encode_standalone, StandaloneTexture};
-use crate::import::input_root::resolve_below;
 use std::path::{Path, PathBuf};
 
 pub static KIND: AssetKind = AssetKind {

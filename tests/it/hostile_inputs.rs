@@ -115,12 +115,18 @@ fn an_image_over_the_memory_budget_is_refused_from_its_header() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write(&input.join("good.png"), &zero_png(16));
-    // Inside the 16,384-per-side cap, but 144 M pixels at 28 bytes each: 3.8 GiB.
+    // Inside the 16,384-per-side cap, but 144 M pixels at 34 bytes each: 4.6 GiB.
     write(&input.join("huge.png"), &zero_png(12_000));
     let started = Instant::now();
     let run = build(dir.path(), "");
     assert!(started.elapsed() < Duration::from_secs(60));
-    assert_refused_beside(dir.path(), &run, "huge.png", "12000x12000 pixels", "good.ktx2");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "huge.png",
+        "12000x12000 pixels",
+        "good.ktx2",
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     let needed = 12_000u64 * 12_000 * assetc::kinds::texture::LDR_BYTES_PER_PIXEL;
     assert!(
@@ -129,11 +135,17 @@ fn an_image_over_the_memory_budget_is_refused_from_its_header() {
             && stderr.contains("asset_memory"),
         "both numbers and the setting: {stderr}"
     );
-    // A budget set in build.toml applies: 512 x 512 at 28 bytes a pixel is 7 MiB, inside
-    // 16 MiB, and builds; the huge one fails against the smaller number.
+    // A budget set in build.toml applies: 512 x 512 at 34 bytes a pixel is 8.5 MiB,
+    // inside 16 MiB, and builds; the huge one fails against the smaller number.
     write(&input.join("mid.png"), &zero_png(512));
     let run = build(dir.path(), "[limits]\nasset_memory = 16777216\n");
-    assert_refused_beside(dir.path(), &run, "huge.png", "16 MiB (16777216 bytes)", "mid.ktx2");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "huge.png",
+        "16 MiB (16777216 bytes)",
+        "mid.ktx2",
+    );
 }
 
 #[test]
@@ -141,11 +153,17 @@ fn a_model_image_over_the_memory_budget_fails_its_model_alone() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     common::copy_dir(&common::samples().join("box"), &input);
-    // 1024 x 1024 at 28 bytes a pixel is 28 MiB, over a 16 MiB budget.
+    // 1024 x 1024 at 34 bytes a pixel is 34 MiB, over a 16 MiB budget.
     write(&input.join("checker.png"), &zero_png(1024));
     write(&input.join("good.png"), &zero_png(16));
     let run = build(dir.path(), "[limits]\nasset_memory = 16777216\n");
-    assert_refused_beside(dir.path(), &run, "checker.png", "1024x1024 pixels", "good.ktx2");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "checker.png",
+        "1024x1024 pixels",
+        "good.ktx2",
+    );
     assert!(!dir.path().join("out/box.hmesh").exists());
 }
 
@@ -168,7 +186,13 @@ fn a_cubemap_face_linked_outside_the_input_is_not_read() {
     )
     .unwrap();
     let run = build(dir.path(), "");
-    assert_refused_beside(dir.path(), &run, "nz.png", "outside the input root", "good.ktx2");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "nz.png",
+        "outside the input root",
+        "good.ktx2",
+    );
     assert!(!dir.path().join("out/sky.env.ktx2").exists());
 }
 
@@ -186,7 +210,13 @@ fn a_shader_with_thousands_of_entry_points_is_refused_quickly() {
     let started = Instant::now();
     let run = build(dir.path(), "");
     let took = started.elapsed();
-    assert_refused_beside(dir.path(), &run, "many.wgsl", "10000 entry points", "good/main.spv");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "many.wgsl",
+        "10000 entry points",
+        "good/main.spv",
+    );
     assert!(took < Duration::from_secs(30), "took {took:?}");
 }
 
@@ -200,7 +230,13 @@ fn integer_overflow_in_a_wgsl_constant_is_refused() {
         b"const a = 2147483647i + 1i;\n@compute @workgroup_size(1) fn main() { _ = a; }\n",
     );
     let run = build(dir.path(), "");
-    assert_refused_beside(dir.path(), &run, "wrap.wgsl:1:11", "overflows i32", "good/main.spv");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "wrap.wgsl:1:11",
+        "overflows i32",
+        "good/main.spv",
+    );
     assert!(!dir.path().join("out/wrap").exists());
 }
 

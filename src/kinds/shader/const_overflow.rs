@@ -42,10 +42,9 @@ pub fn check(text: &str) -> Option<(LineCol, String)> {
             token,
             Token::Op("=" | "+=" | "-=" | "*=" | "/=" | "," | ";" | "{" | "[")
                 | Token::Name("return")
-        )
-            || (token == Token::Op("(")
-                && i > 0
-                && matches!(tokens[i - 1].1, Token::Name(_) | Token::Op(">")));
+        ) || (token == Token::Op("(")
+            && i > 0
+            && matches!(tokens[i - 1].1, Token::Name(_) | Token::Op(">")));
         if !starts {
             i += 1;
             continue;
@@ -68,8 +67,12 @@ pub fn check(text: &str) -> Option<(LineCol, String)> {
                 Ok(Some(value)) if parser.at == parser.tokens.len() => {
                     if let Some((name, ty)) = const_name(&tokens[..=i], &declared) {
                         let typed = match (ty, value) {
-                            (Some("i32"), Value::Abstract(v)) => i32::try_from(v).ok().map(Value::I32),
-                            (Some("u32"), Value::Abstract(v)) => u32::try_from(v).ok().map(Value::U32),
+                            (Some("i32"), Value::Abstract(v)) => {
+                                i32::try_from(v).ok().map(Value::I32)
+                            }
+                            (Some("u32"), Value::Abstract(v)) => {
+                                u32::try_from(v).ok().map(Value::U32)
+                            }
                             (_, v) => Some(v),
                         };
                         if let Some(v) = typed {
@@ -176,7 +179,11 @@ fn tokenize(text: &str) -> Vec<(usize, Token<'_>)> {
                 "*=", "/=", "(", ")", "+", "-", "*", "/", "%", "&", "|", "^", "~", "=",
             ];
             const SINGLE: [&str; 9] = [",", ";", "{", "}", "[", "]", ":", "<", ">"];
-            match OPS.iter().chain(&SINGLE).find(|op| text[i..].starts_with(**op)) {
+            match OPS
+                .iter()
+                .chain(&SINGLE)
+                .find(|op| text[i..].starts_with(**op))
+            {
                 Some(op) => {
                     i += op.len();
                     Token::Op(*op)
@@ -219,7 +226,10 @@ fn int_literal(word: &str) -> Option<Value> {
         Some(b'i' | b'u') => word.split_at(word.len() - 1),
         _ => (word, ""),
     };
-    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => i64::from_str_radix(hex, 16).ok()?,
         None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse().ok()?,
         None => return None,
@@ -295,7 +305,8 @@ impl Parser<'_, '_> {
             }
             Token::Op("-") => Ok(match self.unary()? {
                 Some(Value::Abstract(a)) => Some(Value::Abstract(
-                    a.checked_neg().ok_or_else(|| overflow("negation", "abstract-int"))?,
+                    a.checked_neg()
+                        .ok_or_else(|| overflow("negation", "abstract-int"))?,
                 )),
                 Some(Value::I32(a)) => Some(Value::I32(
                     a.checked_neg().ok_or_else(|| overflow("negation", "i32"))?,
@@ -362,7 +373,10 @@ fn binary(op: &str, left: Value, right: Value) -> Result<Option<Value>, String> 
                 "^" => Some(a ^ b),
                 _ => return Ok(None),
             };
-            checked.map($wrap).map(Some).ok_or_else(|| overflow(name, $ty))
+            checked
+                .map($wrap)
+                .map(Some)
+                .ok_or_else(|| overflow(name, $ty))
         }};
     }
     match (left, right) {
@@ -403,8 +417,12 @@ mod tests {
         let (at, m) = check("const ok = 1i;\nconst a = 2147483647i + 1i;\n").unwrap();
         assert_eq!((at.line, at.col), (2, 11));
         assert!(m.contains("addition overflows i32"), "{m}");
-        assert!(message("const a = 4294967295u + 1u;").unwrap().contains("u32"));
-        assert!(message("const a = 0u - 1u;").unwrap().contains("subtraction"));
+        assert!(message("const a = 4294967295u + 1u;")
+            .unwrap()
+            .contains("u32"));
+        assert!(message("const a = 0u - 1u;")
+            .unwrap()
+            .contains("subtraction"));
         assert!(message("const a = 65536i * 65536i;").is_some());
         assert!(message("const a = -(-2147483647i - 1i);").is_some());
         // An abstract operand takes the concrete type of the other.

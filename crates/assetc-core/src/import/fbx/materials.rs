@@ -5,10 +5,10 @@
 //! exported properties onto one set of PBR maps).
 
 use super::super::gltf::{bad, Res};
-use crate::import::input_root::resolve_below;
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
 use crate::code::Warning;
+use crate::import::input_root::resolve_below;
 use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
 use std::path::Path;
 use std::sync::Arc;
