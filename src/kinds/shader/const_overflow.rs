@@ -186,7 +186,7 @@ fn tokenize(text: &str) -> Vec<(usize, Token<'_>)> {
             {
                 Some(op) => {
                     i += op.len();
-                    Token::Op(*op)
+                    Token::Op(op)
                 }
                 None => {
                     i += text[i..].chars().next().map_or(1, char::len_utf8);
