@@ -21,6 +21,8 @@ pub mod driver;
 #[cfg(feature = "pipeline")]
 pub mod kinds;
 #[cfg(feature = "pipeline")]
+pub mod limits;
+#[cfg(feature = "pipeline")]
 pub mod options;
 #[cfg(feature = "pipeline")]
 pub mod outcome;

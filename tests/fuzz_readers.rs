@@ -1,8 +1,8 @@
 //! Reader fuzzing on stable Rust: seeded, deterministic mutations of valid files of every
-//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .spv`) go through each reader and
-//! validator. Every case must return (no panic) and stay within a memory bound: no
-//! allocation proportional to a hostile count before the count is checked against the
-//! input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
+//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wav`) go
+//! through each reader and validator. Every case must return (no panic) and stay within
+//! a memory bound: no allocation proportional to a hostile count before the count is
+//! checked against the input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
 //!
 //! The valid files come from one build of `assets-sample/` for every target, packed into
 //! a SparkPak archive, so the seeds are what assetc really writes.
@@ -334,6 +334,80 @@ fn hanim_seed() -> Vec<u8> {
     .expect("a valid animation")
 }
 
+/// A `.hfont` as our writer writes it (the samples hold no font): an MSDF header, a blank
+/// glyph among drawn ones, and kerning pairs, so every table has rows to mutate.
+fn hfont_seed() -> Vec<u8> {
+    use hfont::{Glyph, HFont, HFontHeader, KerningPair, FLAG_MSDF};
+    let glyph = |codepoint: u32, left: f32| Glyph {
+        codepoint,
+        advance: 0.6,
+        plane_left: left,
+        plane_bottom: -0.1,
+        plane_right: left + 0.5,
+        plane_top: 0.7,
+        uv_left: 0.25,
+        uv_top: 0.0,
+        uv_right: 0.5,
+        uv_bottom: 0.5,
+    };
+    let blank = Glyph {
+        codepoint: 0x20,
+        advance: 0.3,
+        ..Default::default()
+    };
+    hfont::write(&HFont {
+        header: HFontHeader {
+            atlas_tex: 0x0123_4567_89ab_cdef,
+            ascent: 0.93,
+            descent: -0.24,
+            line_gap: 0.03,
+            distance_range: 4.0,
+            edge_value: 0.5,
+            atlas_width: 256,
+            atlas_height: 128,
+            flags: FLAG_MSDF,
+        },
+        glyphs: vec![glyph(0, 0.0), blank, glyph(0x41, 0.05), glyph(0x56, 0.1)],
+        kerning: vec![
+            KerningPair {
+                left: 0x41,
+                right: 0x56,
+                advance: -0.06,
+            },
+            KerningPair {
+                left: 0x56,
+                right: 0x41,
+                advance: -0.05,
+            },
+        ],
+    })
+    .expect("a valid font")
+}
+
+/// `.wav` files as the audio kind writes them (the samples hold no sound): 16-bit stereo
+/// and 32-bit float 5.1 with its speaker mask (WAVE_FORMAT_EXTENSIBLE).
+fn wav_seeds() -> Vec<Vec<u8>> {
+    use wav::{SampleFormat, Samples, WavSpec};
+    let stereo = WavSpec {
+        format: SampleFormat::Pcm16,
+        channels: 2,
+        sample_rate: 44_100,
+        channel_mask: 0,
+    };
+    let ints: Vec<i16> = (0..64).map(|i| (i * 997 % 65_536) as i16).collect();
+    let surround = WavSpec {
+        format: SampleFormat::Float32,
+        channels: 6,
+        sample_rate: 48_000,
+        channel_mask: 0x3F,
+    };
+    let floats: Vec<f32> = (0..60).map(|i| (i as f32 * 0.37).sin()).collect();
+    vec![
+        wav::write(&stereo, Samples::Pcm16(&ints)).expect("a valid WAV"),
+        wav::write(&surround, Samples::Float32(&floats)).expect("a valid WAV"),
+    ]
+}
+
 /// One build of the samples for every target, packed: a valid file of each format.
 fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
     let samples = common::samples();
@@ -443,6 +517,10 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
         ));
     }
     files.push(("<made>.hanim".into(), FormatKind::HAnim, hanim_seed()));
+    files.push(("<made>.hfont".into(), FormatKind::HFont, hfont_seed()));
+    for (i, bytes) in wav_seeds().into_iter().enumerate() {
+        files.push((format!("<made-{i}>.wav"), FormatKind::Wav, bytes));
+    }
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.
     // The smallest files first: mutations of a small file reach its structure more often.
@@ -471,7 +549,9 @@ fn mutated_files_never_panic_or_balloon() {
         FormatKind::Bmd1,
         FormatKind::Spk,
         FormatKind::HPack,
+        FormatKind::HFont,
         FormatKind::Spirv,
+        FormatKind::Wav,
     ] {
         assert!(
             files.iter().any(|f| f.1 == kind),

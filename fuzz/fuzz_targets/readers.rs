@@ -3,14 +3,14 @@
 //! selector (README.md).
 #![no_main]
 
-use assetc::formats::{bmd1, hanim, hman, hmat, hmesh, ktx2, qtmesh, spk};
+use assetc::formats::{bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };
-    match which % 8 {
+    match which % 12 {
         0 => {
             let _ = hmesh::read(bytes);
             let _ = hmesh::validate(bytes);
@@ -43,13 +43,31 @@ fuzz_target!(|data: &[u8]| {
             let _ = bmd1::read(bytes);
             let _ = bmd1::validate(bytes);
         }
-        _ => {
+        7 => {
             if let Ok(archive) = spk::open(bytes) {
                 for i in 0..archive.len().min(16) {
                     let _ = archive.read_entry(i);
                 }
             }
             let _ = spk::validate(bytes);
+        }
+        8 => {
+            let _ = hpack::read(bytes);
+            let _ = hpack::validate(bytes);
+        }
+        9 => {
+            let _ = hfont::read(bytes);
+            let _ = hfont::validate(bytes);
+        }
+        10 => {
+            let _ = spirv::read(bytes);
+            let _ = spirv::validate(bytes);
+        }
+        _ => {
+            if let Ok(info) = wav::read(bytes) {
+                let _ = wav::samples_f32(&info, bytes);
+            }
+            let _ = wav::validate(bytes);
         }
     }
 });

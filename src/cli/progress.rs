@@ -177,7 +177,7 @@ impl CliReporter {
                     }
                 }
             }
-            Event::Ignored { message, .. } => {
+            Event::Ignored { message, .. } | Event::EmbedOverruled { message, .. } => {
                 if !self.quiet {
                     self.line(&format!("warning: {message}"), true);
                 }
@@ -296,7 +296,11 @@ impl Reporter for CliReporter {
         }
         match event {
             Event::Progress { .. } => {}
-            Event::Ignored { message, .. } => {
+            Event::Ignored { message, .. } | Event::EmbedOverruled { message, .. } => {
+                let code = match event {
+                    Event::Ignored { .. } => assetc::driver::code::DiagnosticCode::IgnoredFiles,
+                    _ => assetc::driver::code::DiagnosticCode::EmbedOverruled,
+                };
                 let d = Diagnostic {
                     severity: Severity::Warning,
                     file: String::new(),
@@ -304,7 +308,7 @@ impl Reporter for CliReporter {
                     line: None,
                     column: None,
                     message: message.clone(),
-                    code: Some(assetc::driver::code::DiagnosticCode::IgnoredFiles),
+                    code: Some(code),
                 };
                 self.json(&serde_json::json!({"reason": "diagnostic", "diagnostic": d}));
             }

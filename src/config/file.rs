@@ -44,6 +44,9 @@ with_settings_tables!(settings_layer! {
         /// The shared remote cache (docs/scale.md).
         #[serde(default)]
         pub cache: CacheTable,
+        /// What one asset may cost the machine (`src/limits.rs`).
+        #[serde(default)]
+        pub limits: crate::limits::LimitsTable,
         #[serde(default)]
         pub rules: Vec<Rule>,
         #[serde(default)]

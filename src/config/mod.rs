@@ -48,6 +48,10 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let mut config: Config =
         toml::from_str(text).map_err(|e| ConfigError::from_toml(path, text, &e))?;
     config.check_tables(path, text)?;
+    config
+        .limits
+        .limits()
+        .map_err(|(span, m)| ConfigError::at(path, text, span.start, m))?;
     if let Some(url) = &config.cache.remote {
         crate::options::remote::check_url(url.get_ref()).map_err(|e| {
             ConfigError::at(path, text, url.span().start, format!("cache.remote: {e}"))

@@ -108,6 +108,10 @@ impl Config {
         if let Some(max) = self.cache.max_blob_bytes {
             options.remote_max_blob_bytes = max;
         }
+        options.limits = self
+            .limits
+            .limits()
+            .map_err(|(span, m)| ConfigError::at(&self.path, &self.text, span.start, m))?;
         self.apply_tables(&mut options.settings).map_err(invalid)?;
         if let Some(p) = preset {
             p.apply_tables(&mut options.settings).map_err(invalid)?;

@@ -254,3 +254,15 @@ fn astc_and_its_block_size_are_settings_of_rules_and_presets() {
         "{e}"
     );
 }
+
+#[test]
+fn limits_are_bytes_and_a_budget_too_small_to_be_bytes_points_at_its_line() {
+    assert_eq!(resolved("").limits.asset_memory, 4 << 30);
+    let options = resolved("[limits]\nasset_memory = 2147483648\n");
+    assert_eq!(options.limits.asset_memory, 2 << 30);
+    let e = err("[limits]\nasset_memory = 1024\n");
+    assert_eq!((e.line, e.column), (Some(2), Some(16)), "{e}");
+    assert!(e.message.contains("must be at least 16777216"), "{e}");
+    let e = err("[limits]\nasset_memroy = 1\n");
+    assert_eq!(e.line, Some(2), "{e}");
+}

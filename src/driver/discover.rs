@@ -1,8 +1,6 @@
 //! Finding the sources of a build and naming their outputs.
 
-use crate::kinds;
-#[cfg(test)]
-use crate::kinds::KindId;
+use crate::kinds::{self, KindId};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -12,8 +10,11 @@ pub use crate::targets::file_names::{fit_file_name, fit_ref, shorten_name, MAX_N
 /// What a build is told about the tree besides the kinds' own names.
 #[derive(Debug, Clone, Default)]
 pub struct DiscoverRules {
-    /// Top-level `embed` globs: matching files are copied as they are, whatever their kind.
+    /// Top-level `embed` globs: matching files are copied as they are, unless another kind
+    /// compiles them and no glob names them exactly ([`embed_wins`]).
     pub embed: globset::GlobSet,
+    /// The `embed` patterns without a wildcard: the exact relative paths they name.
+    pub embed_exact: HashSet<String>,
     /// Rules with `ignore = true`: matching files are not compiled and not reported.
     pub ignore: globset::GlobSet,
     /// Folders never walked (the output folder when it lies inside the input).
@@ -28,6 +29,9 @@ pub struct Discovered {
     /// Files no kind claims, not ignored by a rule (a model's buffers and images among
     /// them until [`Discovered::unclaimed`] takes those out).
     pub unclaimed: Vec<Source>,
+    /// Files an `embed` wildcard matches that their own kind compiles instead
+    /// ([`embed_wins`]), to warn about.
+    pub embed_overruled: Vec<Source>,
 }
 
 impl Discovered {
@@ -44,6 +48,8 @@ impl Discovered {
         self.sources
             .retain(|s| kinds::kind(s.kind).stands_alone() || keep(s));
         self.unclaimed.retain(keep);
+        self.embed_overruled
+            .retain(|s| kinds::kind(s.kind).stands_alone() || keep(s));
     }
 
     /// The unclaimed files counted by extension (lower-case, `(none)` without one), the
@@ -62,6 +68,47 @@ impl Discovered {
         list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         list
     }
+}
+
+/// Whether a file an `embed` glob matches is copied as it is rather than compiled by the
+/// kind its name gives (`kind`). A file no kind compiles is embedded; one another kind
+/// compiles is embedded only when a pattern names it exactly (`levels/cube.gltf`, no
+/// wildcard). A wildcard (`**`, `data/*`) says "everything else as well", not "this
+/// model, raw": copying `cube.gltf` raw because `**` also matched it silently drops the
+/// compiled asset the engine loads. Naming the file is the one unambiguous way to ask
+/// for its raw bytes.
+pub fn embed_wins(rules: &DiscoverRules, rel_path: &str, kind: Option<KindId>) -> bool {
+    rules.embed.is_match(rel_path) && (kind.is_none() || rules.embed_exact.contains(rel_path))
+}
+
+/// The warning for files an `embed` wildcard matches but their kind compiles, or None.
+pub fn embed_overruled_summary(files: &[Source]) -> Option<String> {
+    const NAMED: usize = 5;
+    let first = files.first()?;
+    let names: Vec<&str> = files
+        .iter()
+        .take(NAMED)
+        .map(|s| s.rel_path.as_str())
+        .collect();
+    let more = files.len().saturating_sub(NAMED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "an `embed` wildcard matches {} file{} another kind compiles; {} compiled, not \
+         copied: {}{more} (name a file exactly in `embed`, as \"{}\", to copy it as it is)",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if files.len() == 1 {
+            "it is"
+        } else {
+            "they are"
+        },
+        names.join(", "),
+        first.rel_path,
+    ))
 }
 
 /// The one-line summary of unclaimed files, or None when there are none.
@@ -136,16 +183,20 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let kind = if rules.embed.is_match(&name) {
+        let own_kind = kinds::kind_of_file(&name);
+        let kind = if embed_wins(rules, &name, own_kind) {
             Some(kinds::embedded_kind())
         } else {
-            kinds::kind_of_file(&name)
+            own_kind
         };
         let source = Source {
             rel_path: name,
             abs_path: root.to_path_buf(),
             kind: kind.unwrap_or_else(kinds::embedded_kind),
         };
+        if own_kind.is_some() && kind == own_kind && rules.embed.is_match(&source.rel_path) {
+            found.embed_overruled.push(source.clone());
+        }
         match kind {
             Some(_) => found.sources.push(source),
             None => found.unclaimed.push(source),
@@ -196,9 +247,13 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
         if !entry.file_type().is_file() {
             continue;
         }
-        if rules.embed.is_match(&rel_path) {
+        let own_kind = kinds::kind_of_file(&name);
+        if embed_wins(rules, &rel_path, own_kind) {
             found.sources.push(source(kinds::embedded_kind()));
-        } else if let Some(kind) = kinds::kind_of_file(&name) {
+        } else if let Some(kind) = own_kind {
+            if rules.embed.is_match(&rel_path) {
+                found.embed_overruled.push(source(kind));
+            }
             found.sources.push(source(kind));
         } else {
             found.unclaimed.push(source(kinds::embedded_kind()));
@@ -206,6 +261,7 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
     }
     found.sources.sort();
     found.unclaimed.sort();
+    found.embed_overruled.sort();
     Ok(found)
 }
 
@@ -258,6 +314,7 @@ mod tests {
         embed.add(globset::Glob::new("levels/*.json").unwrap());
         let rules = DiscoverRules {
             embed: embed.build().unwrap(),
+            embed_exact: HashSet::new(),
             ignore: globset::GlobSet::empty(),
             exclude: vec![root.join("out")],
         };
@@ -274,6 +331,47 @@ mod tests {
         );
         assert_eq!(rel_paths(&found.unclaimed), [("notes.txt", KindId::Embed)]);
         assert_eq!(found.unclaimed_by_extension(), [(".txt".to_string(), 1)]);
+    }
+
+    #[test]
+    fn a_kind_wins_over_an_embed_wildcard_and_an_exact_name_wins_over_a_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["cube.gltf", "raw/cube.gltf", "notes.txt", "ui/a.png"] {
+            let path = dir.path().join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b"x").unwrap();
+        }
+        let mut embed = globset::GlobSetBuilder::new();
+        for pattern in ["**", "raw/cube.gltf"] {
+            embed.add(globset::Glob::new(pattern).unwrap());
+        }
+        let rules = DiscoverRules {
+            embed: embed.build().unwrap(),
+            embed_exact: HashSet::from(["raw/cube.gltf".to_string()]),
+            ..Default::default()
+        };
+        let found = discover(dir.path(), &rules).unwrap();
+        assert_eq!(
+            rel_paths(&found.sources),
+            [
+                ("cube.gltf", KindId::Model),
+                ("notes.txt", KindId::Embed),
+                ("raw/cube.gltf", KindId::Embed),
+                ("ui/a.png", KindId::Texture),
+            ]
+        );
+        assert_eq!(
+            rel_paths(&found.embed_overruled),
+            [("cube.gltf", KindId::Model), ("ui/a.png", KindId::Texture)]
+        );
+        let warning = embed_overruled_summary(&found.embed_overruled).unwrap();
+        assert!(
+            warning.contains("matches 2 files another kind compiles")
+                && warning.contains("cube.gltf, ui/a.png")
+                && warning.contains("as \"cube.gltf\""),
+            "{warning}"
+        );
+        assert_eq!(embed_overruled_summary(&[]), None);
     }
 
     #[test]

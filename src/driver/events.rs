@@ -170,6 +170,9 @@ pub enum Event {
         by_extension: Vec<(String, usize)>,
         message: String,
     },
+    /// Files an `embed` wildcard matches that their own kind compiles instead (said once
+    /// per build; `discover::embed_wins`).
+    EmbedOverruled { files: Vec<String>, message: String },
     /// The remote cache failed (it is off for the rest of the build) or served something
     /// damaged (that asset is built here instead).
     RemoteWarning {

@@ -7,6 +7,7 @@ use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use crate::formats::format::by_path;
 use crate::kinds::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
+use crate::limits::Limits;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -16,12 +17,13 @@ pub fn compile_guarded(
     source: &Source,
     input_root: &Path,
     settings: &AssetSettings,
+    limits: &Limits,
 ) -> Result<CompiledAsset, Failure> {
     let display = source.abs_path.display();
     // AssertUnwindSafe: on a panic everything the closure touched is dropped with it; only
     // shared read-only inputs outlive it.
     let asset = catch_unwind(AssertUnwindSafe(|| {
-        compile_asset(source, input_root, settings)
+        compile_asset(source, input_root, settings, limits)
     }))
     .map_err(|payload| {
         Failure::new(

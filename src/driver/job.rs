@@ -266,6 +266,7 @@ pub(super) struct Compiler<'a> {
     /// With `--fail-fast`: set by the first failure, after which nothing is attempted.
     pub fail_fast: Option<&'a AtomicBool>,
     pub reporter: &'a dyn Reporter,
+    pub limits: &'a crate::limits::Limits,
 }
 
 impl Compiler<'_> {
@@ -304,7 +305,7 @@ impl Compiler<'_> {
                     source.abs_path.display()
                 ),
             )),
-            None => guard::compile_guarded(source, self.root, &job.settings),
+            None => guard::compile_guarded(source, self.root, &job.settings, self.limits),
         };
         finish::with_textures(result, self.textures, source, self.reporter).map_err(|e| match &job
             .last_good

@@ -52,10 +52,14 @@ impl BuildOptions {
     /// The embed and ignore globs and the folders discovery must not walk.
     pub fn discover_rules(&self) -> Result<DiscoverRules, BuildError> {
         let mut embed = globset::GlobSetBuilder::new();
+        let mut embed_exact = HashSet::new();
         for pattern in &self.embed {
             let glob = globset::Glob::new(pattern)
                 .map_err(|e| BuildError::Config(format!("embed: `{pattern}`: {e}")))?;
             embed.add(glob);
+            if !pattern.contains(['*', '?', '[', '{', '\\']) {
+                embed_exact.insert(pattern.clone());
+            }
         }
         let mut ignore = globset::GlobSetBuilder::new();
         for rule in self.rules.iter().filter(|r| r.ignore) {
@@ -68,6 +72,7 @@ impl BuildOptions {
             |b: globset::GlobSetBuilder| b.build().map_err(|e| BuildError::Config(e.to_string()));
         Ok(DiscoverRules {
             embed: built(embed)?,
+            embed_exact,
             ignore: built(ignore)?,
             exclude: vec![self.output.clone()],
         })
@@ -247,7 +252,7 @@ impl Builder {
         );
         // Content-addressed: a texture file the cache vouches for is that texture already.
         let vouched = |rel: &str| trust_cache && old_cache.vouched(rel, &opts.output).is_some();
-        let textures = texture_store::TextureStore::new(&opts.output, &vouched);
+        let textures = texture_store::TextureStore::new(&opts.output, &vouched, opts.limits);
         let seeded = remote_steps::seed_textures(&textures, &jobs);
 
         // Every input is stamped by the bytes its compile read (see cache::ReadLog).
@@ -259,6 +264,7 @@ impl Builder {
             textures: &textures,
             fail_fast: opts.fail_fast.then_some(&stop),
             reporter,
+            limits: &opts.limits,
         };
         // The UASTC encoder's one-time set-up (about 20 ms) would otherwise run inside the
         // first texture's encode, which for a model comes after its geometry, at the end
@@ -549,6 +555,16 @@ fn assets_of_this_build(
     // A model's buffers and images are its inputs, not assets of their own.
     let (used, checked) = model_inputs(&discovered.sources, opts, old_cache, trust_cache, hashes);
     discovered.without_model_inputs(&used);
+    if let Some(message) = discover::embed_overruled_summary(&discovered.embed_overruled) {
+        reporter.event(&Event::EmbedOverruled {
+            files: discovered
+                .embed_overruled
+                .iter()
+                .map(|s| s.rel_path.clone())
+                .collect(),
+            message,
+        });
+    }
     let ignored = discovered.unclaimed_by_extension();
     if let Some(message) = discover::unclaimed_summary(&ignored) {
         reporter.event(&Event::Ignored {

@@ -2,8 +2,10 @@
 //! the assets are still compiling: each asset finishes (and is reported) as soon as its
 //! own textures are ready, instead of every asset waiting for one texture pass at the end.
 
-use super::code::Failure;
+use super::code::{DiagnosticCode, Failure};
 use crate::kinds::asset::{texture_rel_path, TextureRequest};
+use crate::kinds::texture::image_memory;
+use crate::limits::Limits;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -18,6 +20,8 @@ pub struct TextureStore<'a> {
     /// file is reused; any other is encoded again, as after a killed build or `--no-cache`.
     vouched: &'a (dyn Fn(&str) -> bool + Sync),
     slots: Mutex<BTreeMap<u64, Arc<OnceLock<TextureResult>>>>,
+    /// `[limits]`: a model's image over the memory budget fails before it is decoded.
+    limits: Limits,
 }
 
 /// What one `ensure` call did, for progress.
@@ -30,11 +34,16 @@ pub struct Ensured {
 }
 
 impl<'a> TextureStore<'a> {
-    pub fn new(output: &'a Path, vouched: &'a (dyn Fn(&str) -> bool + Sync)) -> Self {
+    pub fn new(
+        output: &'a Path,
+        vouched: &'a (dyn Fn(&str) -> bool + Sync),
+        limits: Limits,
+    ) -> Self {
         Self {
             output,
             vouched,
             slots: Mutex::new(BTreeMap::new()),
+            limits,
         }
     }
 
@@ -107,7 +116,25 @@ impl<'a> TextureStore<'a> {
         if (self.vouched)(&rel) && self.output.join(&rel).is_file() {
             return Ok(None);
         }
+        self.admit(req)?;
         super::guard::encode_texture_guarded(req).map(Some)
+    }
+
+    /// Refuses an image whose header declares more pixels than `[limits] asset_memory`
+    /// can encode (the estimate a standalone texture's is held to), before decoding it.
+    fn admit(&self, req: &TextureRequest) -> Result<(), Failure> {
+        let mime = req.job.mime_type.as_deref();
+        let Some((needed, (w, h))) = image_memory(&req.job.bytes, mime, false) else {
+            return Ok(());
+        };
+        self.limits
+            .admit(needed, || format!("{w}x{h} pixels"))
+            .map_err(|e| {
+                Failure::new(
+                    DiagnosticCode::ResourceLimit,
+                    format!("{}: {e}", req.job.label),
+                )
+            })
     }
 
     /// Every texture asked for, by id.

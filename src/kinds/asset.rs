@@ -85,6 +85,10 @@ pub enum AssetError {
     /// `:line` for text sources).
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
+    /// A source refused before it is decoded: its header asks for more than a limit of the
+    /// build allows (`[limits]`, `crate::limits`).
+    #[error("{path}: {message}")]
+    OverLimit { path: String, message: String },
 }
 
 impl AssetError {
@@ -96,6 +100,7 @@ impl AssetError {
             Self::Target { source, .. } => source.code(),
             Self::Read { source, .. } => DiagnosticCode::of_io(source),
             Self::Invalid { .. } => DiagnosticCode::InvalidSource,
+            Self::OverLimit { .. } => DiagnosticCode::ResourceLimit,
         }
     }
 
@@ -104,7 +109,7 @@ impl AssetError {
         match self {
             Self::Import(e) => e.site(),
             Self::Target { source, .. } => source.site(),
-            Self::Read { .. } | Self::Invalid { .. } => None,
+            Self::Read { .. } | Self::Invalid { .. } | Self::OverLimit { .. } => None,
         }
     }
 }
@@ -114,10 +119,12 @@ pub fn compile_asset(
     source: &Source,
     input_root: &Path,
     settings: &AssetSettings,
+    limits: &crate::limits::Limits,
 ) -> Result<CompiledAsset, AssetError> {
     let context = crate::kinds::CompileContext {
         input_root,
         settings,
+        limits,
     };
     (crate::kinds::kind(source.kind).compile)(source, &context)
 }

@@ -51,24 +51,33 @@ pub const AUDIO_EXTENSIONS: &[&str] = &[".wav", ".ogg", ".oga", ".mp3", ".flac"]
 /// Largest source file read: an hour of 7.1 FLAC at 96 kHz is well under it.
 const MAX_AUDIO_FILE_BYTES: u64 = 1 << 30;
 
+/// Slowest source rate accepted. Below it nothing is audible sound (telephone speech is
+/// 8 kHz), and the resampler's work and output grow with the ratio of the rates: a 14 KB
+/// WAV declaring 1 Hz became 635 MB at 44.1 kHz after 36 s and 2.66 GB of memory.
+pub const MIN_SOURCE_RATE: u32 = 1_000;
+/// Fastest source rate accepted: DXD's 768 kHz. The resampler pads up to a second of the
+/// source's rate before it, so an absurd rate is an absurd amount of work.
+pub const MAX_SOURCE_RATE: u32 = 768_000;
+
 /// What a source may decode to: refused as soon as the decoded length passes either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// Longest sound, in seconds.
     pub max_seconds: u64,
-    /// Most bytes of PCM, both the decoded f32 planes held in memory and the output.
-    pub max_pcm_bytes: u64,
+    /// Most bytes of memory the sound may need at its peak (`[limits] asset_memory`):
+    /// the decoded f32 planes, the resampled ones, and the output.
+    pub max_memory_bytes: u64,
     out_rate: u32,
     out_bytes_per_sample: u64,
     mono: bool,
 }
 
 impl Budget {
-    /// One hour, 2 GiB: far past any game sound, well inside a build machine's memory.
-    pub fn new(settings: &AudioSettings) -> Self {
+    /// One hour, and the build's memory budget per asset.
+    pub fn new(settings: &AudioSettings, limits: &crate::limits::Limits) -> Self {
         Self {
             max_seconds: 3600,
-            max_pcm_bytes: 2 << 30,
+            max_memory_bytes: limits.asset_memory,
             out_rate: settings.sample_rate,
             out_bytes_per_sample: u64::from(settings.bit_depth / 8),
             mono: settings.force_3d,
@@ -77,30 +86,46 @@ impl Budget {
 
     /// Whether `frames` of `channels` at `rate` are within the limits.
     fn admit(&self, rate: u32, channels: usize, frames: u64) -> Result<(), AudioError> {
-        let rate = u64::from(rate.max(1));
+        if !(MIN_SOURCE_RATE..=MAX_SOURCE_RATE).contains(&rate) {
+            return Err(AudioError::SourceRate(rate));
+        }
+        let rate = u64::from(rate);
         if frames > self.max_seconds.saturating_mul(rate) {
             return Err(AudioError::TooLong {
                 seconds: frames / rate,
                 limit: self.max_seconds,
             });
         }
-        let channels = channels.max(1) as u64;
-        let decoded = frames.saturating_mul(channels).saturating_mul(4);
-        let out_frames = frames
-            .saturating_mul(u64::from(self.out_rate))
-            .div_ceil(rate);
-        let out_channels = if self.mono { 1 } else { channels };
-        let output = out_frames
-            .saturating_mul(out_channels)
-            .saturating_mul(self.out_bytes_per_sample);
-        let bytes = decoded.max(output);
-        if bytes > self.max_pcm_bytes {
+        let bytes = self.peak_bytes(rate, channels, frames);
+        if bytes > self.max_memory_bytes {
             return Err(AudioError::TooLarge {
                 bytes,
-                limit: self.max_pcm_bytes,
+                limit: self.max_memory_bytes,
             });
         }
         Ok(())
+    }
+
+    /// The memory `frames` of `channels` at `rate` take at the conversion's peak: the
+    /// decoded f32 planes (and their mono mix), the resampled f32 planes at the output
+    /// rate, and the output WAV, all alive at once while the WAV is written.
+    fn peak_bytes(&self, rate: u64, channels: usize, frames: u64) -> u64 {
+        let channels = channels.max(1) as u64;
+        let out_channels = if self.mono { 1 } else { channels };
+        let decoded = frames
+            .saturating_mul(channels + u64::from(self.mono))
+            .saturating_mul(4);
+        let out_frames = frames
+            .saturating_mul(u64::from(self.out_rate))
+            .div_ceil(rate);
+        let out_samples = out_frames.saturating_mul(out_channels);
+        let resampled = if rate == u64::from(self.out_rate) {
+            0
+        } else {
+            out_samples.saturating_mul(4)
+        };
+        let output = out_samples.saturating_mul(self.out_bytes_per_sample);
+        decoded.saturating_add(resampled).saturating_add(output)
     }
 }
 
@@ -111,8 +136,16 @@ pub enum AudioError {
     Decode(String),
     #[error("more than {limit} s of audio (at least {seconds} s decoded so far)")]
     TooLong { seconds: u64, limit: u64 },
-    #[error("more than {limit} bytes of PCM ({bytes} at least)")]
+    #[error(
+        "needs at least {bytes} bytes of memory to convert, more than the {limit} one asset \
+         may use ([limits] asset_memory in build.toml)"
+    )]
     TooLarge { bytes: u64, limit: u64 },
+    #[error(
+        "the source's sample rate is {0} Hz; a sound source must be {MIN_SOURCE_RATE} to \
+         {MAX_SOURCE_RATE} Hz"
+    )]
+    SourceRate(u32),
     #[error("{0} channels: a WAV holds at most {MAX_CHANNELS} (force_3d mixes any count to mono)")]
     TooManyChannels(usize),
     #[error("resampling from {from} Hz to {to} Hz: {message}")]
@@ -181,11 +214,16 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         bytes,
         &extension(&source.rel_path),
         settings,
-        &Budget::new(settings),
+        &Budget::new(settings, context.limits),
     )
-    .map_err(|e| AssetError::Invalid {
-        path: path.clone(),
-        message: e.to_string(),
+    .map_err(|e| {
+        let (path, message) = (path.clone(), e.to_string());
+        match e {
+            AudioError::TooLong { .. }
+            | AudioError::TooLarge { .. }
+            | AudioError::SourceRate(_) => AssetError::OverLimit { path, message },
+            _ => AssetError::Invalid { path, message },
+        }
     })?;
     Ok(CompiledAsset {
         files: vec![OutputFile::new(
@@ -228,7 +266,7 @@ mod tests {
     }
 
     fn run(bytes: Vec<u8>, s: &AudioSettings) -> Result<Converted, AudioError> {
-        convert(bytes, "wav", s, &Budget::new(s))
+        convert(bytes, "wav", s, &Budget::new(s, &Default::default()))
     }
 
     #[test]
@@ -286,17 +324,61 @@ mod tests {
     fn decoding_stops_at_the_budget() {
         let s = settings(8_000, 16, false);
         let src = source(2, 8_000, 16_000);
-        let mut budget = Budget::new(&s);
+        let mut budget = Budget::new(&s, &Default::default());
         budget.max_seconds = 1;
         let e = convert(src.clone(), "wav", &s, &budget).unwrap_err();
         assert!(e.to_string().contains("more than 1 s"), "{e}");
-        let mut budget = Budget::new(&s);
-        budget.max_pcm_bytes = 10_000;
+        let mut budget = Budget::new(&s, &Default::default());
+        budget.max_memory_bytes = 10_000;
         let e = convert(src, "wav", &s, &budget).unwrap_err();
         assert!(
             matches!(e, AudioError::TooLarge { limit: 10_000, .. }),
             "{e}"
         );
+    }
+
+    /// `source` with its header's sample rate (and byte rate) set to `rate`.
+    fn with_rate(mut bytes: Vec<u8>, rate: u32) -> Vec<u8> {
+        let block_align = u32::from(u16::from_le_bytes([bytes[32], bytes[33]]));
+        bytes[24..28].copy_from_slice(&rate.to_le_bytes());
+        bytes[28..32].copy_from_slice(&rate.wrapping_mul(block_align).to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn source_rates_outside_the_audible_range_are_refused_before_resampling() {
+        for rate in [0, 1, 3, MIN_SOURCE_RATE - 1, MAX_SOURCE_RATE + 1] {
+            let src = with_rate(source(2, 8_000, 100), rate);
+            match run(src, &settings(44_100, 16, false)) {
+                Err(AudioError::SourceRate(r)) => assert_eq!(r, rate),
+                other => panic!("{rate} Hz: {other:?}"),
+            }
+        }
+        let e = AudioError::SourceRate(0).to_string();
+        assert!(e.contains("1000 to 768000 Hz"), "{e}");
+        // The slowest rate accepted is resampled: 100 frames at 1 kHz are 0.1 s.
+        let src = with_rate(source(1, 8_000, 100), MIN_SOURCE_RATE);
+        let out = run(src, &settings(44_100, 16, false)).unwrap();
+        assert_eq!(wavfile::read(&out.wav).unwrap().frames, 4_410);
+    }
+
+    #[test]
+    fn the_memory_estimate_counts_every_buffer_at_the_output_rate() {
+        // 8000 frames of mono at 8 kHz to 32-bit float at 48 kHz: 32 KB decoded, then
+        // 48,000 samples resampled (f32) and written (4 bytes each).
+        let s = settings(48_000, 32, false);
+        let src = source(1, 8_000, 8_000);
+        let peak = 8_000 * 4 + 48_000 * 4 + 48_000 * 4;
+        let mut budget = Budget::new(&s, &Default::default());
+        budget.max_memory_bytes = peak;
+        assert!(convert(src.clone(), "wav", &s, &budget).is_ok());
+        budget.max_memory_bytes = peak - 1;
+        match convert(src, "wav", &s, &budget) {
+            Err(AudioError::TooLarge { bytes, limit }) => {
+                assert_eq!((bytes, limit), (peak, peak - 1));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Cubemaps from a folder `<name>.env/` holding six faces `px nx py ny pz nz` (any image
 //! extension): one cube `.ktx2`, faces in the order +X -X +Y -Y +Z -Z.
 
-use super::texture::{extension, mode_for, read_limited, texture_asset, IMAGE_EXTENSIONS};
+use super::texture::{
+    admit_images, extension, mode_for, read_limited, texture_asset, IMAGE_EXTENSIONS,
+};
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::import::input_root::resolve_below;
 use crate::kinds::asset::{AssetError, CompiledAsset};
 use crate::kinds::source::Source;
 use crate::pipeline::textures::{encode_standalone, StandaloneTexture};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Cubemap,
@@ -41,6 +44,14 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let faces = face_files(source).map_err(invalid)?;
     let mut bytes = Vec::with_capacity(6);
     for path in &faces {
+        // A face may be a link; what it leads to must be inside the input folder.
+        let name = path.file_name().map(Path::new).unwrap_or(path.as_path());
+        resolve_below(&source.abs_path, context.input_root, name).map_err(|why| {
+            AssetError::Invalid {
+                path: path.display().to_string(),
+                message: why,
+            }
+        })?;
         bytes.push(read_limited(path, super::texture::MAX_IMAGE_FILE_BYTES)?);
     }
     let extensions: Vec<String> = faces
@@ -48,6 +59,8 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         .map(|p| extension(&p.to_string_lossy()))
         .collect();
     let face = |i: usize| (bytes[i].as_slice(), extensions[i].as_str());
+    let all: Vec<(&[u8], &str)> = (0..6).map(face).collect();
+    admit_images(&source.abs_path, &all, false, context)?;
     let texture = StandaloneTexture::CubeFaces {
         faces: [face(0), face(1), face(2), face(3), face(4), face(5)],
     };

@@ -71,7 +71,8 @@ pub enum Recognise {
     FileSuffixes(&'static [&'static str]),
     /// Folders whose name ends with this (`.env`); the folder is one source.
     FolderSuffix(&'static str),
-    /// Files named by the build's `embed` globs (they win over every other kind).
+    /// Files named by the build's `embed` globs: over another kind only when a pattern
+    /// names the file exactly (`driver::discover::embed_wins`).
     EmbedGlobs,
 }
 
@@ -103,6 +104,8 @@ pub enum Claim {
 pub struct CompileContext<'a> {
     pub input_root: &'a Path,
     pub settings: &'a AssetSettings,
+    /// `[limits]`: each kind refuses a source whose estimated needs exceed them.
+    pub limits: &'a crate::limits::Limits,
 }
 
 /// One kind of asset.

@@ -7,6 +7,7 @@
 //! apply to `.wgsl` sources.
 
 mod compile;
+mod const_overflow;
 mod language;
 mod limits;
 mod location;

@@ -8,7 +8,8 @@ use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
 use crate::pipeline::textures::{
-    encode_standalone, is_hdr_extension, StandaloneTexture, TextureMode,
+    declared_size, encode_standalone, is_hdr_extension, mime_from_extension, StandaloneTexture,
+    TextureMode,
 };
 
 pub static KIND: AssetKind = AssetKind {
@@ -50,9 +51,72 @@ pub const IMAGE_EXTENSIONS: &[&str] = &[
 /// file from being read whole.
 pub const MAX_IMAGE_FILE_BYTES: u64 = 1 << 30;
 
+/// Peak memory per source pixel of an 8-bit image, measured (docs/performance.md "Memory
+/// per source pixel": 33.4 bytes a pixel from 2048² to 4096²): the decoded RGBA8, its
+/// mip chain, the encoders' working copies and the encoded levels, alive together.
+pub const LDR_BYTES_PER_PIXEL: u64 = 34;
+/// The same for HDR sources, decoded to RGBA f32 and encoded to BC6H (measured 36.0).
+pub const HDR_BYTES_PER_PIXEL: u64 = 40;
+
+/// The memory encoding an image needs at its peak, from its header alone, with the size
+/// the header declares; `None` when the header cannot be read or is over the size cap
+/// (the decoder then says why). `hdr`: decoded to float.
+pub fn image_memory(bytes: &[u8], mime: Option<&str>, hdr: bool) -> Option<(u64, (u32, u32))> {
+    let (w, h) = declared_size(bytes, mime).ok()?;
+    let per_pixel = if hdr {
+        HDR_BYTES_PER_PIXEL
+    } else {
+        LDR_BYTES_PER_PIXEL
+    };
+    Some((u64::from(w) * u64::from(h) * per_pixel, (w, h)))
+}
+
+/// Refuses images whose headers declare more pixels than `[limits] asset_memory` can
+/// build, before any is decoded. `images` are each image's bytes and lower-case
+/// extension; an image whose header cannot be read is left to the decoder, which says why.
+/// A panorama is also converted to float and cut into six faces, about as much again.
+pub(super) fn admit_images(
+    path: &std::path::Path,
+    images: &[(&[u8], &str)],
+    panorama: bool,
+    context: &CompileContext,
+) -> Result<(), AssetError> {
+    let mut needed = 0u64;
+    let mut sizes = Vec::with_capacity(images.len());
+    for (bytes, ext) in images {
+        let hdr = is_hdr_extension(ext) || panorama;
+        let Some((bytes, (w, h))) = image_memory(bytes, mime_from_extension(ext), hdr) else {
+            continue;
+        };
+        let copies = if panorama { 2 } else { 1 };
+        needed += bytes * copies;
+        sizes.push(format!("{w}x{h}"));
+    }
+    context
+        .limits
+        .admit(needed, || {
+            let pixels = if sizes.len() == 1 {
+                "pixels"
+            } else {
+                "pixel faces"
+            };
+            format!("{} {pixels}", sizes.join(" + "))
+        })
+        .map_err(|e| AssetError::OverLimit {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+}
+
 fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
     let bytes = read_limited(&source.abs_path, MAX_IMAGE_FILE_BYTES)?;
     let ext = extension(&source.rel_path);
+    admit_images(
+        &source.abs_path,
+        &[(bytes.as_slice(), ext.as_str())],
+        context.settings.texture.cubemap,
+        context,
+    )?;
     let mode = mode_for(&source.rel_path, context.settings);
     let texture = if context.settings.texture.cubemap {
         StandaloneTexture::Panorama {

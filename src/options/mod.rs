@@ -63,6 +63,8 @@ pub struct BuildOptions {
     /// Build only this shard's sources (`--shard I/N`); the manifest is left to a final
     /// plain build.
     pub shard: Option<shard::Shard>,
+    /// `[limits]`: what one asset may cost (memory), checked before it is decoded.
+    pub limits: crate::limits::Limits,
 }
 
 impl BuildOptions {
@@ -86,6 +88,7 @@ impl BuildOptions {
             remote_mode: remote::RemoteMode::default(),
             remote_max_blob_bytes: remote::DEFAULT_MAX_BLOB_BYTES,
             shard: None,
+            limits: crate::limits::Limits::default(),
         }
     }
 

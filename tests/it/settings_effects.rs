@@ -271,6 +271,7 @@ struct Resolved {
     manifest_version: u32,
     remote_cache: Option<String>,
     remote_mode: RemoteMode,
+    asset_memory: u64,
     settings: AssetSettings,
 }
 
@@ -288,6 +289,7 @@ fn resolve(text: &str, preset: Option<&str>) -> (Resolved, BuildOptions) {
         manifest_version: options.manifest_version,
         remote_cache: options.remote_cache.clone(),
         remote_mode: options.remote_mode,
+        asset_memory: options.limits.asset_memory,
         settings: options.settings.clone(),
     };
     (r, options)
@@ -303,6 +305,7 @@ fn defaults() -> Resolved {
         manifest_version: 2,
         remote_cache: None,
         remote_mode: RemoteMode::ReadWrite,
+        asset_memory: 4 << 30,
         settings: AssetSettings::default(),
     }
 }
@@ -500,6 +503,9 @@ const CASES: &[Case] = &[
     }),
     ("cache", "mode", "\"read\"", |r| {
         r.remote_mode = RemoteMode::Read
+    }),
+    ("limits", "asset_memory", "2147483648", |r| {
+        r.asset_memory = 2 << 30
     }),
 ];
 

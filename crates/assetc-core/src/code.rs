@@ -51,6 +51,9 @@ pub enum DiagnosticCode {
     /// `assetc inspect` state it as a fact. Kept so that caches and tools that name it
     /// still read.
     LodStalled,
+    /// Files an `embed` wildcard matches that their own kind compiles instead (last: the
+    /// cache stores codes by their place in this list).
+    EmbedOverruled,
 }
 
 impl DiagnosticCode {
@@ -75,12 +78,13 @@ impl DiagnosticCode {
             Self::Skipped => "skipped",
             Self::RemoteCache => "remote-cache",
             Self::IgnoredFiles => "ignored-files",
+            Self::EmbedOverruled => "embed-overruled",
             Self::LodStalled => "lod-stalled",
         }
     }
 
     /// Every code, for the docs test that each is documented.
-    pub const ALL: [DiagnosticCode; 19] = [
+    pub const ALL: [DiagnosticCode; 20] = [
         Self::Config,
         Self::Usage,
         Self::Error,
@@ -100,6 +104,7 @@ impl DiagnosticCode {
         Self::RemoteCache,
         Self::IgnoredFiles,
         Self::LodStalled,
+        Self::EmbedOverruled,
     ];
 
     /// A file that could not be read: missing, or there but unreadable.

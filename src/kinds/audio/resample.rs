@@ -39,6 +39,11 @@ const DELAY: u64 = SINC_LEN as u64 / 2;
 
 /// Resamples planes from `from` Hz to `to` Hz (which differ).
 pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>, String> {
+    // The kind refuses such rates before decoding (`Budget::admit`); this keeps a caller
+    // that did not from dividing by zero below.
+    if from == 0 || to == 0 {
+        return Err(format!("cannot resample from {from} Hz to {to} Hz"));
+    }
     let channels = planes.len();
     let frames = planes.first().map_or(0, Vec::len);
     let g = gcd(u64::from(from), u64::from(to));

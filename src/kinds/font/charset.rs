@@ -45,7 +45,8 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, St
         None
     } else {
         let path = charset_file_path(&settings.charset_file, input_root)?;
-        let text = read_text(&path)?;
+        let text = read_text(&path)
+            .map_err(|e| format!("font.charset_file \"{}\": {e}", settings.charset_file))?;
         for c in text.chars() {
             let cp = u32::from(c);
             add(&mut codepoints, cp..=cp)?;
@@ -73,24 +74,10 @@ fn too_many() -> String {
 }
 
 /// The charset file's path: relative to the input root and, once links are resolved,
-/// still below it (a build reads nothing outside its input).
+/// still below it (the input-root rule every reader shares).
 fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, String> {
-    let bad = |why: String| format!("font.charset_file \"{name}\": {why}");
-    let relative = Path::new(name);
-    if relative.is_absolute() {
-        return Err(bad("must be relative to the input folder".into()));
-    }
-    let root = input_root
-        .canonicalize()
-        .map_err(|e| bad(format!("cannot resolve the input folder: {e}")))?;
-    let path = root
-        .join(relative)
-        .canonicalize()
-        .map_err(|e| bad(format!("cannot open: {e}")))?;
-    if !path.starts_with(&root) {
-        return Err(bad("is outside the input folder".into()));
-    }
-    Ok(path)
+    crate::import::input_root::resolve_below(input_root, input_root, Path::new(name))
+        .map_err(|why| format!("font.charset_file \"{name}\": {why}"))
 }
 
 fn read_text(path: &Path) -> Result<String, String> {

@@ -57,12 +57,18 @@ pub fn compile(
         }
         Diagnostic::new(at, message)
     })?;
+    if language == Language::Wgsl {
+        if let Some((at, message)) = super::const_overflow::check(text) {
+            return Err(Diagnostic::new(Some(at), message));
+        }
+    }
     if module.entry_points.is_empty() {
         return Err(Diagnostic::new(
             None,
             "no entry point: nothing to compile (WGSL needs a @vertex, @fragment or @compute function)",
         ));
     }
+    check_entry_point_work(&module)?;
     let options = writer_options(language);
     module
         .entry_points
@@ -105,6 +111,59 @@ pub fn compile(
             })
         })
         .collect()
+}
+
+/// Most entry points times module items a source may ask for. Each entry point's SPIR-V
+/// is written from its own copy of the module, cut down to what it reaches
+/// (`process_overrides` copies and compacts the whole module once per entry point), so
+/// the work is that product: 3,000 trivial entry points (6,000 items, 18,000,000) took
+/// 29 s on a loaded 2-core machine, 10,000 of them ran past 120 s. At this bound a source
+/// takes a few seconds; real shaders are far below it (tens of entry points in tens of
+/// thousands of items).
+pub const MAX_ENTRY_POINT_WORK: u64 = 4_000_000;
+
+/// Refuses a module whose entry points would each copy too large a module (see
+/// [`MAX_ENTRY_POINT_WORK`]), before any is written.
+fn check_entry_point_work(module: &naga::Module) -> Result<(), Diagnostic> {
+    let entry_points = module.entry_points.len() as u64;
+    if entry_points <= 1 {
+        return Ok(());
+    }
+    let items = module_items(module);
+    if entry_points.saturating_mul(items) <= MAX_ENTRY_POINT_WORK {
+        return Ok(());
+    }
+    Err(Diagnostic::new(
+        None,
+        format!(
+            "{entry_points} entry points in a module of {items} items: each entry point is \
+             written from its own copy of the whole module, and {entry_points} x {items} is \
+             more than the {MAX_ENTRY_POINT_WORK} a shader source may ask for (split it into \
+             several files)"
+        ),
+    ))
+}
+
+/// What copying and compacting a module walks: its types, constants, globals, global
+/// expressions and every function's expressions and statements.
+fn module_items(module: &naga::Module) -> u64 {
+    let function = |f: &naga::Function| f.expressions.len() + f.body.len() + f.arguments.len() + 1;
+    let items = module.types.len()
+        + module.constants.len()
+        + module.overrides.len()
+        + module.global_variables.len()
+        + module.global_expressions.len()
+        + module
+            .functions
+            .iter()
+            .map(|(_, f)| function(f))
+            .sum::<usize>()
+        + module
+            .entry_points
+            .iter()
+            .map(|ep| function(&ep.function))
+            .sum::<usize>();
+    items as u64
 }
 
 fn parse(
@@ -230,4 +289,39 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compute_entry_points(count: usize) -> String {
+        (0..count)
+            .map(|i| format!("@compute @workgroup_size(1) fn e{i}() {{}}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn entry_points_times_module_size_is_bounded_before_any_is_written() {
+        let few = compile(&compute_entry_points(50), Language::Wgsl, &BTreeMap::new()).unwrap();
+        assert_eq!(few.len(), 50);
+        // Each trivial entry point is a handful of items, so the product grows as the
+        // square of their count: 3,000 of them are far past the bound.
+        let text = compute_entry_points(3_000);
+        let module = naga::front::wgsl::parse_str(&text).unwrap();
+        let items = module_items(&module);
+        assert!(3_000 * items > MAX_ENTRY_POINT_WORK, "{items} items");
+        let started = std::time::Instant::now();
+        let e = compile(&text, Language::Wgsl, &BTreeMap::new()).unwrap_err();
+        assert!(
+            e.message
+                .contains(&format!("3000 entry points in a module of {items} items")),
+            "{e}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "refused only after {:?}",
+            started.elapsed()
+        );
+    }
 }

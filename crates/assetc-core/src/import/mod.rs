@@ -2,6 +2,7 @@
 
 pub mod fbx;
 pub mod gltf;
+pub mod input_root;
 pub mod obj;
 pub mod scene_check;
 

@@ -15,7 +15,7 @@ mod mtl;
 mod polygon;
 mod scan;
 
-use super::gltf::paths::resolve_below;
+use super::input_root::resolve_below;
 use super::{ImportError, ImportOptions};
 use crate::code::DiagnosticCode;
 use crate::scene::{Image, ImageSource, Material, Mesh, Node, Scene};

@@ -4,10 +4,11 @@
 //! (ufbx maps Phong/Lambert, Autodesk Standard Surface, 3ds Max Physical and Blender's
 //! exported properties onto one set of PBR maps).
 
-use super::super::gltf::{bad, paths, Res};
+use super::super::gltf::{bad, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
 use crate::code::Warning;
+use crate::import::input_root::resolve_below;
 use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
 use std::path::Path;
 use std::sync::Arc;
@@ -38,7 +39,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
                     ),
                 ));
             }
-            match paths::resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(&name)) {
+            match resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(&name)) {
                 Ok(file) => (ImageSource::File(file), Vec::new(), Some(name)),
                 Err(reason) => return bad(gltf_path, reason),
             }

@@ -3,7 +3,9 @@
 
 use super::Ctx;
 use base64::Engine;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::import::input_root::resolve_below;
 
 /// A decoded `data:` URI.
 pub struct DataUri {
@@ -47,73 +49,6 @@ pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
     resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(decoded.as_ref()))
 }
 
-/// Resolves a relative file name (already decoded) against `base_dir` and checks that it
-/// stays inside `input_root`, lexically and by its real path, as [`resolve_relative`]
-/// describes. Shared with the OBJ importer (`mtllib` files and MTL texture maps).
-pub fn resolve_below(
-    base_dir: &Path,
-    input_root: &Path,
-    relative: &Path,
-) -> Result<PathBuf, String> {
-    if relative.is_absolute() || relative.has_root() {
-        return Err("absolute paths are not allowed".into());
-    }
-    let joined = normalize(&absolute(base_dir).join(relative));
-    let root = normalize(&absolute(input_root));
-    if !joined.starts_with(&root) {
-        return Err(format!(
-            "resolves to {} outside the input root {}",
-            joined.display(),
-            root.display()
-        ));
-    }
-    check_real_path(&joined, &root)?;
-    Ok(joined)
-}
-
-/// Refuses a path that exists but whose real location (every symbolic link followed) is
-/// outside the real input root. A path that does not exist is left to the reader, which
-/// reports it missing; a dangling link is refused here because it names a target we will
-/// not follow.
-fn check_real_path(path: &Path, root: &Path) -> Result<(), String> {
-    if std::fs::symlink_metadata(path).is_err() {
-        return Ok(());
-    }
-    let real = std::fs::canonicalize(path)
-        .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
-    let real_root = std::fs::canonicalize(root)
-        .map_err(|e| format!("the input root {} cannot be resolved: {e}", root.display()))?;
-    if !real.starts_with(&real_root) {
-        return Err(format!(
-            "{} is a link to {}, outside the input root {}",
-            path.display(),
-            real.display(),
-            real_root.display()
-        ));
-    }
-    Ok(())
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// Removes `.` and resolves `..` without touching the file system; `..` above the root stays
-/// at the root so that the containment check sees the real target.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,41 +64,5 @@ mod tests {
         );
         assert!(parse_data_uri("foo.bin").is_none());
         assert!(matches!(parse_data_uri("data:;base64,@@"), Some(Err(_))));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn real_path_check_refuses_links_out_of_the_root() {
-        let outside = tempfile::tempdir().unwrap();
-        let root = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.png"), b"x").unwrap();
-        std::fs::write(root.path().join("inside.png"), b"x").unwrap();
-        let link = |target: &Path, name: &str| {
-            std::os::unix::fs::symlink(target, root.path().join(name)).unwrap();
-            root.path().join(name)
-        };
-        let out_file = link(&outside.path().join("secret.png"), "escape.png");
-        let out_dir = link(outside.path(), "dir");
-        let in_file = link(&root.path().join("inside.png"), "alias.png");
-        let dangling = link(&outside.path().join("gone.png"), "dangling.png");
-        let err = check_real_path(&out_file, root.path()).unwrap_err();
-        assert!(err.contains("outside the input root"), "{err}");
-        assert!(check_real_path(&out_dir.join("secret.png"), root.path()).is_err());
-        assert!(check_real_path(&in_file, root.path()).is_ok());
-        assert!(check_real_path(&root.path().join("inside.png"), root.path()).is_ok());
-        assert!(check_real_path(&dangling, root.path()).is_err());
-        assert!(
-            check_real_path(&root.path().join("missing.png"), root.path()).is_ok(),
-            "a missing file is reported by the reader, with its path"
-        );
-    }
-
-    #[test]
-    fn normalize_resolves_parent_components() {
-        assert_eq!(
-            normalize(Path::new("/a/b/../c/./d")),
-            PathBuf::from("/a/c/d")
-        );
-        assert_eq!(normalize(Path::new("/a/../../x")), PathBuf::from("/x"));
     }
 }
