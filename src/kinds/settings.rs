@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 
 /// `[font]`: how `.ttf`/`.otf` sources become an `.hfont` and its distance-field atlas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,10 +57,41 @@ impl FontSettings {
             return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
         }
         for entry in &self.charset {
-            super::font::charset::parse_entry(entry)?;
+            parse_charset_entry(entry)?;
         }
         Ok(())
     }
+}
+
+/// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
+pub fn parse_charset_entry(entry: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad = |why: &str| format!("font.charset entry \"{entry}\": {why}");
+    let one = |s: &str| -> Result<u32, String> {
+        let s = s.trim();
+        let hex = s
+            .strip_prefix("U+")
+            .or_else(|| s.strip_prefix("u+"))
+            .ok_or_else(|| bad("expected U+XXXX or U+XXXX-U+YYYY"))?;
+        if hex.is_empty() || hex.len() > 6 {
+            return Err(bad("expected 1 to 6 hex digits after U+"));
+        }
+        let cp = u32::from_str_radix(hex, 16).map_err(|_| bad("not a hex number"))?;
+        if cp > 0x10_FFFF {
+            return Err(bad("beyond U+10FFFF"));
+        }
+        Ok(cp)
+    };
+    let range = match entry.split_once('-') {
+        Some((a, b)) => one(a)?..=one(b)?,
+        None => {
+            let cp = one(entry)?;
+            cp..=cp
+        }
+    };
+    if range.start() > range.end() {
+        return Err(bad("the range ends before it starts"));
+    }
+    Ok(range)
 }
 
 /// `[shader]`: how `.wgsl` and GLSL sources become SPIR-V.
@@ -109,5 +141,28 @@ impl AudioSettings {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_single_codepoints_or_ranges() {
+        assert_eq!(parse_charset_entry("U+20AC"), Ok(0x20AC..=0x20AC));
+        assert_eq!(parse_charset_entry("u+0400-U+04ff"), Ok(0x400..=0x4FF));
+        assert_eq!(parse_charset_entry(" U+41 - U+5A "), Ok(0x41..=0x5A));
+        for bad in [
+            "20AC",
+            "U+",
+            "U+XYZ",
+            "U+110000",
+            "U+0500-U+0400",
+            "U+1234567",
+        ] {
+            let e = parse_charset_entry(bad).unwrap_err();
+            assert!(e.contains(&format!("\"{bad}\"")), "{e}");
+        }
     }
 }

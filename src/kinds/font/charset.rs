@@ -1,7 +1,7 @@
 //! Which codepoints a font's atlas holds: printable ASCII and Latin-1, plus the
 //! `font.charset` ranges and the characters of `font.charset_file`.
 
-use crate::kinds::settings::FontSettings;
+use crate::kinds::settings::{parse_charset_entry, FontSettings};
 use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -16,37 +16,6 @@ pub const MAX_CHARSET_FILE_BYTES: u64 = 16 << 20;
 /// (U+00A0-U+00FF).
 pub fn default_ranges() -> [RangeInclusive<u32>; 2] {
     [0x20..=0x7E, 0xA0..=0xFF]
-}
-
-/// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
-pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, String> {
-    let bad = |why: &str| format!("font.charset entry \"{entry}\": {why}");
-    let one = |s: &str| -> Result<u32, String> {
-        let s = s.trim();
-        let hex = s
-            .strip_prefix("U+")
-            .or_else(|| s.strip_prefix("u+"))
-            .ok_or_else(|| bad("expected U+XXXX or U+XXXX-U+YYYY"))?;
-        if hex.is_empty() || hex.len() > 6 {
-            return Err(bad("expected 1 to 6 hex digits after U+"));
-        }
-        let cp = u32::from_str_radix(hex, 16).map_err(|_| bad("not a hex number"))?;
-        if cp > 0x10_FFFF {
-            return Err(bad("beyond U+10FFFF"));
-        }
-        Ok(cp)
-    };
-    let range = match entry.split_once('-') {
-        Some((a, b)) => one(a)?..=one(b)?,
-        None => {
-            let cp = one(entry)?;
-            cp..=cp
-        }
-    };
-    if range.start() > range.end() {
-        return Err(bad("the range ends before it starts"));
-    }
-    Ok(range)
 }
 
 /// The resolved charset: codepoints in order (never 0, which is the `.notdef`), and the
@@ -70,7 +39,7 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, St
         add(&mut codepoints, range)?;
     }
     for entry in &settings.charset {
-        add(&mut codepoints, parse_entry(entry)?)?;
+        add(&mut codepoints, parse_charset_entry(entry)?)?;
     }
     let file = if settings.charset_file.is_empty() {
         None
@@ -170,24 +139,6 @@ pub fn describe(codepoints: &[u32], most: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entries_are_single_codepoints_or_ranges() {
-        assert_eq!(parse_entry("U+20AC"), Ok(0x20AC..=0x20AC));
-        assert_eq!(parse_entry("u+0400-U+04ff"), Ok(0x400..=0x4FF));
-        assert_eq!(parse_entry(" U+41 - U+5A "), Ok(0x41..=0x5A));
-        for bad in [
-            "20AC",
-            "U+",
-            "U+XYZ",
-            "U+110000",
-            "U+0500-U+0400",
-            "U+1234567",
-        ] {
-            let e = parse_entry(bad).unwrap_err();
-            assert!(e.contains(&format!("\"{bad}\"")), "{e}");
-        }
-    }
 
     #[test]
     fn the_default_charset_is_printable_ascii_and_latin1() {

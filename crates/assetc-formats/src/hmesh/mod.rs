@@ -319,6 +319,7 @@ fn align16(pos: u64) -> u64 {
 
 pub mod clod;
 mod read;
+mod sink;
 mod validate;
 mod write;
 

@@ -3,7 +3,7 @@
 //! +X -X +Y -Y +Z -Z.
 
 use super::super::load::DecodedImage;
-use super::super::mips::FloatImage;
+use super::super::float_image::FloatImage;
 use super::super::{build_levels, encode_levels, has_alpha, TextureError};
 use super::super::{TextureMode, TextureSettings};
 use super::{first_error, hdr, image_error, Source, FACE_NAMES};

@@ -21,7 +21,8 @@
 //! acos(y) / pi * height.
 
 use super::super::load::DecodedImage;
-use super::super::mips::{from_float, to_float, FloatImage};
+use super::super::float_image::FloatImage;
+use super::super::mips::{from_float, to_float};
 use super::super::{RgbaLevel, TextureError, TextureMode, TextureSettings};
 use super::cube::Faces;
 use super::filter::resize_area;
