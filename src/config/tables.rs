@@ -10,7 +10,7 @@
 use super::error::{plain_words, with_suggestion, ConfigError};
 use crate::kinds::asset::AssetSettings;
 use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
-use crate::pipeline::animation::AnimationSettings;
+use crate::rig::hanim::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;

@@ -12,7 +12,7 @@ macro_rules! with_settings_tables {
         $callback! { $($args)* [
             mesh: $crate::pipeline::MeshSettings,
             texture: $crate::pipeline::textures::TextureSettings,
-            animation: $crate::pipeline::animation::AnimationSettings,
+            animation: $crate::rig::hanim::AnimationSettings,
             bmd1: $crate::targets::bmd1::Bmd1Settings,
             qtmesh: $crate::targets::qtmesh::QtTargetSettings,
             font: $crate::kinds::settings::FontSettings,
