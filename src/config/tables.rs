@@ -10,9 +10,9 @@
 use super::error::{plain_words, with_suggestion, ConfigError};
 use crate::kinds::asset::AssetSettings;
 use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
-use crate::rig::hanim::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::MeshSettings;
+use crate::rig::hanim::AnimationSettings;
 use crate::targets::bmd1::Bmd1Settings;
 use crate::targets::qtmesh::QtTargetSettings;
 use serde::de::DeserializeOwned;

@@ -9,7 +9,7 @@ mod files;
 mod paths;
 
 use cycle::find_cycle;
-use files::{graph_of, read_crate, FileName, Graph};
+use files::{graph_of, is_scanned, read_crate, FileName, Graph};
 use paths::{code_of, paths_in, Base};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -36,13 +36,12 @@ fn crate_sources() -> Vec<PathBuf> {
 /// from the `crate::` paths of each module's files.
 fn top_level_edges(sources: &BTreeMap<FileName, String>) -> Graph {
     let mut edges = Graph::new();
-    for (file, text) in sources {
-        let name = file.rsplit('/').next().unwrap_or(file);
-        // Unit-test files and corpus tuning runs are tests too.
-        if name == "tests.rs" || name.ends_with("_tests.rs") || name == "tuning.rs" {
-            continue;
-        }
-        let top = file.split('/').next().unwrap_or(file).trim_end_matches(".rs");
+    for (file, text) in sources.iter().filter(|(f, _)| is_scanned(f)) {
+        let top = file
+            .split('/')
+            .next()
+            .unwrap_or(file)
+            .trim_end_matches(".rs");
         if ROOTS.contains(&top) {
             continue;
         }
@@ -165,7 +164,11 @@ fn the_cycle_finder_names_the_cycle_and_only_a_real_one() {
     assert_eq!(find_cycle(&graph), Some(vec!["b", "c"]));
     graph.entry("c").or_default().insert("c");
     graph.entry("b").or_default().remove("c");
-    assert_eq!(find_cycle(&graph), Some(vec!["c"]), "a node reaching itself");
+    assert_eq!(
+        find_cycle(&graph),
+        Some(vec!["c"]),
+        "a node reaching itself"
+    );
 }
 
 #[test]

@@ -16,11 +16,11 @@ pub mod qtmesh;
 use assetc_core::{code, formats, pipeline, rig, scene};
 
 use crate::formats::hman::EntryKind;
-use crate::rig::hanim::AnimationSettings;
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::textures::TextureMode;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::{MeshSettings, StageTimes};
+use crate::rig::hanim::AnimationSettings;
 use crate::scene::Scene;
 use std::sync::Arc;
 

@@ -69,7 +69,9 @@ pub(in crate::driver) fn of_this_build(
 ) -> Result<Sources, BuildError> {
     let opts = build.opts;
     // A model's buffers and images are its inputs, not assets of their own.
-    let (used, checked) = build.pool.install(|| model_inputs(build, &discovered.sources));
+    let (used, checked) = build
+        .pool
+        .install(|| model_inputs(build, &discovered.sources));
     discovered.without_model_inputs(&used);
     let ignored = discovered.unclaimed_by_extension();
     if let Some(message) = discover::unclaimed_summary(&ignored) {

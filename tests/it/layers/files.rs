@@ -18,7 +18,7 @@ pub type Graph = BTreeMap<FileName, BTreeSet<FileName>>;
 
 /// Unit-test files and corpus tuning runs are tests, which may use anything; `bin/` holds
 /// crate roots of their own, one file each.
-fn is_scanned(rel: &str) -> bool {
+pub fn is_scanned(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     !(rel.starts_with("bin/")
         || name == "tests.rs"

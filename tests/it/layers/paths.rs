@@ -107,9 +107,7 @@ fn group_items(group: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>
         let read = use_tree(&group[at..], prefix, out);
         at += read;
         // Past a rename (`X as Y`) to the next item.
-        let skip = group[at..]
-            .find([',', '}'])
-            .unwrap_or(group.len() - at);
+        let skip = group[at..].find([',', '}']).unwrap_or(group.len() - at);
         if read == 0 && skip == 0 {
             // Nothing this reader understands: leave the group rather than loop.
             return group.len();

@@ -4,11 +4,11 @@ use super::read::{
     check_entry_bounds, for_each_not_below, read_entries, read_header, Entry, HMeshView, LodsView,
     SkinView,
 };
+use super::sink::Sink;
 use super::{
     chunk, GpuJoint, HMeshError, MeshBounds, DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE,
     NO_MATERIAL,
 };
-use super::sink::Sink;
 use crate::Problem;
 
 /// Checks every rule of the `.hmesh` v2 contract. An empty list means the file is valid.

@@ -1,8 +1,8 @@
 //! The `.qml` scene beside the meshes, shaped like Balsam's: resources (textures,
 //! materials, skins, morph targets) first, then the node hierarchy.
 
-use super::names::{qml_id, Unique};
 use super::literals::{num, quoted};
+use super::names::{qml_id, Unique};
 use super::{placed, timeline};
 use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, TextureTransform, Wrap};

@@ -8,9 +8,9 @@
 //! would otherwise spread through every mip level it is averaged into.
 
 use super::super::encode_bc::encode_bc6h_f16;
-use super::super::load::{check_dimensions, MAX_PIXELS, MAX_SIDE};
 use super::super::fit::fitted_size;
 use super::super::float_image::FloatImage;
+use super::super::load::{check_dimensions, MAX_PIXELS, MAX_SIDE};
 use super::super::{TextureError, TextureSettings};
 use super::filter::{half_box, resize_area};
 use super::image_error;
