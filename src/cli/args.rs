@@ -1,5 +1,8 @@
 //! Arguments of every subcommand (clap derive).
 
+use assetc::config;
+use assetc::driver::Target;
+use assetc::preview;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -73,7 +76,7 @@ pub enum Command {
     /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
     /// from a 3/4 view, write one level of a .ktx2 as a PNG, or draw a line of text with an
     /// .hfont and its atlas.
-    Preview(super::preview_cmd::PreviewArgs),
+    Preview(PreviewArgs),
 }
 
 #[derive(Debug, Args)]
@@ -186,10 +189,10 @@ pub struct BuildArgs {
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// Runtime targets to write (repeatable): hmesh, bmd1, qtmesh; replaces build.toml's `targets`.
-    #[arg(long = "target", value_name = "TARGET", value_parser = super::options::parse_target_arg)]
+    #[arg(long = "target", value_name = "TARGET", value_parser = parse_target_arg)]
     pub targets: Vec<assetc::driver::Target>,
     /// Qt `.mesh` version for the qtmesh target: 7 (current Qt) or 5 (Qt 6.4 and older).
-    #[arg(long, value_name = "VERSION", value_parser = super::options::parse_qt_mesh_version)]
+    #[arg(long, value_name = "VERSION", value_parser = parse_qt_mesh_version)]
     pub qt_mesh_version: Option<u16>,
     /// Shared cache of built assets (docs/scale.md): `http(s)://HOST/PATH` (WebDAV),
     /// `s3://BUCKET/PREFIX` (AWS credentials from the environment) or
@@ -239,4 +242,49 @@ pub struct TreeArgs {
 /// The kinds of source `build` compiles, from the kind registry.
 fn kinds_help() -> String {
     format!("Kinds of source:\n{}", assetc::kinds::help_table())
+}
+
+#[derive(Debug, Args)]
+pub struct PreviewArgs {
+    /// A compiled .hmesh, Qt .mesh, .bmd, .ktx2 or .hfont (its atlas .ktx2 beside it).
+    pub file: PathBuf,
+    /// PNG to write [default: FILE with `.png` appended].
+    #[arg(short, long, value_name = "OUT.png")]
+    pub output: Option<PathBuf>,
+    /// Edge of the square image in pixels for a mesh [default: 512] (a texture keeps its
+    /// level's size); for a font, the text's size in pixels per em [default: 48].
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=preview::MAX_SIZE as i64))]
+    pub size: Option<u32>,
+    /// The line of text a font preview draws.
+    #[arg(long, value_name = "TEXT", default_value = preview::font::DEFAULT_TEXT)]
+    pub text: String,
+    /// Draw LOD level K (0 = full detail).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub lod: usize,
+    /// Colour every meshlet on its own (.hmesh, full detail).
+    #[arg(long, conflicts_with = "lod")]
+    pub meshlets: bool,
+    /// Draw the cluster LOD cut for PX pixels of error (a .hmesh built with
+    /// mesh.cluster_lod = true), seen from the preview's camera; with --meshlets, each
+    /// cluster in a colour of its own.
+    #[arg(long, value_name = "PX", conflicts_with = "lod")]
+    pub cluster_error: Option<f32>,
+    /// Mip level K of a .ktx2 (0 = full size).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub mip: usize,
+}
+
+/// `--target NAME`, parsed as build.toml's `targets` are.
+pub fn parse_target_arg(name: &str) -> Result<Target, String> {
+    config::parse_target(name)
+}
+
+/// `--qt-mesh-version`: the two versions the Qt target writes.
+pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
+    let version: u16 = v
+        .parse()
+        .map_err(|_| format!("must be 5 or 7, got `{v}`"))?;
+    assetc::targets::qtmesh::QtTargetSettings::check_mesh_version(version)?;
+    Ok(version)
 }

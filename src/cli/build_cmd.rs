@@ -3,9 +3,7 @@
 use super::args::{BuildArgs, GlobalArgs};
 use super::progress::CliReporter;
 use anyhow::Context;
-use assetc::config;
 use assetc::driver::{BuildOptions, Builder};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -31,17 +29,6 @@ pub fn run(args: BuildArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     build_once(&options, &args, &reporter)
 }
 
-/// The build.toml a build with these flags reads, if any (for `--emit-deps` and `--watch`).
-pub fn config_path(args: &BuildArgs) -> Option<PathBuf> {
-    match (&args.config, args.no_config) {
-        (Some(p), _) => Some(p.clone()),
-        (None, false) => {
-            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
-        }
-        (None, true) => None,
-    }
-}
-
 fn build_once(
     options: &BuildOptions,
     args: &BuildArgs,
@@ -65,7 +52,7 @@ fn build_once(
         let text = report.depfile(
             &options.output,
             &options.input,
-            config_path(args).as_deref(),
+            super::options::config_path(args).as_deref(),
         );
         assetc::output::write_atomic(depfile, text.as_bytes())
             .with_context(|| format!("writing depfile {}", depfile.display()))?;

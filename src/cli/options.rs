@@ -5,7 +5,7 @@ use super::args::BuildArgs;
 use super::UsageError;
 use assetc::config::{self, ConfigError};
 use assetc::driver::discover::{discover, DiscoverRules};
-use assetc::driver::{BuildOptions, Target};
+use assetc::driver::BuildOptions;
 use assetc::pipeline::textures::MissingImages;
 use std::path::PathBuf;
 
@@ -16,18 +16,15 @@ pub struct Resolved {
     pub warnings: Vec<ConfigError>,
 }
 
-/// `--target NAME`, parsed as build.toml's `targets` are.
-pub fn parse_target_arg(name: &str) -> Result<Target, String> {
-    config::parse_target(name)
-}
-
-/// `--qt-mesh-version`: the two versions the Qt target writes.
-pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
-    let version: u16 = v
-        .parse()
-        .map_err(|_| format!("must be 5 or 7, got `{v}`"))?;
-    assetc::targets::qtmesh::QtTargetSettings::check_mesh_version(version)?;
-    Ok(version)
+/// The build.toml a build with these flags reads, if any (for `--emit-deps` and `--watch`).
+pub fn config_path(args: &BuildArgs) -> Option<PathBuf> {
+    match (&args.config, args.no_config) {
+        (Some(p), _) => Some(p.clone()),
+        (None, false) => {
+            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+        }
+        (None, true) => None,
+    }
 }
 
 /// Resolves the options: defaults, then build.toml (and preset), then flags.
@@ -37,14 +34,7 @@ pub fn options_from(args: &BuildArgs) -> Result<Resolved, UsageError> {
 
 fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     let mut options = BuildOptions::new("assets", "runtime");
-    let config_path = match (&args.config, args.no_config) {
-        (Some(p), _) => Some(p.clone()),
-        (None, false) => {
-            config::find_config(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
-        }
-        (None, true) => None,
-    };
-    let config = match config_path {
+    let config = match config_path(args) {
         Some(path) => {
             let cfg = config::load_config(&path)?;
             cfg.apply_to(&mut options, args.preset.as_deref())?;

@@ -1,42 +1,10 @@
 //! `assetc preview FILE`: a PNG of a compiled file.
 
-use super::args::GlobalArgs;
+use super::args::{GlobalArgs, PreviewArgs};
 use anyhow::Context;
 use assetc::preview::{self, MeshView, PreviewOptions};
-use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Debug, Args)]
-pub struct PreviewArgs {
-    /// A compiled .hmesh, Qt .mesh, .bmd, .ktx2 or .hfont (its atlas .ktx2 beside it).
-    pub file: PathBuf,
-    /// PNG to write [default: FILE with `.png` appended].
-    #[arg(short, long, value_name = "OUT.png")]
-    pub output: Option<PathBuf>,
-    /// Edge of the square image in pixels for a mesh [default: 512] (a texture keeps its
-    /// level's size); for a font, the text's size in pixels per em [default: 48].
-    #[arg(long, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..=preview::MAX_SIZE as i64))]
-    pub size: Option<u32>,
-    /// The line of text a font preview draws.
-    #[arg(long, value_name = "TEXT", default_value = preview::font::DEFAULT_TEXT)]
-    pub text: String,
-    /// Draw LOD level K (0 = full detail).
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    pub lod: usize,
-    /// Colour every meshlet on its own (.hmesh, full detail).
-    #[arg(long, conflicts_with = "lod")]
-    pub meshlets: bool,
-    /// Draw the cluster LOD cut for PX pixels of error (a .hmesh built with
-    /// mesh.cluster_lod = true), seen from the preview's camera; with --meshlets, each
-    /// cluster in a colour of its own.
-    #[arg(long, value_name = "PX", conflicts_with = "lod")]
-    pub cluster_error: Option<f32>,
-    /// Mip level K of a .ktx2 (0 = full size).
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    pub mip: usize,
-}
 
 pub fn run(args: PreviewArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     super::require_input(&args.file)?;

@@ -63,7 +63,7 @@ pub fn run_watch(
     ignore.extend(args.emit_deps.clone());
     let set = WatchSet {
         input: options.input.clone(),
-        config: super::build_cmd::config_path(args),
+        config: super::options::config_path(args),
         ignore,
     };
     let input_dir = absolute(&options.input);

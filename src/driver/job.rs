@@ -36,6 +36,9 @@ pub(super) struct AssetJob {
     pub elapsed: Duration,
     /// When fresh, its outputs' stamps as the freshness check refreshed them.
     pub fresh_stamps: Vec<(String, FileStamp)>,
+    /// When fresh, its report: made once, when it was found fresh, and kept for the
+    /// build's report.
+    pub fresh_report: Option<AssetReport>,
 }
 
 pub(super) enum JobState {
@@ -85,6 +88,7 @@ impl AssetJob {
             state: fresh.map_or(JobState::Discovered, JobState::Fresh),
             elapsed: Duration::ZERO,
             fresh_stamps,
+            fresh_report: None,
         }
     }
 
@@ -353,10 +357,9 @@ fn fetched_outputs(got: &Fetched) -> Vec<String> {
     outputs
 }
 
-/// Outputs from this size on are hashed on a thread of their own while they are written:
-/// a million-triangle `.hmesh` is 41 MB, about 10 ms of hashing after a 20-70 ms write,
-/// both on the one thread that writes every output; below it a thread costs more than it
-/// saves.
+/// Outputs from this size on are hashed on a thread of their own while they are written
+/// (a million-triangle `.hmesh` is 41 MB, whose hash would otherwise follow its write on
+/// the one thread that writes every output); below it a thread costs more than it saves.
 const HASH_BESIDE_WRITE_BYTES: usize = 4 << 20;
 
 fn write_file(output: &Path, rel: &str, bytes: &[u8]) -> Result<FileStamp, BuildError> {

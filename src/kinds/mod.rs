@@ -25,7 +25,7 @@ macro_rules! with_kinds {
             Font font [font: $crate::kinds::font::settings::FontSettings,],
             Model model [
                 mesh: $crate::pipeline::MeshSettings,
-                animation: $crate::pipeline::animation::AnimationSettings,
+                animation: $crate::rig::hanim::AnimationSettings,
                 bmd1: $crate::targets::bmd1::Bmd1Settings,
                 qtmesh: $crate::targets::qtmesh::QtTargetSettings,
             ],

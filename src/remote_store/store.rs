@@ -225,7 +225,7 @@ mod imp {
 
     /// Connects once to the server's address, when the URL names it. A server that is
     /// down then costs a refused connection (milliseconds) instead of the Redis client's
-    /// own reconnection attempts (about 10 s, measured) on the first call. S3 endpoints
+    /// own reconnection attempts (seconds of them, docs/scale.md) on the first call. S3 endpoints
     /// come from the AWS configuration: OpenDAL finds them.
     fn probe(url: &url::Url) -> Result<(), StoreError> {
         use std::net::{TcpStream, ToSocketAddrs};

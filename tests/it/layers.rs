@@ -1,9 +1,16 @@
 //! The layers inside a crate: the crates of the workspace are layers the compiler enforces,
-//! but the modules inside one crate can reach each other freely. This reads every
-//! `crate::<module>` path of the driver crate (`src/`) and of the core
-//! (`crates/assetc-core/src/`) and fails when two top-level modules reach each other,
-//! directly or through others (docs/architecture.md "Layers").
+//! but the modules and files inside one crate can reach each other freely. This reads
+//! every `crate::`, `super::` and `self::` path of every crate of the workspace (`src/` and
+//! `crates/*/src/`) and fails when two files reach each other, directly or through others,
+//! at any depth, or when two top-level modules do (docs/architecture.md "Layers").
 
+mod cycle;
+mod files;
+mod paths;
+
+use cycle::find_cycle;
+use files::{graph_of, is_scanned, read_crate, FileName, Graph};
+use paths::{code_of, paths_in, Base};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -11,154 +18,87 @@ use std::path::{Path, PathBuf};
 /// which sit on top of everything.
 const ROOTS: &[&str] = &["lib", "main", "bin", "cli"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+/// The `src/` of every crate of the workspace.
+fn crate_sources() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = vec![root.join("src")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            found.push(src);
         }
     }
-}
-
-/// The code of a file without its unit tests: tests may use anything.
-fn without_tests(text: &str) -> &str {
-    match text.find("#[cfg(test)]\nmod tests") {
-        Some(at) => &text[..at],
-        None => text,
-    }
-}
-
-/// Every module named right after `crate::`, including each of a `crate::{a, b::c}` group.
-fn crate_paths(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
-    for (at, _) in code.match_indices("crate::") {
-        // `assetc_core::` and the like end in `crate::` too only when preceded by an
-        // identifier character: those are other crates' paths.
-        let before = code[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // Top-level names of the group: at depth 0, after `{` or `,`.
-            let mut depth = 0;
-            let mut expect_name = true;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => expect_name = true,
-                    c if expect_name && depth == 0 && !c.is_whitespace() => {
-                        let name = ident(&group[i..]);
-                        if !name.is_empty() {
-                            found.insert(name);
-                        }
-                        expect_name = false;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                found.insert(name);
-            }
-        }
-    }
+    found.sort();
     found
 }
 
-/// Edges between top-level modules of the crate whose sources are at `src`.
-fn module_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let rel = file.strip_prefix(src).unwrap();
-        let name = rel.file_name().unwrap().to_string_lossy();
-        // Unit-test files and corpus tuning runs are tests too.
-        if name == "tests.rs" || name.ends_with("_tests.rs") || name == "tuning.rs" {
-            continue;
-        }
-        let top = rel
-            .components()
+/// Edges between the top-level modules of a crate (its files by path below `src/`),
+/// from the `crate::` paths of each module's files.
+fn top_level_edges(sources: &BTreeMap<FileName, String>) -> Graph {
+    let mut edges = Graph::new();
+    for (file, text) in sources.iter().filter(|(f, _)| is_scanned(f)) {
+        let top = file
+            .split('/')
             .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        if ROOTS.contains(&top.as_str()) {
+            .unwrap_or(file)
+            .trim_end_matches(".rs");
+        if ROOTS.contains(&top) {
             continue;
         }
-        let text = std::fs::read_to_string(&file).unwrap();
-        let code: String = without_tests(&text)
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        for target in crate_paths(&code) {
+        for path in paths_in(&code_of(text)).into_iter() {
+            let Some(target) = path.names.first().filter(|_| path.base == Base::Crate) else {
+                continue;
+            };
             if target != top {
-                edges.entry(top.clone()).or_default().insert(target);
+                edges
+                    .entry(top.to_string())
+                    .or_default()
+                    .insert(target.clone());
             }
         }
     }
     edges
 }
 
-/// A cycle through `start`, as the list of modules on it, if there is one.
-fn cycle_through(edges: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
-    fn walk(
-        edges: &BTreeMap<String, BTreeSet<String>>,
-        start: &str,
-        at: &str,
-        path: &mut Vec<String>,
-        seen: &mut BTreeSet<String>,
-    ) -> bool {
-        for next in edges.get(at).into_iter().flatten() {
-            if next == start {
-                return true;
-            }
-            if seen.insert(next.clone()) {
-                path.push(next.clone());
-                if walk(edges, start, next, path, seen) {
-                    return true;
-                }
-                path.pop();
-            }
-        }
-        false
+/// Panics naming the cycle of `graph`, if it has one.
+fn assert_acyclic(src: &Path, what: &str, graph: &Graph) {
+    if let Some(cycle) = find_cycle(graph) {
+        panic!(
+            "{}: {what} reach each other: {} -> {}",
+            src.display(),
+            cycle.join(" -> "),
+            cycle[0]
+        );
     }
-    let mut path = vec![start.to_string()];
-    let mut seen = BTreeSet::new();
-    walk(edges, start, start, &mut path, &mut seen).then_some(path)
 }
 
-fn assert_no_cycle(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let edges = module_edges(src);
-    for module in edges.keys() {
-        if let Some(cycle) = cycle_through(&edges, module) {
-            panic!(
-                "{}: modules reach each other: {} -> {module}",
-                src.display(),
-                cycle.join(" -> ")
-            );
-        }
-    }
+fn top_level_layers(src: &Path) -> Graph {
+    let edges = top_level_edges(&read_crate(src));
+    assert_acyclic(src, "top-level modules", &edges);
     edges
 }
 
 #[test]
-fn the_driver_crates_modules_form_layers() {
-    let edges = assert_no_cycle(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+fn no_two_files_of_any_crate_reach_each_other() {
+    for src in crate_sources() {
+        let graph = graph_of(&read_crate(&src));
+        assert!(!graph.is_empty(), "{}: the scan sees paths", src.display());
+        assert_acyclic(&src, "files", &graph);
+    }
+}
+
+#[test]
+fn the_top_level_modules_of_every_crate_form_layers() {
+    let sources = crate_sources();
+    assert_eq!(sources.len(), 4, "{sources:?}");
+    for src in sources {
+        top_level_layers(&src);
+    }
+}
+
+#[test]
+fn the_driver_sits_above_what_it_drives() {
+    let edges = top_level_layers(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     // The ones the layering rests on (docs/architecture.md): the kinds, options and
     // outcome sit below the driver, and nothing below the driver reaches up to it.
     for low in [
@@ -174,9 +114,9 @@ fn the_driver_crates_modules_form_layers() {
 }
 
 #[test]
-fn the_cores_modules_form_layers() {
+fn the_scene_sits_below_the_pipeline() {
     let edges =
-        assert_no_cycle(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/assetc-core/src"));
+        top_level_layers(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/assetc-core/src"));
     assert!(
         !edges.get("scene").is_some_and(|e| e.contains("pipeline")),
         "the scene is below the pipeline"
@@ -184,20 +124,82 @@ fn the_cores_modules_form_layers() {
     assert!(edges["pipeline"].contains("scene"), "the scan sees paths");
 }
 
+fn names(path: &str) -> Vec<String> {
+    path.split("::").map(String::from).collect()
+}
+
 #[test]
-fn the_scan_finds_a_cycle_and_every_path_form() {
-    let code = "use crate::{a::X, b::{c, d}, e};\nfn f() { crate::g::h(); assetc_core::x(); }";
+fn the_scan_reads_every_path_form() {
+    let code = "use crate::{a::X, b::{c, d as e}, f};\n\
+                pub(in crate::g) fn h() { crate::i::j::<u8>(); assetc_core::k(); }\n\
+                use super::{self as up, super::l::M};\nuse self::n::*;\n\
+                // crate::in_a_comment\n";
+    let found: Vec<(Base, Vec<String>)> = paths_in(&code_of(code))
+        .into_iter()
+        .map(|p| (p.base, p.names))
+        .collect();
+    let expected = [
+        (Base::Crate, "a::X"),
+        (Base::Crate, "b::c"),
+        (Base::Crate, "b::d"),
+        (Base::Crate, "f"),
+        (Base::Crate, "g"),
+        (Base::Crate, "i::j"),
+        (Base::Super, "self"),
+        (Base::Super, "super::l::M"),
+        (Base::SelfModule, "n"),
+    ]
+    .map(|(base, path)| (base, names(path)));
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn the_cycle_finder_names_the_cycle_and_only_a_real_one() {
+    let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    graph.entry("a").or_default().insert("b");
+    graph.entry("b").or_default().insert("c");
+    graph.entry("a").or_default().insert("c");
+    assert_eq!(find_cycle(&graph), None, "a diamond is no cycle");
+    graph.entry("c").or_default().insert("b");
+    assert_eq!(find_cycle(&graph), Some(vec!["b", "c"]));
+    graph.entry("c").or_default().insert("c");
+    graph.entry("b").or_default().remove("c");
     assert_eq!(
-        crate_paths(code),
-        ["a", "b", "e", "g"].iter().map(|s| s.to_string()).collect()
+        find_cycle(&graph),
+        Some(vec!["c"]),
+        "a node reaching itself"
     );
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    edges.entry("a".into()).or_default().insert("b".into());
-    edges.entry("b".into()).or_default().insert("c".into());
-    assert_eq!(cycle_through(&edges, "a"), None);
-    edges.entry("c".into()).or_default().insert("a".into());
+}
+
+#[test]
+fn sibling_files_that_use_each_other_are_a_cycle_and_a_parent_and_child_are_not() {
+    let crate_of = |files: &[(&str, &str)]| -> BTreeMap<FileName, String> {
+        files
+            .iter()
+            .map(|(f, code)| (f.to_string(), code.to_string()))
+            .collect()
+    };
+    let layered = crate_of(&[
+        ("lib.rs", "pub mod a;\nuse crate::a::x::X;"),
+        ("a/mod.rs", "mod x;\nmod y;\nuse self::x::X;\npub struct Z;"),
+        ("a/x.rs", "use super::y::Y;\nuse super::Z;\npub struct X;"),
+        ("a/y.rs", "use crate::a::Z;\npub struct Y;"),
+    ]);
+    let graph = graph_of(&layered);
     assert_eq!(
-        cycle_through(&edges, "a"),
-        Some(vec!["a".into(), "b".into(), "c".into()])
+        graph.get("a/x.rs").cloned().unwrap_or_default(),
+        BTreeSet::from(["a/y.rs".to_string(), "a/mod.rs".to_string()])
+    );
+    assert!(!graph.contains_key("a/mod.rs"), "{graph:?}");
+    assert_eq!(find_cycle(&graph), None, "{graph:?}");
+
+    let mut circular = layered;
+    circular.insert(
+        "a/y.rs".into(),
+        "use crate::a::{x::{self, X}, Z};\npub struct Y;".into(),
+    );
+    assert_eq!(
+        find_cycle(&graph_of(&circular)),
+        Some(vec!["a/x.rs".to_string(), "a/y.rs".to_string()])
     );
 }

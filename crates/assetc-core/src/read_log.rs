@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 /// The content hash of stamps: XXH3-64, `.hman` v2's file digest. It was FNV-1a,
-/// which runs a byte at a time and cost ~5% of a 1M-triangle build (perf) over the input
-/// and outputs; the cache's version string changed with it.
+/// which runs a byte at a time and was a visible share of a large build's CPU over the
+/// input and outputs (docs/performance.md); the cache's version string changed with it.
 pub fn content_hash(bytes: &[u8]) -> u64 {
     // The manifest takes these as its digests (the driver's manifest): one function for both.
     crate::formats::hman::FileStamp::of(bytes).digest

@@ -16,11 +16,11 @@ pub mod qtmesh;
 use assetc_core::{code, formats, pipeline, rig, scene};
 
 use crate::formats::hman::EntryKind;
-use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::textures::TextureMode;
 use crate::pipeline::textures::TextureSettings;
 use crate::pipeline::{MeshSettings, StageTimes};
+use crate::rig::hanim::AnimationSettings;
 use crate::scene::Scene;
 use std::sync::Arc;
 
@@ -180,9 +180,9 @@ pub enum TargetError {
     #[error(transparent)]
     Mesh(#[from] hmesh::MeshError),
     #[error(transparent)]
-    Skin(#[from] crate::pipeline::skinning::SkinError),
+    Skin(#[from] crate::rig::skeleton::SkinError),
     #[error(transparent)]
-    Animation(#[from] crate::pipeline::animation::AnimError),
+    Animation(#[from] crate::rig::hanim::AnimError),
     #[error(transparent)]
     Texture(#[from] crate::pipeline::textures::TextureError),
     #[error("{0}")]
@@ -192,8 +192,8 @@ pub enum TargetError {
 impl TargetError {
     /// The diagnostic code, from the variant.
     pub fn code(&self) -> code::DiagnosticCode {
-        use crate::pipeline::animation::AnimError;
-        use crate::pipeline::skinning::SkinError;
+        use crate::rig::hanim::AnimError;
+        use crate::rig::skeleton::SkinError;
         use code::DiagnosticCode as C;
         let skin = |e: &SkinError| match e {
             SkinError::JointMissing { .. } => C::DanglingReference,

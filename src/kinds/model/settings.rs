@@ -3,7 +3,7 @@
 //! the code that reads them; what build.toml may set is checked here.
 
 use crate::kinds::settings::Section;
-use crate::pipeline::animation::AnimationSettings;
+use crate::rig::hanim::AnimationSettings;
 use crate::pipeline::MeshSettings;
 use crate::targets::bmd1::Bmd1Settings;
 use crate::targets::qtmesh::QtTargetSettings;

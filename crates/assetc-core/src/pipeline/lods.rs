@@ -9,10 +9,10 @@ const WHOLE_TRIANGLES: usize = 1 << 17;
 
 /// Triangles per region of a larger primitive, simplified region by region in parallel.
 /// The simplifier walks its per-vertex arrays at random, so a region whose arrays stay in
-/// a core's cache simplifies faster: on the 1M curved field 381 ms of CPU in regions of
-/// 32,768 triangles against 475 ms in regions of 131,072, with the levels as close to the
-/// full mesh (`cargo bench --bench stages`, docs/performance.md). A fixed size (never the
-/// thread count) keeps the levels the same on any machine.
+/// a core's cache simplifies faster: regions of 32,768 triangles take less CPU than
+/// regions of 131,072, with the levels as close to the full mesh (`cargo bench --bench
+/// stages`, docs/performance.md). A fixed size (never the thread count) keeps the levels
+/// the same on any machine.
 const REGION_TRIANGLES: usize = 1 << 15;
 
 /// One reduced level of detail.
@@ -65,8 +65,8 @@ pub fn build_lods(
             .collect()
     };
     // One region per task: rayon otherwise hands a thread several regions in a row, and
-    // a thread freed by the meshlets beside this finds nothing left to take (a 750 ms
-    // one-core tail on the 8M field, perf).
+    // a thread freed by the meshlets beside this finds nothing left to take (a one-core
+    // tail on a large mesh).
     let per_region: Vec<Vec<LodLevel>> = regions
         .par_iter()
         .with_max_len(1)

@@ -16,10 +16,9 @@ pub struct MeshletSet {
 /// in at most one partly filled meshlet. meshoptimizer's builder allocates for its worst
 /// case (about 70 MiB for a million triangles, measured with heaptrack) and scales as
 /// n log n: runs bound both. Shorter runs build faster but cut more meshlets short at
-/// their ends (`cargo bench --bench meshlets`, 1M curved field: runs of 65,536 triangles
-/// 455 ms of CPU, 10,546 meshlets, 36.7% of triangles cone-culled; 32,768: 399 ms,
-/// 10,571, 36.4%; 16,384: 293 ms, 10,627, 35.8%): this size costs 0.3 points of culling
-/// (under 1% of what is culled) and 0.2% more meshlets for 12% less time.
+/// their ends (`cargo bench --bench meshlets`, docs/performance.md): against runs of
+/// 65,536 triangles, this size costs 0.3 points of culling (under 1% of what is culled)
+/// and 0.2% more meshlets for less time.
 pub const RUN_TRIANGLES: usize = 32_768;
 
 /// Splits a triangle list into meshlets of at most `max_vertices`/`max_triangles`, run by
@@ -108,8 +107,8 @@ fn build_run(positions: &[[f32; 4]], indices: &[u32], base: u32, limits: &Limits
     };
     // Cone weight 0 asks for no cone culling: meshoptimizer's scan builder, which fills
     // meshlets in index order (vertex-cache order here) without a spatial search, takes a
-    // seventh of the regular builder's CPU time for about 2% more meshlets (measured with
-    // `cargo bench --bench meshlets`, docs/performance.md). Above 0 the regular builder
+    // fraction of the regular builder's CPU time for about 2% more meshlets (`cargo bench
+    // --bench meshlets`, docs/performance.md). Above 0 the regular builder
     // weighs cones against fullness as asked.
     let built = if limits.cone_weight > 0.0 {
         meshopt::build_meshlets(

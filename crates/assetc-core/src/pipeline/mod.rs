@@ -5,8 +5,8 @@
 //! LODs + meshlets, as each target asks (with generated lightmap UVs cut before weld and
 //! packed by the target over all its primitives, `lightmap_uvs`), sharing what it can between targets. Packing into
 //! a format is each target's own (the `.hmesh` target's `pack`, its `.hmat` rows in
-//! `materials`). Textures, skinning
-//! and animation are stages of their own. See `docs/architecture.md`.
+//! `materials`). Textures are a stage of their own; skinning and animation are the rig's
+//! (`crate::rig::skeleton`, `crate::rig::hanim`). See `docs/architecture.md`.
 
 pub mod bake;
 pub mod bounds;
@@ -30,8 +30,5 @@ pub mod valence;
 pub mod weld;
 pub mod weld_grid;
 
-// The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.
-pub use crate::rig::hanim as animation;
-pub use crate::rig::skeleton as skinning;
 pub use settings::{MeshSettings, TangentMode};
 pub use times::StageTimes;

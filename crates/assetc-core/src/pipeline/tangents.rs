@@ -16,8 +16,8 @@ use super::mikktspace::{vertex_tangents, Mesh, NO_FRAME};
 use bevy_mikktspace::TangentSpace;
 use rayon::prelude::*;
 
-/// Primitives up to this many triangles get the reference implementation (about 0.1 s on
-/// one core at the limit); larger ones the parallel one.
+/// Primitives up to this many triangles get the reference implementation (one core is
+/// enough for them: docs/performance.md, "Figures from code comments"); larger ones the parallel one.
 pub const REFERENCE_TRIANGLES: usize = 1 << 16;
 
 /// The reference port's view of a primitive.

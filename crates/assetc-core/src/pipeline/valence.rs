@@ -2,9 +2,9 @@
 //!
 //! meshoptimizer's vertex-cache optimiser, meshlet builder and simplifier revisit the
 //! triangles around a vertex each time they touch it, so their work grows with the square
-//! of a vertex's valence: the hub of a 65,536-triangle fan cost 2.7 s in the optimiser, 6.9
-//! s in the meshlet builder and 1.6 s in the simplifier (debug build), a primitive whose
-//! 262,144 vertices all weld into one a minute. A vertex used by more than
+//! of a vertex's valence: the hub of a 65,536-triangle fan cost seconds in each of them,
+//! and a primitive whose 262,144 vertices all weld into one far longer (docs/performance.md,
+//! "Figures from code comments"). A vertex used by more than
 //! [`MAX_TRIANGLES_PER_VERTEX`] triangles is therefore split into copies (equal in every
 //! stream), each serving at most that many of its triangles in triangle order. What is
 //! drawn is unchanged; the vertex count grows by one per that many triangles of a crowded

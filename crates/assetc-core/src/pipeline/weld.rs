@@ -41,9 +41,9 @@ pub fn weld_vertices(geometry: &mut Geometry, threshold: f32, drop_unused: bool)
 /// `threshold` is above 0, every other value by its bits with -0.0 as 0.0.
 ///
 /// Sorting (hash, vertex) pairs on every core replaced meshoptimizer's hash remap here:
-/// the remap is one thread of random lookups (1.2 s of a serial stretch on the 8M-triangle
-/// field, perf); hashing and `par_sort_unstable` split, and equal hashes are compared key
-/// by key, so a hash collision never welds.
+/// the remap is one thread of random lookups (a long serial stretch on a large mesh);
+/// hashing and `par_sort_unstable` split, and equal hashes are compared key by key, so a
+/// hash collision never welds.
 fn equality_classes(geometry: &Geometry, threshold: f32) -> Vec<u32> {
     let n = geometry.vertex_count();
     let snapped =

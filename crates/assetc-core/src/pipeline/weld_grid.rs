@@ -21,9 +21,8 @@ const END: u32 = u32::MAX;
 /// Bits of the block bitmap per vertex: a query tests eight of them, so their density
 /// must be low for a clear answer to be likely (at 4 bits per vertex, as the cell
 /// bitmap has, a sparse 500k-vertex field found a bit set around 90% of its vertices).
-/// Measured on the Qt target's 1M flat field (smooth normals, 6 alternating runs,
-/// medians): no block bitmap 0.605 s, 4 bits 0.595 s, 32 bits 0.515 s (16 fell between);
-/// 2 MiB at that size.
+/// On the Qt target's 1M flat field, 32 bits welded faster than 4 or none (16 fell
+/// between; docs/performance.md), for 2 MiB at that size.
 const BLOCK_BITS_PER_VERTEX: usize = 32;
 
 /// Kept vertices (numbered from 0 in the order they were kept) by cell.

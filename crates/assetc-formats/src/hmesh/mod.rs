@@ -321,6 +321,7 @@ pub mod clod;
 mod format;
 pub mod lod_fact;
 mod read;
+mod sink;
 mod validate;
 mod write;
 

@@ -4,61 +4,12 @@ use super::read::{
     check_entry_bounds, for_each_not_below, read_entries, read_header, Entry, HMeshView, LodsView,
     SkinView,
 };
+use super::sink::Sink;
 use super::{
     chunk, GpuJoint, HMeshError, MeshBounds, DESC_FLAG_TANGENTS, ENTRY_SIZE, HEADER_SIZE,
     NO_MATERIAL,
 };
 use crate::Problem;
-
-/// Collects problems, keeping at most a few per rule so a badly broken file cannot make
-/// the report (or its memory) grow with the file.
-#[derive(Default)]
-pub(super) struct Sink {
-    problems: Vec<Problem>,
-    per_rule: Vec<(&'static str, usize)>,
-}
-
-const REPORTS_PER_RULE: usize = 8;
-
-impl Sink {
-    fn report(
-        &mut self,
-        rule: &'static str,
-        offset: Option<u64>,
-        message: impl FnOnce() -> String,
-    ) {
-        let seen = match self.per_rule.iter_mut().find(|(r, _)| *r == rule) {
-            Some((_, n)) => {
-                *n += 1;
-                *n
-            }
-            None => {
-                self.per_rule.push((rule, 1));
-                1
-            }
-        };
-        if seen <= REPORTS_PER_RULE {
-            self.problems.push(Problem {
-                offset,
-                message: message(),
-            });
-        }
-    }
-    pub(super) fn at(&mut self, rule: &'static str, offset: u64, message: impl FnOnce() -> String) {
-        self.report(rule, Some(offset), message);
-    }
-    fn finish(mut self) -> Vec<Problem> {
-        for (rule, n) in &self.per_rule {
-            if *n > REPORTS_PER_RULE {
-                self.problems.push(Problem::new(format!(
-                    "{} more problems of the kind \"{rule}\" not listed",
-                    n - REPORTS_PER_RULE
-                )));
-            }
-        }
-        self.problems
-    }
-}
 
 /// Checks every rule of the `.hmesh` v2 contract. An empty list means the file is valid.
 pub fn validate(bytes: &[u8]) -> Vec<Problem> {

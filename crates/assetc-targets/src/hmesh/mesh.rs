@@ -16,8 +16,8 @@ use crate::pipeline::material_refs::{assign_material_slots, MaterialSlots};
 use crate::pipeline::prepare::{
     prepare, MeshletRequest, PrepareCache, PrepareError, PrepareRequest, Prepared, WeldRequest,
 };
-use crate::pipeline::skinning::{skin_primitive, Skeleton, SkinError};
 use crate::pipeline::{MeshSettings, StageTimes, TangentMode};
+use crate::rig::skeleton::{skin_primitive, Skeleton, SkinError};
 use crate::scene::Scene;
 use rayon::prelude::*;
 use std::time::Instant;

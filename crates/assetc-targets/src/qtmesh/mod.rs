@@ -34,6 +34,7 @@
 //!   and repeated names get `_2`, `_3` (Balsam appends other numbers).
 
 use crate::code::Warning;
+mod literals;
 mod mesh;
 mod names;
 mod placed;

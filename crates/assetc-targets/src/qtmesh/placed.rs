@@ -7,7 +7,7 @@
 //! it into a horizontal one for the source's aspect ratio: the same view at that
 //! aspect). glTF's `range` has no Qt counterpart and is left out, as Balsam does.
 
-use super::qml::num;
+use super::literals::num;
 use crate::scene::{Camera, Light, LightKind, Projection};
 use std::fmt::Write;
 

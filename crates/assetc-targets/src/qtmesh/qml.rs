@@ -1,6 +1,7 @@
 //! The `.qml` scene beside the meshes, shaped like Balsam's: resources (textures,
 //! materials, skins, morph targets) first, then the node hierarchy.
 
+use super::literals::{num, quoted};
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
 use crate::code::Warning;
@@ -24,36 +25,6 @@ pub struct QmlInput<'a> {
     pub meshes: &'a [Option<MeshInfo>],
     /// Path relative to the QML file of each image that was copied (`maps/a.png`).
     pub image_paths: &'a [Option<String>],
-}
-
-/// Writes numbers the shortest way that reads back exactly; never NaN or infinity,
-/// which QML cannot parse.
-pub(super) fn num(f: f32) -> String {
-    if f.is_finite() {
-        format!("{f}")
-    } else {
-        "0".into()
-    }
-}
-
-pub(super) fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Linear factor to the sRGB `#aarrggbb` Qt takes for a colour property.

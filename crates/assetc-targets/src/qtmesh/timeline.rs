@@ -15,7 +15,7 @@
 //!   value (Qt's keyframes only interpolate). CUBICSPLINE curves are linear keys within
 //!   the rig's tolerance (`rig::keyframes`), as for the other targets.
 
-use super::qml::num;
+use super::literals::{num, quoted};
 use crate::code::Warning;
 use crate::rig::keyframes::{clip_keyframes, Track};
 use glam::{Quat, Vec3};
@@ -142,7 +142,7 @@ pub fn write_timelines(
              animations: TimelineAnimation {{\n            duration: {end}\n            \
              from: 0\n            to: {end}\n            running: {first}\n            \
              loops: Animation.Infinite\n        }}\n{groups}    }}\n",
-            super::qml::quoted(&name)
+            quoted(&name)
         );
         first = false;
     }

@@ -3,8 +3,8 @@
 //! Written here rather than taken from a crate because no crate does what the tangent
 //! stage needs for large primitives: `bevy_mikktspace` (the reference port, which the stage
 //! uses for small primitives and the tests use as the oracle) and the C original run on one
-//! thread and read every corner through callbacks: 1.7 s of CPU on the 1M-triangle field,
-//! against 0.25 s here on one core. The result is MikkTSpace's, step for step: the same
+//! thread and read every corner through callbacks: several times the CPU this takes on one
+//! core (docs/performance.md, "Figures from code comments"). The result is MikkTSpace's, step for step: the same
 //! vertex welding (equal position, normal and UV), per-triangle frames, neighbours across
 //! shared edges, "4-rule" groups of triangles around each vertex, sub-groups by frame
 //! agreement and the angle-weighted average, with every float operation in the reference's

@@ -40,7 +40,8 @@ impl UastcKnobs {
 }
 
 /// Sets up basis_universal's encoder tables, which its first UASTC encode in a process
-/// otherwise does (about 20 ms on one thread, perf); any number of calls, from any thread.
+/// otherwise does (a stretch of one thread, docs/performance.md); any number of calls,
+/// from any thread.
 pub fn prepare() {
     basis_universal::encoding::encoder_init();
 }

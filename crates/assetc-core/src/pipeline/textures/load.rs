@@ -272,7 +272,7 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
     let ours_format = ours::PixelFormat::from_vk_format(vk, model)
         .map(|(f, s)| (f, s || (f == ours::PixelFormat::Uastc && srgb_transfer)));
     let passes = wanted.is_some_and(|wanted| {
-        let fitted = super::mips::fitted_size(w, h, wanted.max_size) == (w, h);
+        let fitted = super::fit::fitted_size(w, h, wanted.max_size) == (w, h);
         let levels = if wanted.mipmaps {
             ours::full_mip_count(w, h)
         } else {

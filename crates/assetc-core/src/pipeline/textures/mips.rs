@@ -3,11 +3,12 @@
 //! as their red channel. Alpha-tested textures keep level 0's alpha coverage on every
 //! level.
 
+use super::fit::fitted_size;
+use super::float_image::FloatImage;
 use super::load::DecodedImage;
 use super::sinc::resize_lanczos;
 use super::{MipFilter, TextureMode, TextureSettings};
 use image::imageops::{self, FilterType};
-use image::{ImageBuffer, Rgba};
 
 /// One level of RGBA8 texels, rows top to bottom.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +17,6 @@ pub struct RgbaLevel {
     pub height: u32,
     pub pixels: Vec<u8>,
 }
-
-pub(super) type FloatImage = ImageBuffer<Rgba<f32>, Vec<f32>>;
 
 /// sRGB byte to linear light, from a table built once (also used by `assetc preview`).
 pub fn srgb_to_linear(v: u8) -> f32 {
@@ -154,18 +153,6 @@ fn resize(
         p.0 = [x * 2.0 - 1.0, y * 2.0 - 1.0, z * 2.0 - 1.0, a];
     }
     out
-}
-
-/// Size after fitting the longest side into `max_size`, keeping the aspect ratio.
-pub fn fitted_size(width: u32, height: u32, max_size: u32) -> (u32, u32) {
-    let max_size = max_size.max(1);
-    let longest = width.max(height);
-    if longest <= max_size {
-        return (width, height);
-    }
-    let scale = f64::from(max_size) / f64::from(longest);
-    let fit = |v: u32| ((f64::from(v) * scale).round() as u32).clamp(1, max_size);
-    (fit(width), fit(height))
 }
 
 fn coverage(alpha: impl Iterator<Item = u8>, cutoff: f32, count: usize) -> f32 {

@@ -13,6 +13,8 @@ mod encode_astc;
 mod encode_bc;
 mod encode_rgba8;
 mod encode_uastc;
+mod fit;
+mod float_image;
 mod id;
 mod load;
 mod mips;

@@ -6,7 +6,7 @@
 //! Lanczos-4. Values are not clamped: the lobes overshoot at edges (ringing), and the
 //! caller's conversion back to 8 bits clamps colour, alpha and renormalises normals.
 
-use super::mips::FloatImage;
+use super::float_image::FloatImage;
 
 /// The Lanczos kernel of `a` lobes: sinc(x) * sinc(x / a) for |x| < a, else 0.
 fn lanczos(x: f32, a: f32) -> f32 {

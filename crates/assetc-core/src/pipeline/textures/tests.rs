@@ -314,7 +314,7 @@ fn downscale_keeps_aspect() {
     let k =
         ktx2::read(&encode_texture(&src, None, TextureMode::Linear, None, &s).unwrap()).unwrap();
     assert_eq!((k.width, k.height, k.levels.len()), (32, 8, 6));
-    assert_eq!(mips::fitted_size(4000, 3, 1000), (1000, 1));
+    assert_eq!(fit::fitted_size(4000, 3, 1000), (1000, 1));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use super::read::ClodOffsets;
 use super::{ClodTopology, ClusterLod, LodSphere};
-use crate::hmesh::validate::Sink;
+use crate::hmesh::sink::Sink;
 use crate::hmesh::MeshletTriangle;
 
 /// The codec and the u8 local indices hold at most 256 vertices and triangles.

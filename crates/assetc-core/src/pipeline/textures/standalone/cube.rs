@@ -2,8 +2,8 @@
 //! `.ktx2` with faceCount 6, each level holding the six faces' level in the order
 //! +X -X +Y -Y +Z -Z.
 
+use super::super::float_image::FloatImage;
 use super::super::load::DecodedImage;
-use super::super::mips::FloatImage;
 use super::super::{build_levels, encode_levels, has_alpha, TextureError};
 use super::super::{TextureMode, TextureSettings};
 use super::{first_error, hdr, image_error, Source, FACE_NAMES};

@@ -2,7 +2,7 @@
 //! `imageops::resize` clamps f32 texels to [0, 1] (its notion of a float colour's range),
 //! which would flatten HDR light and negative vector components.
 
-use super::super::mips::FloatImage;
+use super::super::float_image::FloatImage;
 use image::Rgba;
 
 /// Scales `src` to `width` x `height` with an area (box) filter: each texel is the mean of

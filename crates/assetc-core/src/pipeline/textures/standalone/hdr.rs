@@ -8,8 +8,9 @@
 //! would otherwise spread through every mip level it is averaged into.
 
 use super::super::encode_bc::encode_bc6h_f16;
+use super::super::fit::fitted_size;
+use super::super::float_image::FloatImage;
 use super::super::load::{check_dimensions, MAX_PIXELS, MAX_SIDE};
-use super::super::mips::{fitted_size, FloatImage};
 use super::super::{TextureError, TextureSettings};
 use super::filter::{half_box, resize_area};
 use super::image_error;
@@ -20,11 +21,9 @@ use std::io::Cursor;
 /// The largest finite f16.
 pub(super) const F16_MAX: f32 = 65504.0;
 
-/// zstd level of RGBA16F levels. Measured on 1 Mtexel of f16 linear-light photographs
-/// (four corpus base colours), size relative to level 6 and time per Mtexel: level 6
-/// 100 %, 56 ms; 9 98 %, 98 ms; 12 92 %, 190 ms; 15 88 %, 1.0 s; 19 77 %, 2.3 s. 12 is the
-/// last step before the search gets five times slower, and still costs less per texel
-/// than block-encoding an LDR texture.
+/// zstd level of RGBA16F levels, measured on f16 linear-light photographs (docs/textures.md
+/// has the sizes and times by level): 12 is the last step before the search gets much
+/// slower, and still costs less per texel than block-encoding an LDR texture.
 pub(super) const ZSTD_LEVEL_HDR: i32 = 12;
 
 /// Decodes a Radiance `.hdr` or OpenEXR image to linear RGBA f32 (alpha 1 when the file

@@ -15,8 +15,8 @@ mod panorama;
 
 pub use lut::{encode_lut, parse_cube_lut, CubeLut, LutError};
 
+use super::float_image::FloatImage;
 use super::load::DecodedImage;
-use super::mips::FloatImage;
 use super::{decode_foreign_ktx2, decode_image, mime_from_extension};
 use super::{TextureError, TextureMode, TextureSettings};
 use crate::formats::ktx2;

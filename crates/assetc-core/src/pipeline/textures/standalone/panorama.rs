@@ -20,8 +20,9 @@
 //! direction (x, y, z): column = (0.5 + atan2(z, x) / 2pi) * width, row =
 //! acos(y) / pi * height.
 
+use super::super::float_image::FloatImage;
 use super::super::load::DecodedImage;
-use super::super::mips::{from_float, to_float, FloatImage};
+use super::super::mips::{from_float, to_float};
 use super::super::{RgbaLevel, TextureError, TextureMode, TextureSettings};
 use super::cube::Faces;
 use super::filter::resize_area;

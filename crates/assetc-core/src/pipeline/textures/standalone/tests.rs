@@ -420,7 +420,7 @@ fn absurd_hdr_sizes_are_refused_from_the_header() {
 #[test]
 fn area_filter_keeps_values_outside_0_1() {
     // 3 -> 2 texels: each output covers 1.5 inputs, the middle one split between them.
-    let src = super::super::mips::FloatImage::from_fn(3, 1, |x, _| {
+    let src = super::super::float_image::FloatImage::from_fn(3, 1, |x, _| {
         let v = [-2.0, 4.0, 10.0][x as usize];
         Rgba([v, v * 100.0, 0.5, 1.0])
     });
