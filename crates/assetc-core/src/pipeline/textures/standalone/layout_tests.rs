@@ -50,10 +50,13 @@ fn flat_reds(k: &ktx2::Ktx2, images: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The (column, row) cells of +X -X +Y -Y +Z -Z.
+type FaceCells = [(u32, u32); 6];
+
 #[test]
 fn crosses_and_strips_become_cubes_face_by_face() {
     // Cells of +X -X +Y -Y +Z -Z, so face f should be red 30 + 30 f.
-    let layouts: [(u32, u32, [(u32, u32); 6]); 4] = [
+    let layouts: [(u32, u32, FaceCells); 4] = [
         (4, 3, [(2, 1), (0, 1), (1, 0), (1, 2), (1, 1), (3, 1)]),
         (3, 4, [(2, 1), (0, 1), (1, 0), (1, 2), (1, 1), (1, 3)]),
         (6, 1, [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)]),
