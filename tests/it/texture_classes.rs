@@ -117,7 +117,7 @@ fn names_artists_use_and_texels_pick_the_class() {
     // A colour image whose texels are a normal map's is named, with the rule to use.
     let hint = text
         .lines()
-        .find(|l| l.contains("blue_tiles"))
+        .find(|l| l.contains("blue_tiles") && l.contains("warning"))
         .unwrap_or_else(|| panic!("no warning names blue_tiles.png:\n{text}"));
     assert!(
         hint.contains("unit vectors") && hint.contains("`normal`"),
@@ -127,7 +127,7 @@ fn names_artists_use_and_texels_pick_the_class() {
     // says, with a warning naming the word.
     let odd = text
         .lines()
-        .find(|l| l.contains("button_normal"))
+        .find(|l| l.contains("button_normal") && l.contains("warning"))
         .unwrap_or_else(|| panic!("no warning names button_normal.png:\n{text}"));
     assert!(odd.contains("the word `normal`"), "{odd}");
     for quiet in ["water_normals", "explicit", "cube_depth", "nordic"] {
