@@ -4,12 +4,15 @@
 mod settings;
 
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::code::Warning;
 use crate::formats::hman::EntryKind;
+use crate::formats::ktx2::IDENTIFIER as KTX2_IDENTIFIER;
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
+use crate::pipeline::textures::class::{self, Classified};
 use crate::pipeline::textures::{
-    declared_size, encode_standalone, is_hdr_extension, mime_from_extension, StandaloneTexture,
-    TextureMode,
+    declared_size, decode_image, encode_standalone, is_hdr_extension, mime_from_extension,
+    CubeLayout, StandaloneTexture, TextureMode,
 };
 
 pub static KIND: AssetKind = AssetKind {
@@ -17,7 +20,8 @@ pub static KIND: AssetKind = AssetKind {
     name: "texture",
     recognise: Recognise::FileSuffixes(IMAGE_EXTENSIONS),
     sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR)",
-    outputs: "<ref>.ktx2 (a cube under a `texture.cubemap = true` rule)",
+    outputs:
+        "<ref>.ktx2 (a cube under a `texture.cubemap` rule, an array under `texture.array_layers`)",
     // `<ref>.ktx2`.
     naming: OutputNaming {
         ref_keeps_extension: false,
@@ -114,33 +118,35 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     admit_images(
         &source.abs_path,
         &[(bytes.as_slice(), ext.as_str())],
-        context.settings.texture.cubemap,
+        context.settings.texture.cubemap != CubeLayout::Off,
         context,
     )?;
-    let mode = mode_for(&source.rel_path, context.settings);
-    let texture = if context.settings.texture.cubemap {
-        StandaloneTexture::Panorama {
-            bytes: &bytes,
-            ext: &ext,
-        }
-    } else {
-        StandaloneTexture::Image {
-            bytes: &bytes,
-            ext: &ext,
+    let Classified { mode, warning } = classify(&source.rel_path, Some(&bytes), context.settings);
+    let invalid = |message: String| AssetError::Invalid {
+        path: source.abs_path.display().to_string(),
+        message,
+    };
+    let (bytes, ext) = (bytes.as_slice(), ext.as_str());
+    let texture = match (
+        context.settings.texture.cubemap,
+        context.settings.texture.array_layers,
+    ) {
+        (CubeLayout::Off, 0) => StandaloneTexture::Image { bytes, ext },
+        (CubeLayout::Off, layers) => StandaloneTexture::Layers { bytes, ext, layers },
+        (layout, 0) => StandaloneTexture::UnfoldedCube { bytes, ext, layout },
+        (layout, layers) => {
+            return Err(invalid(format!(
+                "texture.cubemap = \"{}\" and texture.array_layers = {layers} are both set: \
+                 cube arrays are not written; set one of them",
+                layout.name()
+            )))
         }
     };
-    let encoded = encode_standalone(&texture, mode, &context.settings.texture).map_err(|e| {
-        AssetError::Invalid {
-            path: source.abs_path.display().to_string(),
-            message: e.to_string(),
-        }
-    })?;
-    Ok(texture_asset(
-        source,
-        encoded,
-        mode,
-        vec![source.abs_path.clone()],
-    ))
+    let encoded = encode_standalone(&texture, mode, &context.settings.texture)
+        .map_err(|e| invalid(e.to_string()))?;
+    let mut asset = texture_asset(source, encoded, mode, vec![source.abs_path.clone()]);
+    asset.warnings.extend(warning.map(Warning::new));
+    Ok(asset)
 }
 
 /// The compiled asset of one `.ktx2` named by the source's ref: `<ref>.ktx2`, manifest
@@ -176,26 +182,38 @@ pub(super) fn extension(rel_path: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The mode of a standalone image: the rule's `texture.mode`, else linear for HDR, else
-/// the original assetc's name convention (`*.n.png` normal map, `*.ao/.h/.r.png` single
-/// channel, anything else sRGB colour).
+/// The mode of a standalone image by its name alone (a cubemap folder's faces, whose
+/// names are fixed): see [`classify`].
 pub fn mode_for(rel_path: &str, settings: &AssetSettings) -> TextureMode {
+    classify(rel_path, None, settings).mode
+}
+
+/// The mode of a standalone image, with a warning when its texels contradict it: the
+/// rule's `texture.mode`, else linear for HDR, else its name and texels
+/// ([`class::classify`]; `bytes` None leaves the texels unseen). The texels of an
+/// image are decoded here once more than the encoder does: a PNG decodes in a small
+/// fraction of the time its block encoding takes.
+pub fn classify(rel_path: &str, bytes: Option<&[u8]>, settings: &AssetSettings) -> Classified {
     if let Some(mode) = settings.texture.mode {
-        return mode;
+        return Classified {
+            mode,
+            warning: None,
+        };
     }
     let name = rel_path.rsplit('/').next().unwrap_or(rel_path);
-    if is_hdr_extension(&extension(name)) {
-        return TextureMode::Linear;
+    let ext = extension(name);
+    if is_hdr_extension(&ext) {
+        return Classified {
+            mode: TextureMode::Linear,
+            warning: None,
+        };
     }
-    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    match stem
-        .rsplit_once('.')
-        .map(|(_, tag)| tag.to_ascii_lowercase())
-    {
-        Some(tag) if tag == "n" => TextureMode::Normal,
-        Some(tag) if matches!(tag.as_str(), "ao" | "h" | "r") => TextureMode::Single,
-        _ => TextureMode::Color,
-    }
+    // KTX2 sources are left to their name: decoding one may mean transcoding it.
+    let content = bytes
+        .filter(|b| ext != "ktx2" && !b.starts_with(&KTX2_IDENTIFIER))
+        .and_then(|b| decode_image(b, mime_from_extension(&ext)).ok())
+        .map(|image| class::content_of(&image.pixels));
+    class::classify(name, content)
 }
 
 /// Reads a file, refusing one larger than `limit` before reading it.
@@ -233,10 +251,21 @@ mod tests {
         assert_eq!(mode_for("metal.r.jpg", &s), TextureMode::Single);
         assert_eq!(mode_for("sky.hdr", &s), TextureMode::Linear);
         assert_eq!(mode_for("sky.n.exr", &s), TextureMode::Linear);
-        // Only the part right before the extension counts, and only as a whole word.
+        // A tag counts only right before the extension, and only as a whole word.
         assert_eq!(mode_for("n.png", &s), TextureMode::Color);
-        assert_eq!(mode_for("a.normal.png", &s), TextureMode::Color);
         assert_eq!(mode_for("dir.n/a.png", &s), TextureMode::Color);
+        // Names artists use (pipeline::textures::class has the word splitter's tests).
+        assert_eq!(mode_for("a.normal.png", &s), TextureMode::Normal);
+        assert_eq!(
+            mode_for("ScratchedGold-Normal.png", &s),
+            TextureMode::Normal
+        );
+        // Unseen texels: a data word keeps every channel.
+        assert_eq!(mode_for("cube_depth.png", &s), TextureMode::Linear);
+        assert_eq!(
+            mode_for("normal_maps/cube_depth.png", &s),
+            TextureMode::Linear
+        );
         let mut rule = AssetSettings::default();
         rule.texture.mode = Some(TextureMode::Linear);
         assert_eq!(mode_for("ui/button.png", &rule), TextureMode::Linear);

@@ -62,6 +62,8 @@ mod spk_archive;
 mod standalone_kinds;
 mod symlinks;
 mod tangents_corpus;
+mod texture_classes;
+mod texture_layouts;
 mod texture_samplers;
 mod texture_transform;
 mod uv1s_corpus;

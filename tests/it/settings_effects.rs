@@ -419,10 +419,13 @@ const CASES: &[Case] = &[
         r.settings.texture.quality = 1.0
     }),
     ("texture", "cubemap", "true", |r| {
-        r.settings.texture.cubemap = true
+        r.settings.texture.cubemap = assetc::pipeline::textures::CubeLayout::Panorama
     }),
-    ("texture", "bc_zstd", "true", |r| {
-        r.settings.texture.bc_zstd = true
+    ("texture", "array_layers", "4", |r| {
+        r.settings.texture.array_layers = 4
+    }),
+    ("texture", "bc_zstd", "false", |r| {
+        r.settings.texture.bc_zstd = false
     }),
     ("texture", "per_class", "true", |r| {
         r.settings.texture.per_class = true

@@ -95,11 +95,12 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("texture", "mipmaps", "false"),
     ("texture", "mip_filter", "\"lanczos3\""),
     ("texture", "quality", "0.25"),
-    ("texture", "bc_zstd", "true"),
+    ("texture", "bc_zstd", "false"),
     ("texture", "bc7_rdo_lambda", "0.5"),
     ("texture", "mode", "\"linear\""),
     ("texture", "cubemap", "true"),
     ("texture", "missing_images", "\"fail\""),
+    ("texture", "array_layers", "2"),
     ("animation", "import", "false"),
     ("animation", "keyframe_reduction", "false"),
     ("animation", "tolerance", "0.01"),
@@ -270,9 +271,12 @@ fn a_setting_rebuilds_only_the_assets_whose_kind_reads_it() {
 fn whole_table(table: &str) -> String {
     let mut text = format!("[{table}]\n");
     for (t, key, value) in CHANGES.iter().filter(|(t, ..)| *t == table) {
-        // One combination that is valid: the font's charset file must be text to read,
-        // and `cubemap` would make the 8x8 icon an invalid panorama.
-        let skip = (*t, *key) == ("texture", "cubemap") || (*t, *key) == ("texture", "mode");
+        // One combination that is valid: `cubemap` and `array_layers` exclude each other,
+        // and with `mode` the cube's faces would not show their own class.
+        let skip = matches!(
+            (*t, *key),
+            ("texture", "cubemap") | ("texture", "mode") | ("texture", "array_layers")
+        );
         if !skip {
             text += &format!("{key} = {value}\n");
         }

@@ -22,6 +22,13 @@ impl Section for TextureSettings {
                 self.bc7_rdo_lambda
             ));
         }
+        let max_layers = crate::pipeline::textures::MAX_ARRAY_LAYERS;
+        if self.array_layers > max_layers {
+            return Err(format!(
+                "array_layers must be from 0 (not an array) to {max_layers}, got {}",
+                self.array_layers
+            ));
+        }
         Ok(())
     }
 }

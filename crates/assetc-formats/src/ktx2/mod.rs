@@ -16,7 +16,7 @@ pub use dfd::{Dfd, Sample};
 pub use format::{gpu_bytes, FORMAT};
 pub use read::{read, read_with, Ktx2, Level, ReadOptions};
 pub use validate::validate;
-pub use write::{write, Ktx2Image};
+pub use write::{write, write_layers, Ktx2Image};
 
 pub use dfd::{
     CHANNEL_UASTC_RGB, CHANNEL_UASTC_RGBA, MODEL_ASTC, MODEL_BC1A, MODEL_BC3, MODEL_BC4, MODEL_BC5,
@@ -393,5 +393,7 @@ impl Ktx2Error {
     }
 }
 
+#[cfg(test)]
+mod layers_tests;
 #[cfg(test)]
 mod tests;

@@ -34,7 +34,14 @@ pub struct Ktx2Image {
 impl Ktx2Image {
     /// Bytes level `level` must hold: every face, or every depth slice of that level.
     pub fn level_bytes(&self, level: u32) -> Option<u64> {
-        let images = u64::from(self.faces) * u64::from(level_depth(self.depth, level));
+        self.layered_level_bytes(level, 0)
+    }
+
+    /// [`Self::level_bytes`] of an array of `layers` layers (0: not an array).
+    fn layered_level_bytes(&self, level: u32, layers: u32) -> Option<u64> {
+        let images = u64::from(layers.max(1))
+            * u64::from(self.faces)
+            * u64::from(level_depth(self.depth, level));
         self.format
             .block()
             .level_bytes(self.width, self.height, level, images)
@@ -48,9 +55,24 @@ impl Ktx2Image {
 
 /// Writes a complete `.ktx2` file. Deterministic: the same image gives the same bytes.
 /// Shapes: a 2D image (faces 1, depth 0), a cubemap (faces 6, square, depth 0) or a 3D
-/// texture (faces 1, depth > 0, RGBA8 or RGBA16F only); never an array (layerCount 0).
+/// texture (faces 1, depth > 0, RGBA8 or RGBA16F only); not an array (layerCount 0, see
+/// [`write_layers`]).
 pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
+    write_layers(image, 0)
+}
+
+/// [`write`] for an array texture of `layers` layers (layerCount; 0 is not an array): each
+/// of `image.levels` holds every layer's images of that level, layer 0 first (spec 3.9:
+/// layer, then face, then z slice). 2D images and cubemaps may be layered, 3D textures
+/// not.
+pub fn write_layers(image: &Ktx2Image, layers: u32) -> Result<Vec<u8>, Ktx2Error> {
     check_shape(image)?;
+    if layers > 0 && image.depth > 0 {
+        return Err(Ktx2Error::Write(format!(
+            "an array of {layers} layers cannot be 3D (depth {})",
+            image.depth
+        )));
+    }
     let block = image.format.block();
     let level_count = image.levels.len();
     if level_count == 0 || level_count as u32 > image.full_mip_count() {
@@ -62,7 +84,7 @@ pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
         )));
     }
     for (i, data) in image.levels.iter().enumerate() {
-        let expected = image.level_bytes(i as u32);
+        let expected = image.layered_level_bytes(i as u32, layers);
         if expected != Some(data.len() as u64) || data.len() as u64 > MAX_LEVEL_BYTES {
             return Err(Ktx2Error::Write(format!(
                 "level {i} holds {} bytes, its size needs {expected:?}",
@@ -115,7 +137,7 @@ pub fn write(image: &Ktx2Image) -> Result<Vec<u8>, Ktx2Error> {
     out.put_u32(image.width);
     out.put_u32(image.height);
     out.put_u32(image.depth);
-    out.put_u32(0); // layerCount: not an array
+    out.put_u32(layers);
     out.put_u32(image.faces);
     out.put_u32(level_count as u32);
     out.put_u32(scheme);

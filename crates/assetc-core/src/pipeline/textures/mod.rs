@@ -8,6 +8,7 @@
 mod basislz;
 mod bc4_refine;
 mod bc7_rdo;
+pub mod class;
 pub mod decode;
 mod encode_astc;
 mod encode_bc;
@@ -16,6 +17,7 @@ mod encode_uastc;
 mod fit;
 mod float_image;
 mod id;
+pub mod layout;
 mod load;
 mod mips;
 mod sinc;
@@ -31,6 +33,7 @@ pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcKnobs};
 pub use id::texture_id;
+pub use layout::{CubeLayout, MAX_ARRAY_LAYERS};
 pub use load::{
     declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
     read_foreign_ktx2, ForeignKtx2, HeaderError, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
@@ -54,9 +57,9 @@ pub enum TextureMode {
     Linear,
     /// Tangent-space normal map: linear, renormalised per mip level.
     Normal,
-    /// A single-channel map (standalone `*.ao.png`, `*.h.png`, `*.r.png`): linear, the red
-    /// channel kept and replicated to green and blue, alpha 255 (BC4 stores the red
-    /// channel only).
+    /// A single-channel map (a standalone `*.ao.png`, `cube_depth.png`, or any opaque grey
+    /// image, [`class`]): linear, the red channel kept and replicated to green and blue,
+    /// alpha 255 (BC4 stores the red channel only).
     Single,
 }
 
@@ -208,6 +211,9 @@ pub struct TextureSettings {
     /// costs about ten times the encoding time of plain level 0.
     pub quality: f32,
     /// zstd supercompression for the BC formats and ASTC (UASTC and RGBA8 always use it).
+    /// On by default: without it a BC7 file is 8 bits a texel on disk whatever the image
+    /// holds, many times its PNG (docs/textures.md, "Sizes on disk"); off gives files a
+    /// loader can upload without inflating.
     pub bc_zstd: bool,
     /// ASTC block footprint with `format = "astc"`: `"4x4"` (8 bits a texel, best) to
     /// `"12x12"` (0.89 bits a texel); `"5x5"`, `"6x6"` (the default), `"8x8"`, and the
@@ -223,14 +229,18 @@ pub struct TextureSettings {
     #[serde(skip_serializing_if = "is_default_filter")]
     pub mip_filter: MipFilter,
     /// Standalone images only: `color` (sRGB), `normal`, `linear` or `single` (one
-    /// channel), instead of the mode their file name gives (`*.n.png` normal map,
-    /// `*.ao/.h/.r.png` single channel, else colour; HDR images are linear). A model's
-    /// textures always take the mode of the material slot that uses them.
+    /// channel), instead of the mode their name and texels give ([`class`]: `*_normal.png`
+    /// normal map, `*_roughness.png` or any opaque grey image single channel, else colour;
+    /// HDR images are linear). A model's textures always take the mode of the material
+    /// slot that uses them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<TextureMode>,
-    /// Standalone images only: an equirectangular panorama becomes a cubemap (six faces,
-    /// each a quarter of the panorama's width, capped by `max_size`).
-    pub cubemap: bool,
+    /// Standalone images only: the image is a cubemap's six faces, laid out as
+    /// `"panorama"` (or `true`: equirectangular, 2:1, each face a quarter of its width
+    /// capped by `max_size`), `"strip"` (6:1 or 1:6, faces +X -X +Y -Y +Z -Z) or
+    /// `"cross"` (4:3 or 3:4). An image of another aspect is refused, not resampled.
+    #[serde(with = "layout::cube_layout_serde")]
+    pub cubemap: CubeLayout,
     /// With a BC format (`bc1`..`bc7`), pick the format by the texture's class: BC5 for
     /// normal maps, BC4 for single-channel maps, BC6H for HDR images; other textures keep
     /// `format`. Off by default, so existing outputs do not change.
@@ -250,6 +260,15 @@ pub struct TextureSettings {
     /// trees do not change.
     #[serde(skip_serializing_if = "MissingImages::is_default")]
     pub missing_images: MissingImages,
+    /// Standalone images only: above 0, the image is a strip of this many equal layers
+    /// (cut along its longer side, top to bottom when square) written as an array texture
+    /// (KTX2 layerCount). A strip that does not divide evenly is refused. 0: not an array.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub array_layers: u32,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// What a model's texture image that does not exist does to the model. Engines' importers
@@ -288,14 +307,15 @@ impl Default for TextureSettings {
             max_size: 4096,
             mipmaps: true,
             quality: DEFAULT_QUALITY,
-            bc_zstd: false,
+            bc_zstd: true,
             astc_block: AstcBlock::default(),
             mip_filter: MipFilter::Triangle,
             mode: None,
-            cubemap: false,
+            cubemap: CubeLayout::Off,
             per_class: false,
             bc7_rdo_lambda: 0.0,
             missing_images: MissingImages::Warn,
+            array_layers: 0,
         }
     }
 }

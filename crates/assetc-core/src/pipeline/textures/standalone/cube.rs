@@ -1,6 +1,6 @@
 //! Cubemaps: six decoded faces checked (square, one size, one class) and written as one
 //! `.ktx2` with faceCount 6, each level holding the six faces' level in the order
-//! +X -X +Y -Y +Z -Z.
+//! +X -X +Y -Y +Z -Z. Array textures (layers of one size) are written the same way.
 
 use super::super::float_image::FloatImage;
 use super::super::load::DecodedImage;
@@ -10,7 +10,7 @@ use super::{first_error, hdr, image_error, Source, FACE_NAMES};
 use crate::formats::ktx2::{self, Ktx2Image};
 use rayon::prelude::*;
 
-/// Six faces of one class, in file order, each square and all of one size.
+/// Six faces (or an array's layers) of one class, in file order, all of one size.
 pub(super) enum Faces {
     Ldr(Vec<DecodedImage>),
     Hdr(Vec<FloatImage>),
@@ -52,19 +52,24 @@ pub(super) fn check_faces(faces: Vec<Source>) -> Result<Faces, TextureError> {
             )));
         }
     }
+    // The class check above leaves one of the two empty.
+    Ok(one_class(faces))
+}
+
+/// Images cut from one image (so of one class) as [`Faces`].
+pub(super) fn one_class(images: Vec<Source>) -> Faces {
     let (mut ldr, mut hdr) = (Vec::new(), Vec::new());
-    for face in faces {
-        match face {
+    for image in images {
+        match image {
             Source::Ldr(img) => ldr.push(img),
             Source::Hdr(img) => hdr.push(img),
         }
     }
-    // The class check above leaves one of the two empty.
-    Ok(if hdr.is_empty() {
+    if hdr.is_empty() {
         Faces::Ldr(ldr)
     } else {
         Faces::Hdr(hdr)
-    })
+    }
 }
 
 /// Encodes six checked faces into a cubemap `.ktx2`: LDR faces through the mip builder
@@ -74,8 +79,45 @@ pub(super) fn encode(
     mode: TextureMode,
     settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
+    encode_shaped(faces, mode, settings, Shape::Cube)
+}
+
+/// How a file holds several images of one size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Six faces, +X -X +Y -Y +Z -Z.
+    Cube,
+    /// An array texture of this many layers, layer 0 first.
+    Layers(u32),
+}
+
+impl Shape {
+    /// (faceCount, layerCount) of the file.
+    fn counts(self) -> (u32, u32) {
+        match self {
+            Self::Cube => (6, 0),
+            Self::Layers(n) => (1, n),
+        }
+    }
+    /// The image's name in messages: `face px`, `layer 2`.
+    fn image_name(self, i: usize) -> String {
+        match self {
+            Self::Cube => format!("face {}", FACE_NAMES.get(i).copied().unwrap_or("?")),
+            Self::Layers(_) => format!("layer {i}"),
+        }
+    }
+}
+
+/// [`encode`] for a cube or an array (`shape`), the images in file order.
+pub(super) fn encode_shaped(
+    faces: Faces,
+    mode: TextureMode,
+    settings: &TextureSettings,
+    shape: Shape,
+) -> Result<Vec<u8>, TextureError> {
+    let (face_count, layers) = shape.counts();
     match faces {
-        Faces::Ldr(faces) => encode_ldr(faces, mode, settings),
+        Faces::Ldr(faces) => encode_ldr(faces, mode, settings, shape),
         Faces::Hdr(faces) => {
             let chains: Vec<Vec<FloatImage>> = faces
                 .into_par_iter()
@@ -91,7 +133,14 @@ pub(super) fn encode(
                 .par_iter()
                 .map(|c| c.iter().map(|l| hdr::level_bytes(l, settings)).collect())
                 .collect();
-            hdr::write(width, height, 6, has_alpha, interleave(per_face), settings)
+            hdr::write(
+                width,
+                height,
+                (face_count, layers),
+                has_alpha,
+                interleave(per_face),
+                settings,
+            )
         }
     }
 }
@@ -100,7 +149,9 @@ fn encode_ldr(
     faces: Vec<DecodedImage>,
     mode: TextureMode,
     settings: &TextureSettings,
+    shape: Shape,
 ) -> Result<Vec<u8>, TextureError> {
+    let (face_count, layers) = shape.counts();
     let settings = &settings.for_class(mode);
     let chains: Vec<_> = faces
         .into_par_iter()
@@ -111,7 +162,7 @@ fn encode_ldr(
         .and_then(|c| c.first())
         .map(|l| (l.width, l.height))
         .ok_or_else(no_levels)?;
-    // One decision for all six faces, so every face is encoded the same way.
+    // One decision for all the images, so every one is encoded the same way.
     let has_alpha = chains.iter().any(|c| has_alpha(c));
     let encoded = first_error(
         chains
@@ -123,25 +174,25 @@ fn encode_ldr(
                         TextureError::Image { reason, .. } => reason,
                         other => other.to_string(),
                     };
-                    image_error(format!("face {}: {reason}", FACE_NAMES[i]))
+                    image_error(format!("{}: {reason}", shape.image_name(i)))
                 })
             })
             .collect(),
     )?;
     let zstd = encoded.first().is_some_and(|(_, z)| *z);
     let per_face = encoded.into_iter().map(|(levels, _)| levels).collect();
-    ktx2::write(&Ktx2Image {
+    let image = Ktx2Image {
         format: settings.pixel_format(),
         srgb: mode.is_srgb() && settings.pixel_format().has_srgb(),
         has_alpha,
         width,
         height,
         depth: 0,
-        faces: 6,
+        faces: face_count,
         levels: interleave(per_face),
         zstd_level: zstd.then(|| settings.zstd_level()),
-    })
-    .map_err(|e| image_error(e.to_string()))
+    };
+    ktx2::write_layers(&image, layers).map_err(|e| image_error(e.to_string()))
 }
 
 fn no_levels() -> TextureError {
@@ -149,7 +200,8 @@ fn no_levels() -> TextureError {
 }
 
 /// Per-face level bytes (`[face][level]`) to per-level bytes holding every face in order
-/// (`[level]` = face 0's level, face 1's level, ...), as KTX2 stores a cubemap level.
+/// (`[level]` = face 0's level, face 1's level, ...), as KTX2 stores a cubemap level (and
+/// an array's, layer by layer).
 fn interleave(per_face: Vec<Vec<Vec<u8>>>) -> Vec<Vec<u8>> {
     let count = per_face.iter().map(Vec::len).min().unwrap_or(0);
     (0..count)

@@ -119,7 +119,7 @@ pub(super) fn encode_image(
     write(
         width,
         height,
-        1,
+        (1, 0),
         has_alpha(&levels),
         levels.iter().map(|l| level_bytes(l, settings)).collect(),
         settings,
@@ -136,19 +136,19 @@ pub(super) fn level_bytes(img: &FloatImage, settings: &TextureSettings) -> Vec<u
     }
 }
 
-/// Writes RGBA16F (or BC6H, as [`level_bytes`] made them) levels (`faces` faces each) as
-/// a `.ktx2`. BC6H holds no alpha, so its file never claims any; it is zstd
-/// supercompressed only with `bc_zstd`, like the other BC formats.
+/// Writes RGBA16F (or BC6H, as [`level_bytes`] made them) levels of `(faces, layers)`
+/// (faceCount, layerCount: 0 is not an array) as a `.ktx2`. BC6H holds no alpha, so its file never claims any; it is zstd
+/// supercompressed unless `bc_zstd` is off, like the other BC formats.
 pub(super) fn write(
     width: u32,
     height: u32,
-    faces: u32,
+    (faces, layers): (u32, u32),
     has_alpha: bool,
     levels: Vec<Vec<u8>>,
     settings: &TextureSettings,
 ) -> Result<Vec<u8>, TextureError> {
     let bc6h = settings.hdr_as_bc6h();
-    ktx2::write(&Ktx2Image {
+    let image = Ktx2Image {
         format: if bc6h {
             PixelFormat::Bc6h
         } else {
@@ -166,6 +166,6 @@ pub(super) fn write(
         } else {
             Some(ZSTD_LEVEL_HDR)
         },
-    })
-    .map_err(|e| image_error(e.to_string()))
+    };
+    ktx2::write_layers(&image, layers).map_err(|e| image_error(e.to_string()))
 }

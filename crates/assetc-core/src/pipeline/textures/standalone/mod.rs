@@ -8,6 +8,7 @@
 //! bytes do not depend on the pool's size.
 
 mod cube;
+mod cut;
 mod filter;
 mod hdr;
 mod lut;
@@ -18,7 +19,7 @@ pub use lut::{encode_lut, parse_cube_lut, CubeLut, LutError};
 use super::float_image::FloatImage;
 use super::load::DecodedImage;
 use super::{decode_foreign_ktx2, decode_image, mime_from_extension};
-use super::{TextureError, TextureMode, TextureSettings};
+use super::{CubeLayout, TextureError, TextureMode, TextureSettings};
 use crate::formats::ktx2;
 use rayon::prelude::*;
 
@@ -28,9 +29,22 @@ pub enum StandaloneTexture<'a> {
     /// One 2D image; `ext` is its lower-case file extension (png jpg jpeg webp tga bmp hdr
     /// exr ktx2).
     Image { bytes: &'a [u8], ext: &'a str },
-    /// An equirectangular panorama (typically .hdr/.exr) to become a cubemap (`cubemap =
-    /// true` rule).
+    /// An equirectangular panorama (typically .hdr/.exr, 2:1) to become a cubemap
+    /// (`cubemap = true` rule).
     Panorama { bytes: &'a [u8], ext: &'a str },
+    /// A cube's six faces in one image laid out as `layout` (`Strip` or `Cross`; `Panorama`
+    /// is resampled as [`Self::Panorama`] is).
+    UnfoldedCube {
+        bytes: &'a [u8],
+        ext: &'a str,
+        layout: CubeLayout,
+    },
+    /// A strip of `layers` equal images to become an array texture (`array_layers` rule).
+    Layers {
+        bytes: &'a [u8],
+        ext: &'a str,
+        layers: u32,
+    },
     /// Six face images in the order px nx py ny pz nz, each with its extension.
     CubeFaces { faces: [(&'a [u8], &'a str); 6] },
 }
@@ -48,7 +62,8 @@ pub fn is_hdr_extension(ext: &str) -> bool {
 ///   RGBA16F whatever `mode` says, its mips box-filtered in linear float (see the `hdr`
 ///   module for the clamping of values f16 cannot hold); BC6H instead when `format` is
 ///   `bc6h` or `per_class` is on with a BC format, else RGBA16F whatever `format` says.
-/// - A cubemap is written with faceCount 6, faces in the order +X -X +Y -Y +Z -Z.
+/// - A cubemap is written with faceCount 6, faces in the order +X -X +Y -Y +Z -Z; an
+///   array with layerCount N, layer 0 first.
 pub fn encode_standalone(
     tex: &StandaloneTexture,
     mode: TextureMode,
@@ -62,9 +77,28 @@ pub fn encode_standalone(
             let ext = ext.to_ascii_lowercase();
             super::encode_texture(bytes, mime_from_extension(&ext), mode, None, settings)
         }
-        StandaloneTexture::Panorama { bytes, ext } => {
+        StandaloneTexture::UnfoldedCube {
+            bytes,
+            ext,
+            layout: CubeLayout::Off,
+        } => encode_standalone(&StandaloneTexture::Image { bytes, ext }, mode, settings),
+        StandaloneTexture::Panorama { bytes, ext }
+        | StandaloneTexture::UnfoldedCube {
+            bytes,
+            ext,
+            layout: CubeLayout::Panorama,
+        } => {
             let faces = panorama::faces(decode(bytes, ext).map_err(image_error)?, mode, settings)?;
             cube::encode(faces, mode, settings)
+        }
+        StandaloneTexture::UnfoldedCube { bytes, ext, layout } => {
+            let faces = cut::cube_faces(decode(bytes, ext).map_err(image_error)?, layout)?;
+            cube::encode(cube::check_faces(faces)?, mode, settings)
+        }
+        StandaloneTexture::Layers { bytes, ext, layers } => {
+            let images = cut::array_layers(decode(bytes, ext).map_err(image_error)?, layers)?;
+            let shape = cube::Shape::Layers(layers);
+            cube::encode_shaped(cube::one_class(images), mode, settings, shape)
         }
         StandaloneTexture::CubeFaces { faces } => {
             let decoded: Vec<Result<Source, TextureError>> = faces
@@ -121,5 +155,7 @@ fn image_error(reason: impl Into<String>) -> TextureError {
 
 #[cfg(test)]
 mod bcn_tests;
+#[cfg(test)]
+mod layout_tests;
 #[cfg(test)]
 mod tests;

@@ -23,7 +23,7 @@
 use super::super::float_image::FloatImage;
 use super::super::load::DecodedImage;
 use super::super::mips::{from_float, to_float};
-use super::super::{RgbaLevel, TextureError, TextureMode, TextureSettings};
+use super::super::{CubeLayout, RgbaLevel, TextureError, TextureMode, TextureSettings};
 use super::cube::Faces;
 use super::filter::resize_area;
 use super::{image_error, Source};
@@ -44,6 +44,9 @@ pub(super) fn faces(
         Source::Ldr(img) => (img.width, img.height),
         Source::Hdr(img) => img.dimensions(),
     };
+    // A square or 4:3 image under `cubemap = true` was once quietly resampled into a cube
+    // of a fraction of its size; only a 2:1 image is an equirectangular panorama.
+    CubeLayout::Panorama.aspect_of(w, h).map_err(image_error)?;
     let size = face_size(w, settings.max_size).ok_or_else(|| {
         image_error(format!(
             "panorama is {w}x{h}: it needs a width of at least 4 texels"

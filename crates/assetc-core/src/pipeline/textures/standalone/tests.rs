@@ -766,7 +766,7 @@ fn panorama_face_size_is_a_power_of_two_within_limits() {
         assert_eq!(t, [0.5, 1.0, 2.0, 1.0]);
     }
 
-    let narrow = exr(3, 2, |_, _| [1.0; 4]);
+    let narrow = exr(2, 1, |_, _| [1.0; 4]);
     let e = error_text(encode_standalone(
         &StandaloneTexture::Panorama {
             bytes: &narrow,
@@ -776,4 +776,22 @@ fn panorama_face_size_is_a_power_of_two_within_limits() {
         &TextureSettings::default(),
     ));
     assert!(e.contains("at least 4 texels"), "{e}");
+}
+
+#[test]
+fn a_panorama_that_is_not_two_to_one_is_refused_not_resampled() {
+    // The square HDR lightmap that `cubemap = true` once made a 32x32 cube of.
+    let square = exr(128, 128, |_, _| [1.0; 4]);
+    let e = error_text(encode_standalone(
+        &StandaloneTexture::Panorama {
+            bytes: &square,
+            ext: "exr",
+        },
+        TextureMode::Linear,
+        &TextureSettings::default(),
+    ));
+    assert!(
+        e.contains("128x128") && e.contains("2:1") && e.contains("256x128 or 128x64"),
+        "{e}"
+    );
 }
