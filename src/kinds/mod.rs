@@ -11,6 +11,7 @@ pub mod audio;
 pub mod cubemap;
 pub mod embed;
 pub mod font;
+mod gpu_ready;
 pub mod lut;
 pub mod model;
 pub mod settings;

@@ -13,7 +13,7 @@ pub static KIND: AssetKind = AssetKind {
     id: KindId::Texture,
     name: "texture",
     recognise: Recognise::FileSuffixes(IMAGE_EXTENSIONS),
-    sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR)",
+    sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR); a GPU-ready .ktx2 or .dds passes through",
     outputs: "<ref>.ktx2 (a cube under a `texture.cubemap = true` rule)",
     // `<ref>.ktx2`.
     naming: OutputNaming {
@@ -26,7 +26,7 @@ pub static KIND: AssetKind = AssetKind {
 
 /// Every image extension a standalone texture (or a cube face) may have.
 pub const IMAGE_EXTENSIONS: &[&str] = &[
-    ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".ktx2", ".hdr", ".exr",
+    ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".ktx2", ".hdr", ".exr", ".dds",
 ];
 
 /// Largest image file read as a texture: far above any real texture (a 16384² RGBA32F
@@ -38,6 +38,9 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let bytes = read_limited(&source.abs_path, MAX_IMAGE_FILE_BYTES)?;
     let ext = extension(&source.rel_path);
     let mode = mode_for(&source.rel_path, context.settings);
+    if let Some(asset) = super::gpu_ready::compile(source, &bytes, &ext, mode, context)? {
+        return Ok(asset);
+    }
     let texture = if context.settings.texture.cubemap {
         StandaloneTexture::Panorama {
             bytes: &bytes,

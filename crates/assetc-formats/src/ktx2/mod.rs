@@ -17,8 +17,8 @@ mod write;
 
 pub use dfd::{Dfd, Sample};
 pub use names::{describe_vk_format, vk_format_name};
-pub use stored::{write_stored, StoredKtx2, StoredLevel};
 pub use read::{read, read_with, Ktx2, Level, ReadOptions};
+pub use stored::{write_stored, StoredKtx2, StoredLevel};
 pub use validate::validate;
 pub use write::{write, Ktx2Image};
 

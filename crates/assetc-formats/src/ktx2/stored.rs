@@ -110,8 +110,7 @@ pub fn write_stored(file: &StoredKtx2) -> Result<Vec<u8>, Ktx2Error> {
     }
     let alignment = if file.supercompression == SUPERCOMPRESSION_NONE {
         let dfd = Dfd::parse(&file.dfd, 0)?;
-        BlockInfo::for_vk_format(file.vk_format, &dfd)
-            .map_or(4, |b| b.alignment() as usize)
+        BlockInfo::for_vk_format(file.vk_format, &dfd).map_or(4, |b| b.alignment() as usize)
     } else {
         1
     };

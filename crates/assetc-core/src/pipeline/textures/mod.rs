@@ -8,11 +8,13 @@
 mod basislz;
 mod bc4_refine;
 mod bc7_rdo;
+mod dds;
 pub mod decode;
 mod encode_astc;
 mod encode_bc;
 mod encode_rgba8;
 mod encode_uastc;
+mod gpu_ready;
 mod id;
 mod load;
 mod mips;
@@ -25,9 +27,11 @@ pub use standalone::{
 };
 
 pub use bc7_rdo::RdoParams;
+pub use dds::DDS_MAGIC;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcKnobs};
+pub use gpu_ready::{standalone_dds, standalone_ktx2, GpuReady};
 pub use id::texture_id;
 pub use load::{
     declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
