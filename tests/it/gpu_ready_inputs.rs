@@ -54,7 +54,7 @@ fn ktx_parse_module() -> Option<PathBuf> {
 
 /// Writes every KTX2 input with ktx-parse's `write`: levels hold bytes that differ from
 /// level to level and image to image, so a misplaced or altered level shows.
-fn write_ktx2_inputs(module: &Path, scratch: &Path, input: &Path) -> Option<()> {
+fn write_ktx2_inputs(module: &Path, scratch: &Path, input: &Path) {
     let script = scratch.join("write-inputs.mjs");
     std::fs::write(
         &script,
@@ -67,7 +67,7 @@ for (const [path, vk, typeSize, w, h, d, layers, faces, levels, blockBytes, bloc
            transfer, samples, orientation] of {inputs}) {{
   const k = createDefaultContainer();
   Object.assign(k, {{ vkFormat: vk, typeSize, pixelWidth: w, pixelHeight: h, pixelDepth: d,
-    layerCount: layers, faceCount: faces, supercompressionScheme: 0 }});
+    layerCount: layers, faceCount: faces, levelCount: levels, supercompressionScheme: 0 }});
   const dfd = k.dataFormatDescriptor[0];
   Object.assign(dfd, {{ colorModel: model, colorPrimaries: 1, transferFunction: transfer,
     flags: 0, texelBlockDimension: [block[0] - 1, block[1] - 1, 0, 0],
@@ -104,7 +104,6 @@ for (const [path, vk, typeSize, w, h, d, layers, faces, levels, blockBytes, bloc
         "ktx-parse could not write the inputs: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(())
 }
 
 /// BC1 (legacy DXT1 header), BC3 (DX10 header, TYPELESS) and BC5 (DX10, TYPELESS) DDS
