@@ -7,6 +7,7 @@
 //! validation, reports). Adding a kind is a module here plus one line in [`with_kinds`].
 
 pub mod asset;
+mod gpu_ready;
 pub mod key;
 pub mod settings;
 pub mod source;

@@ -19,7 +19,7 @@ pub static KIND: AssetKind = AssetKind {
     id: KindId::Texture,
     name: "texture",
     recognise: Recognise::FileSuffixes(IMAGE_EXTENSIONS),
-    sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR)",
+    sources: ".png .jpg .jpeg .webp .tga .bmp .ktx2 (LDR), .hdr .exr (HDR); a GPU-ready .ktx2 or .dds passes through",
     outputs:
         "<ref>.ktx2 (a cube under a `texture.cubemap` rule, an array under `texture.array_layers`)",
     // `<ref>.ktx2`.
@@ -47,7 +47,7 @@ pub fn encodes_uastc(settings: &AssetSettings) -> bool {
 
 /// Every image extension a standalone texture (or a cube face) may have.
 pub const IMAGE_EXTENSIONS: &[&str] = &[
-    ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".ktx2", ".hdr", ".exr",
+    ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".ktx2", ".hdr", ".exr", ".dds",
 ];
 
 /// Largest image file read as a texture: far above any real texture (a 16384² RGBA32F
@@ -115,13 +115,16 @@ pub(super) fn admit_images(
 fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
     let bytes = read_limited(&source.abs_path, MAX_IMAGE_FILE_BYTES)?;
     let ext = extension(&source.rel_path);
+    let Classified { mode, warning } = classify(&source.rel_path, Some(&bytes), context.settings);
+    if let Some(asset) = super::gpu_ready::compile(source, &bytes, &ext, mode, context)? {
+        return Ok(asset);
+    }
     admit_images(
         &source.abs_path,
         &[(bytes.as_slice(), ext.as_str())],
         context.settings.texture.cubemap != CubeLayout::Off,
         context,
     )?;
-    let Classified { mode, warning } = classify(&source.rel_path, Some(&bytes), context.settings);
     let invalid = |message: String| AssetError::Invalid {
         path: source.abs_path.display().to_string(),
         message,

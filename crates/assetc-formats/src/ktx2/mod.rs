@@ -1,20 +1,26 @@
 //! KTX 2.0 textures: writer, reader and validator for the subset assetc writes (UASTC,
 //! BC1/BC3/BC4/BC5/BC6H/BC7, ASTC LDR (every 2D block size), RGBA8 and RGBA16F; 2D images, cubemaps, and RGBA8/RGBA16F 3D textures;
 //! optionally zstd supercompressed), with a reader general enough to check the KTX2 files
-//! glTF sources bring in (`KHR_texture_basisu`).
+//! glTF sources bring in (`KHR_texture_basisu`), a container writer for levels assetc did not
+//! encode (GPU-ready inputs of any format and layout, `stored`), and Vulkan's names of every
+//! vkFormat for messages (`names`).
 //!
 //! Written by hand because the Rust KTX2 crates only read the container; the layout
 //! follows the KTX 2.0 specification (Khronos), section numbers in comments.
 
 mod dfd;
 mod format;
+mod names;
 mod read;
+mod stored;
 mod validate;
 mod write;
 
 pub use dfd::{Dfd, Sample};
 pub use format::{gpu_bytes, FORMAT};
+pub use names::{describe_vk_format, vk_format_name};
 pub use read::{read, read_with, Ktx2, Level, ReadOptions};
+pub use stored::{write_stored, StoredKtx2, StoredLevel};
 pub use validate::validate;
 pub use write::{write, write_layers, Ktx2Image};
 

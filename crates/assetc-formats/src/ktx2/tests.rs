@@ -216,9 +216,12 @@ fn validator_reports_layout_problems() {
     // Swap the index entries of levels 0 and 1 data order: store largest first instead.
     let mut b = bytes.clone();
     let kvd_at = k.kvd_offset as usize;
-    // Rename KTXorientation's value to "ru".
+    // Rename KTXorientation's value to "ru": another valid 2D orientation (a GPU-ready
+    // input passed through keeps its own), then to "rx", which is none.
     let pos = b[kvd_at..].windows(3).position(|w| w == b"rd\0").unwrap() + kvd_at;
     b[pos + 1] = b'u';
+    assert_eq!(validate(&b), vec![]);
+    b[pos + 1] = b'x';
     let problems = validate(&b);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].message.contains(KEY_ORIENTATION));

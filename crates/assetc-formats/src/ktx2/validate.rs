@@ -75,14 +75,15 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
             "keys are not sorted and unique",
         ));
     }
-    // KTX 2.0 ("KTXorientation"): without the key a 2D texture's orientation is "rd". assetc always
-    // writes it; a foreign file (a source the Qt target copies into maps/) may leave it out.
-    match ktx.key_value_str(KEY_ORIENTATION) {
-        None => {}
-        Some(o) if o.starts_with("rd") => {}
-        Some(other) => problems.push(Problem::new(format!(
-            "{KEY_ORIENTATION} is {other:?}, not \"rd\""
-        ))),
+    // KTX 2.0 ("KTXorientation"): without the key a texture's orientation is "rd" ("r" in
+    // 1D, "rdi" in 3D). assetc writes "rd"; a GPU-ready input passed through keeps its own,
+    // which must still be one the spec defines.
+    if let Some(o) = ktx.key_value_str(KEY_ORIENTATION) {
+        if !is_orientation(o) {
+            problems.push(Problem::new(format!(
+                "{KEY_ORIENTATION} is {o:?}, not an orientation (r or l, then d or u, then o or i)"
+            )));
+        }
     }
     if ktx.key_value_str(KEY_WRITER).is_none_or(str::is_empty) {
         problems.push(Problem::new(format!("{KEY_WRITER} is missing")));
@@ -109,6 +110,14 @@ fn check(ktx: &Ktx2) -> Vec<Problem> {
         );
     }
     problems
+}
+
+/// Whether `o` is a KTX 2.0 orientation (spec 5.4.3: `r` or `l`, then `d` or `u`, then `o`
+/// or `i`, one letter per dimension). Fewer letters than dimensions are accepted: assetc's
+/// own 3D textures (colour LUTs) say "rd", the axes they name being the ones that matter.
+fn is_orientation(o: &str) -> bool {
+    const AXES: [&[u8; 2]; 3] = [b"rl", b"du", b"oi"];
+    (1..=3).contains(&o.len()) && o.bytes().zip(AXES).all(|(c, allowed)| allowed.contains(&c))
 }
 
 /// Cubemaps (spec 3.6: square faces, pixelDepth 0) and 3D textures, which we allow only

@@ -253,9 +253,16 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
     let header = reader.header();
     let (w, h) = (header.pixel_width, header.pixel_height.max(1));
     if header.pixel_depth > 1 || header.layer_count > 1 || header.face_count != 1 {
+        let shape = if header.face_count == ours::CUBE_FACES {
+            "a cubemap".to_owned()
+        } else if header.pixel_depth > 1 {
+            format!("a 3D texture of depth {}", header.pixel_depth)
+        } else {
+            format!("an array of {} layers", header.layer_count)
+        };
         return Err(format!(
-            "KTX2 source is not a plain 2D texture (depth {}, layers {}, faces {})",
-            header.pixel_depth, header.layer_count, header.face_count
+            "KTX2 source is {shape} ({}), not a single 2D image; a standalone .ktx2 of any layout passes through, a material's image must be 2D",
+            ours::describe_vk_format(header.format.map_or(0, |f| f.value()))
         ));
     }
     check_dimensions(w, h)?;
@@ -340,8 +347,36 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
     }))
 }
 
+/// Whether [`read_foreign_ktx2`] decodes level 0 of a file of this vkFormat, DFD colour
+/// model and supercompression scheme (the formats [`decode_level`] takes, and ETC1S).
+pub(super) fn decodes(vk: u32, model: u8, supercompression: u32) -> bool {
+    use crate::formats::ktx2 as ours;
+    match supercompression {
+        ours::SUPERCOMPRESSION_BASISLZ => return true,
+        ours::SUPERCOMPRESSION_NONE | ours::SUPERCOMPRESSION_ZSTD | ours::SUPERCOMPRESSION_ZLIB => {
+        }
+        _ => return false,
+    }
+    let astc_ldr = matches!(
+        ours::PixelFormat::from_vk_format(vk, 0),
+        Some((ours::PixelFormat::Astc(_), _))
+    );
+    astc_ldr
+        || (vk == ours::VK_FORMAT_UNDEFINED && model == ours::MODEL_UASTC)
+        || matches!(
+            vk,
+            9 | 15 | 16 | 22 | 23 | 29 | 30 | 36 | 37 | 43 | 44 | 50 | 131..=134 | 137..=139 | 141 | 145 | 146
+        )
+}
+
 /// One level's texels to RGBA8, rows as stored.
-fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
+pub(super) fn decode_level(
+    vk: u32,
+    model: u32,
+    data: &[u8],
+    w: u32,
+    h: u32,
+) -> Result<Vec<u8>, String> {
     let texels = w as usize * h as usize;
     // (bytes per texel, channel order as indices into RGBA; None = 255 alpha / 0 colour)
     let raw: Option<(usize, [Option<usize>; 4])> = match vk {
@@ -399,7 +434,9 @@ fn decode_level(vk: u32, model: u32, data: &[u8], w: u32, h: u32) -> Result<Vec<
     }
     let Some((block_bytes, decode)) = block else {
         return Err(format!(
-            "KTX2 source has vkFormat {vk} (colour model {model}), which assetc cannot decode; use an 8-bit RGB(A), BC1/BC3/BC4/BC5/BC7, ASTC LDR or UASTC image"
+            "KTX2 source holds {}{}, which assetc cannot decode to re-encode (it decodes 8-bit R/RG/RGB(A), BC1/BC3/BC4/BC5/BC7, ASTC LDR, UASTC and ETC1S); a standalone .ktx2 in that format passes through as it is",
+            crate::formats::ktx2::describe_vk_format(vk),
+            if vk == 0 { format!(" (DFD colour model {model})") } else { String::new() }
         ));
     };
     let blocks = data

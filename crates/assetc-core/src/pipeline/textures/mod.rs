@@ -9,6 +9,7 @@ mod basislz;
 mod bc4_refine;
 mod bc7_rdo;
 pub mod class;
+mod dds;
 pub mod decode;
 mod encode_astc;
 mod encode_bc;
@@ -16,6 +17,7 @@ mod encode_rgba8;
 mod encode_uastc;
 mod fit;
 mod float_image;
+mod gpu_ready;
 mod id;
 pub mod layout;
 mod load;
@@ -29,9 +31,11 @@ pub use standalone::{
 };
 
 pub use bc7_rdo::RdoParams;
+pub use dds::DDS_MAGIC;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
 pub use encode_uastc::{decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcKnobs};
+pub use gpu_ready::{standalone_dds, standalone_ktx2, GpuReady};
 pub use id::texture_id;
 pub use layout::{CubeLayout, MAX_ARRAY_LAYERS};
 pub use load::{

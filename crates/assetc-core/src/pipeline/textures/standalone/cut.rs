@@ -3,9 +3,9 @@
 //! turned 180 degrees); nothing is resampled, so an image whose size does not divide into
 //! the layout is refused ([`super::super::layout`]).
 
+use super::super::float_image::FloatImage;
 use super::super::layout::{array_strip, CubeLayout};
 use super::super::load::DecodedImage;
-use super::super::float_image::FloatImage;
 use super::super::TextureError;
 use super::{image_error, Source};
 
