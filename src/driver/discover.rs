@@ -13,8 +13,10 @@ pub struct DiscoverRules {
     /// Top-level `embed` globs: matching files are copied as they are, unless another kind
     /// compiles them and no glob names them exactly ([`embed_wins`]).
     pub embed: globset::GlobSet,
-    /// The `embed` patterns without a wildcard: the exact relative paths they name.
-    pub embed_exact: HashSet<String>,
+    /// The `embed` patterns whose file-name part says more than a bare wildcard
+    /// (`cube.gltf`, `raw/*.wav`; not `**`, `config/**` or `data/*`): they name which files
+    /// they mean, so they win over the kind of those files ([`embed_wins`]).
+    pub embed_named: globset::GlobSet,
     /// Rules with `ignore = true`: matching files are not compiled and not reported.
     pub ignore: globset::GlobSet,
     /// Folders never walked (the output folder when it lies inside the input).
@@ -72,13 +74,19 @@ impl Discovered {
 
 /// Whether a file an `embed` glob matches is copied as it is rather than compiled by the
 /// kind its name gives (`kind`). A file no kind compiles is embedded; one another kind
-/// compiles is embedded only when a pattern names it exactly (`levels/cube.gltf`, no
-/// wildcard). A wildcard (`**`, `data/*`) says "everything else as well", not "this
-/// model, raw": copying `cube.gltf` raw because `**` also matched it silently drops the
-/// compiled asset the engine loads. Naming the file is the one unambiguous way to ask
-/// for its raw bytes.
+/// compiles is embedded only when a pattern names its files (`levels/cube.gltf`,
+/// `raw/*.wav`). A bare wildcard (`**`, `data/*`) says "everything else as well", not
+/// "this model, raw": copying `cube.gltf` raw because `**` also matched it silently drops
+/// the compiled asset the engine loads.
 pub fn embed_wins(rules: &DiscoverRules, rel_path: &str, kind: Option<KindId>) -> bool {
-    rules.embed.is_match(rel_path) && (kind.is_none() || rules.embed_exact.contains(rel_path))
+    rules.embed.is_match(rel_path) && (kind.is_none() || rules.embed_named.is_match(rel_path))
+}
+
+/// Whether an `embed` pattern names its files rather than only a folder: its last path
+/// component is more than `*` and `**`.
+pub fn names_its_files(pattern: &str) -> bool {
+    let file_part = pattern.rsplit('/').next().unwrap_or(pattern);
+    file_part.chars().any(|c| c != '*')
 }
 
 /// The warning for files an `embed` wildcard matches but their kind compiles, or None.
@@ -98,7 +106,7 @@ pub fn embed_overruled_summary(files: &[Source]) -> Option<String> {
     };
     Some(format!(
         "an `embed` wildcard matches {} file{} another kind compiles; {} compiled, not \
-         copied: {}{more} (name a file exactly in `embed`, as \"{}\", to copy it as it is)",
+         copied: {}{more} (name the files in `embed`, as \"{}\" or \"*.gltf\", to copy them as they are)",
         files.len(),
         if files.len() == 1 { "" } else { "s" },
         if files.len() == 1 {
@@ -314,7 +322,7 @@ mod tests {
         embed.add(globset::Glob::new("levels/*.json").unwrap());
         let rules = DiscoverRules {
             embed: embed.build().unwrap(),
-            embed_exact: HashSet::new(),
+            embed_named: globset::GlobSet::empty(),
             ignore: globset::GlobSet::empty(),
             exclude: vec![root.join("out")],
         };
@@ -341,13 +349,21 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, b"x").unwrap();
         }
-        let mut embed = globset::GlobSetBuilder::new();
+        let (mut embed, mut named) = (
+            globset::GlobSetBuilder::new(),
+            globset::GlobSetBuilder::new(),
+        );
         for pattern in ["**", "raw/cube.gltf"] {
             embed.add(globset::Glob::new(pattern).unwrap());
+            if names_its_files(pattern) {
+                named.add(globset::Glob::new(pattern).unwrap());
+            }
         }
+        assert!(!names_its_files("**") && !names_its_files("config/**"));
+        assert!(names_its_files("raw/*.wav") && names_its_files("cube.gltf"));
         let rules = DiscoverRules {
             embed: embed.build().unwrap(),
-            embed_exact: HashSet::from(["raw/cube.gltf".to_string()]),
+            embed_named: named.build().unwrap(),
             ..Default::default()
         };
         let found = discover(dir.path(), &rules).unwrap();

@@ -7,7 +7,6 @@
 //! validation, reports). Adding a kind is a module here plus one line in [`with_kinds`].
 
 pub mod asset;
-mod gpu_ready;
 pub mod key;
 pub mod settings;
 pub mod source;
@@ -73,7 +72,7 @@ pub enum Recognise {
     /// Folders whose name ends with this (`.env`); the folder is one source.
     FolderSuffix(&'static str),
     /// Files named by the build's `embed` globs: over another kind only when a pattern
-    /// names the file exactly (`driver::discover::embed_wins`).
+    /// names its files (`driver::discover::embed_wins`).
     EmbedGlobs,
 }
 

@@ -1,6 +1,7 @@
 //! Standalone images: every image below the input root that no model uses becomes
 //! `<ref>.ktx2`, named in the manifest by fnv1a64 of its ref.
 
+mod gpu_ready;
 mod settings;
 
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
@@ -116,7 +117,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let bytes = read_limited(&source.abs_path, MAX_IMAGE_FILE_BYTES)?;
     let ext = extension(&source.rel_path);
     let Classified { mode, warning } = classify(&source.rel_path, Some(&bytes), context.settings);
-    if let Some(asset) = super::gpu_ready::compile(source, &bytes, &ext, mode, context)? {
+    if let Some(asset) = gpu_ready::compile(source, &bytes, &ext, mode, context)? {
         return Ok(asset);
     }
     admit_images(

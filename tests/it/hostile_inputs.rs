@@ -131,7 +131,7 @@ fn an_image_over_the_memory_budget_is_refused_from_its_header() {
     let needed = 12_000u64 * 12_000 * assetc::kinds::texture::LDR_BYTES_PER_PIXEL;
     assert!(
         stderr.contains(&format!("({needed} bytes)"))
-            && stderr.contains(&format!("({} bytes)", 1u64 << 30))
+            && stderr.contains(&format!("({} bytes)", assetc::limits::DEFAULT_ASSET_MEMORY))
             && stderr.contains("asset_memory"),
         "both numbers and the setting: {stderr}"
     );

@@ -318,7 +318,8 @@ fn preview_cli_writes_a_png_and_rejects_other_files() {
 
     let manifest = out.path().join("assets.hman");
     let bad = common::assetc(&["preview", manifest.to_str().unwrap()]);
-    assert_eq!(bad.status.code(), Some(1));
+    // A file of no kind it previews is a usage error, as `inspect` says of one.
+    assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(
         err.contains("assets.hman") && err.contains("cannot preview"),

@@ -74,7 +74,7 @@ pub struct Stats {
     pub lod_triangles: Vec<u64>,
     /// LOD levels (per submesh) with no triangles.
     pub empty_lod_levels: u64,
-    pub cluster_lod: Option<crate::hmesh::clod::ClodSummary>,
+    pub cluster_lod: Option<ClodSummary>,
     pub materials: Option<u64>,
     pub joints: Option<u64>,
     pub clips: Option<u64>,
@@ -114,4 +114,22 @@ pub fn size(bytes: u64) -> String {
 /// An id as inspect shows it: 16 hex digits.
 pub(crate) fn hex(id: u64) -> String {
     format!("{id:016x}")
+}
+
+/// What a renderer gets from a mesh's cluster LOD chunks, in counts and bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClodSummary {
+    /// Levels of the deepest submesh (level 0 is the source geometry).
+    pub levels: u32,
+    pub clusters: u64,
+    pub groups: u64,
+    pub nodes: u64,
+    /// Triangles stored at each level, summed over submeshes; index 0 is the source's.
+    pub triangles_per_level: Vec<u64>,
+    /// Bytes of the tables (CLSM, CLUS, CLBN, CLER, CLGR, CLND).
+    pub table_bytes: u64,
+    /// Bytes of the topology as stored (CLVR + CLTR, or CLCO + CLCD).
+    pub topology_bytes: u64,
+    /// Whether the topology is stored with the meshlet codec.
+    pub encoded: bool,
 }

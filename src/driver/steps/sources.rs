@@ -15,14 +15,14 @@ impl BuildOptions {
     /// The embed and ignore globs and the folders discovery must not walk.
     pub fn discover_rules(&self) -> Result<DiscoverRules, BuildError> {
         let mut embed = globset::GlobSetBuilder::new();
-        let mut embed_exact = HashSet::new();
+        let mut embed_named = globset::GlobSetBuilder::new();
         for pattern in &self.embed {
             let glob = globset::Glob::new(pattern)
                 .map_err(|e| BuildError::Config(format!("embed: `{pattern}`: {e}")))?;
-            embed.add(glob);
-            if !pattern.contains(['*', '?', '[', '{', '\\']) {
-                embed_exact.insert(pattern.clone());
+            if discover::names_its_files(pattern) {
+                embed_named.add(glob.clone());
             }
+            embed.add(glob);
         }
         let mut ignore = globset::GlobSetBuilder::new();
         for rule in self.rules.iter().filter(|r| r.ignore) {
@@ -35,7 +35,7 @@ impl BuildOptions {
             |b: globset::GlobSetBuilder| b.build().map_err(|e| BuildError::Config(e.to_string()));
         Ok(DiscoverRules {
             embed: built(embed)?,
-            embed_exact,
+            embed_named: built(embed_named)?,
             ignore: built(ignore)?,
             exclude: vec![self.output.clone()],
         })

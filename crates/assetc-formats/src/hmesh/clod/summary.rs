@@ -2,23 +2,7 @@
 
 use super::{ClodTopology, ClusterLod};
 
-/// What a renderer gets from a mesh's cluster LOD chunks, in counts and bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ClodSummary {
-    /// Levels of the deepest submesh (level 0 is the source geometry).
-    pub levels: u32,
-    pub clusters: u64,
-    pub groups: u64,
-    pub nodes: u64,
-    /// Triangles stored at each level, summed over submeshes; index 0 is the source's.
-    pub triangles_per_level: Vec<u64>,
-    /// Bytes of the tables (CLSM, CLUS, CLBN, CLER, CLGR, CLND).
-    pub table_bytes: u64,
-    /// Bytes of the topology as stored (CLVR + CLTR, or CLCO + CLCD).
-    pub topology_bytes: u64,
-    /// Whether the topology is stored with the meshlet codec.
-    pub encoded: bool,
-}
+pub use crate::describe::ClodSummary;
 
 impl ClodSummary {
     pub fn of(lod: &ClusterLod) -> Self {

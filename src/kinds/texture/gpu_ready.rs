@@ -3,8 +3,8 @@
 //! re-encoded (`pipeline::textures::gpu_ready`). A single 2D KTX2 image of a format assetc
 //! decodes is left to the texture kind's usual encoding.
 
-use super::texture::texture_asset;
-use super::CompileContext;
+use super::texture_asset;
+use crate::kinds::CompileContext;
 use crate::code::Warning;
 use crate::kinds::asset::{AssetError, CompiledAsset};
 use crate::kinds::source::Source;
