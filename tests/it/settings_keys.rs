@@ -16,9 +16,11 @@ fn source_tree(root: &Path, font: &Path) {
     copy_dir(&samples().join("box"), &root.join("box"));
     std::fs::copy(samples().join("strip.gltf"), root.join("strip.gltf")).unwrap();
     // 2:1, so that `texture.cubemap` (a panorama) and `array_layers = 2` both fit it.
-    image::RgbImage::from_fn(64, 32, |x, y| image::Rgb([(x * 4) as u8, (y * 8) as u8, 90]))
-        .save(root.join("icon.png"))
-        .unwrap();
+    image::RgbImage::from_fn(64, 32, |x, y| {
+        image::Rgb([(x * 4) as u8, (y * 8) as u8, 90])
+    })
+    .save(root.join("icon.png"))
+    .unwrap();
     let sky = root.join("sky.env");
     std::fs::create_dir_all(&sky).unwrap();
     for (i, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
