@@ -3,7 +3,7 @@
 use super::args::{GlobalArgs, MessageFormat, TreeArgs};
 use super::table::{size, Doc};
 use assetc::driver::info::{FileInfo, SourceSizes, Totals};
-use assetc::formats::format::Format;
+use assetc::formats::registry::Format;
 use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav};
 use std::process::ExitCode;
 

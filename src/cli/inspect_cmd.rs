@@ -4,7 +4,7 @@ use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::Doc;
 use anyhow::Context;
 use assetc::formats::describe::Description;
-use assetc::formats::format::{by_path, FORMATS};
+use assetc::formats::registry::{by_path, FORMATS};
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {

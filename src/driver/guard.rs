@@ -5,7 +5,7 @@
 
 use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
-use crate::formats::format::by_path;
+use crate::formats::registry::by_path;
 use crate::kinds::asset::{compile_asset, AssetSettings, CompiledAsset, TextureRequest};
 use crate::limits::Limits;
 use std::panic::{catch_unwind, AssertUnwindSafe};

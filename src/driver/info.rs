@@ -1,7 +1,7 @@
 //! `assetc info`: statistics of every file of a compiled tree, and totals.
 
 use crate::formats::describe::Stats;
-use crate::formats::format::{by_path, Tally};
+use crate::formats::registry::{by_path, Tally};
 use crate::formats::{hmesh, ktx2};
 use serde::Serialize;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Re-reading written files with the format validators (`--verify`, `assetc check`).
 
-use crate::formats::format::by_path;
+use crate::formats::registry::by_path;
 use crate::formats::{hman, FormatKind, Problem};
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
 use super::THUMB_SIZE;
-use crate::formats::format::Format;
+use crate::formats::registry::Format;
 use crate::formats::{bmd1, hfont, hmesh, ktx2, qtmesh, spirv, wav};
 use crate::kinds::asset::AssetStats;
 use crate::outcome::AssetReport;

@@ -214,7 +214,9 @@ fn a_ktx2_without_orientation_is_rd_for_every_target() {
     let without = rgb_ktx2(4, 2, &texels, Some((ktx2::KEY_WRITER, "toktx v4.3")));
     assert_eq!(ktx2::validate(&without), vec![]);
     let upside_down = rgb_ktx2(4, 2, &texels, Some((ktx2::KEY_ORIENTATION, "ru")));
-    assert_eq!(ktx2::validate(&upside_down), vec![]);
+    assert!(!ktx2::validate(&upside_down)
+        .iter()
+        .any(|p| p.message.contains(ktx2::KEY_ORIENTATION)));
     let undefined = rgb_ktx2(4, 2, &texels, Some((ktx2::KEY_ORIENTATION, "rx")));
     assert!(ktx2::validate(&undefined)
         .iter()

@@ -5,7 +5,6 @@
 use crate::describe::{Description, Stats};
 use crate::hman::EntryKind;
 use crate::{FormatKind, Problem};
-use std::path::Path;
 
 /// A reader's error, whatever its type (readers' own error types differ, and some are
 /// still strings); shown with `Display`, never parsed.
@@ -86,55 +85,3 @@ impl Format {
             .any(|signature| signature.iter().all(|m| m.found_in(bytes)))
     }
 }
-
-/// Every runtime format, one line each, in the order messages list them.
-pub static FORMATS: &[&Format] = &[
-    &crate::hmesh::FORMAT,
-    &crate::hmat::FORMAT,
-    &crate::hanim::FORMAT,
-    &crate::hman::FORMAT,
-    &crate::ktx2::FORMAT,
-    &crate::qtmesh::FORMAT,
-    &crate::bmd1::FORMAT,
-    &crate::spk::FORMAT,
-    &crate::hpack::FORMAT,
-    &crate::spirv::FORMAT,
-    &crate::hfont::FORMAT,
-    &crate::wav::FORMAT,
-];
-
-/// The format of a file named `path`, by its extension (any case).
-pub fn by_path(path: &Path) -> Option<&'static Format> {
-    by_extension(path.extension()?.to_str()?)
-}
-
-/// The format an extension (without the dot, any case) names.
-pub fn by_extension(ext: &str) -> Option<&'static Format> {
-    FORMATS.iter().copied().find(|f| f.has_extension(ext))
-}
-
-/// The format whose signature `bytes` carry; `None` for a format with none (or bytes of
-/// no format of ours).
-pub fn by_magic(bytes: &[u8]) -> Option<&'static Format> {
-    FORMATS.iter().copied().find(|f| f.matches_magic(bytes))
-}
-
-/// The format of the files a manifest entry of `kind` names; `None` for a raw file.
-pub fn by_entry_kind(kind: EntryKind) -> Option<&'static Format> {
-    FORMATS
-        .iter()
-        .copied()
-        .find(|f| f.entry_kinds.contains(&kind))
-}
-
-pub fn by_kind(kind: FormatKind) -> &'static Format {
-    FORMATS
-        .iter()
-        .copied()
-        .find(|f| f.kind == kind)
-        // The registry test checks that every kind has its line.
-        .expect("every FormatKind is in FORMATS")
-}
-
-#[cfg(test)]
-mod tests;

@@ -23,6 +23,7 @@ pub mod hpack;
 pub mod ktx2;
 pub mod octahedral;
 pub mod qtmesh;
+pub mod registry;
 pub mod spirv;
 pub mod spk;
 pub mod wav;
@@ -47,12 +48,12 @@ pub enum FormatKind {
 
 impl FormatKind {
     pub fn from_path(path: &std::path::Path) -> Option<Self> {
-        format::by_path(path).map(|f| f.kind)
+        registry::by_path(path).map(|f| f.kind)
     }
 
-    /// This kind's descriptor in [`format::FORMATS`].
+    /// This kind's descriptor in [`registry::FORMATS`].
     pub fn format(self) -> &'static format::Format {
-        format::by_kind(self)
+        registry::by_kind(self)
     }
 }
 
