@@ -207,7 +207,9 @@ pub struct BuildArgs {
     pub shard: Option<assetc::driver::shard::Shard>,
 }
 
-fn parse_remote_mode(s: &str) -> Result<assetc::driver::remote::RemoteMode, String> {
+fn parse_remote_mode(
+    s: &str,
+) -> Result<assetc::driver::remote::RemoteMode, assetc::options::remote::UnknownRemoteMode> {
     s.parse()
 }
 

@@ -1,5 +1,6 @@
 //! `assetc inspect FILE`: any of our formats in a readable form.
 
+use assetc::read_error::FormatReadError;
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
@@ -67,12 +68,12 @@ fn exit_code(problems: &[String]) -> ExitCode {
     }
 }
 
-fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
+fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, FormatReadError> {
     let mut out = String::new();
     let w = &mut out;
     match kind {
         FormatKind::HMesh => {
-            let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
+            let v = hmesh::HMeshView::parse(bytes)?;
             let d = v.desc;
             let _ = writeln!(w, ".hmesh v{}: {} vertices (stride {}), {} indices (u{}), {} meshlets (<= {} vertices, {} triangles), {} submeshes, {} materials, tangents {}",
                 hmesh::VERSION, d.vertex_count, d.vertex_stride, d.index_count, d.index_width as u32 * 8, d.meshlet_count, d.meshlet_max_verts, d.meshlet_max_tris,
@@ -125,7 +126,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::HMat => {
-            let t = hmat::read(bytes).map_err(|e| e.to_string())?;
+            let t = hmat::read(bytes)?;
             let _ = writeln!(
                 w,
                 ".hmat v{}: {} materials",
@@ -137,7 +138,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::HAnim => {
-            let a = hanim::read(bytes).map_err(|e| e.to_string())?;
+            let a = hanim::read(bytes)?;
             let _ = writeln!(w, ".hanim: {} clips", a.clips.len());
             for c in &a.clips {
                 let keys: usize = c.channels.iter().map(|ch| ch.keys.len()).sum();
@@ -161,7 +162,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::HMan => {
-            let m = hman::read(bytes).map_err(|e| e.to_string())?;
+            let m = hman::read(bytes)?;
             let _ = writeln!(w, ".hman: {} entries", m.entries().len());
             for e in m.entries() {
                 let _ = writeln!(
@@ -176,7 +177,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
         }
         FormatKind::Ktx2 => {
             let k = ktx2::read_with(bytes, &ktx2::ReadOptions::layout_only())
-                .map_err(|e| e.to_string())?;
+                ?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
                 |(f, srgb)| format!("{}{}", f.name(), if srgb { " sRGB" } else { " linear" }),
@@ -209,14 +210,14 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::QtMesh => {
-            let f = qtmesh::read(bytes).map_err(|e| e.to_string())?;
+            let f = qtmesh::read(bytes)?;
             out.push_str(&qtmesh::describe(&f));
         }
         // Shown as documents (see `document`); the text is the same table.
         FormatKind::Bmd1 => out.push_str(&bmd_doc(bytes)?.render()),
         FormatKind::Spk => out.push_str(&spk_doc(bytes)?.render()),
         FormatKind::HFont => {
-            let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+            let f = hfont::read(bytes)?;
             let h = &f.header;
             let _ = writeln!(
                 w,
@@ -236,11 +237,11 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             );
         }
         FormatKind::Wav => {
-            let info = wav::read(bytes).map_err(|e| e.to_string())?;
+            let info = wav::read(bytes)?;
             let _ = writeln!(w, "WAV {}", info.summary());
         }
         FormatKind::HPack => {
-            let p = hpack::read(bytes).map_err(|e| e.to_string())?;
+            let p = hpack::read(bytes)?;
             let _ = writeln!(w, ".hpack: {} entries", p.len());
             for e in p.entries() {
                 let _ = writeln!(
@@ -254,7 +255,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
             }
         }
         FormatKind::Spirv => {
-            let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+            let m = spirv::read(bytes)?;
             let _ = writeln!(
                 w,
                 "SPIR-V {}.{}: {} words, id bound {}, {} entry points",
@@ -273,7 +274,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, String> {
 }
 
 /// Tables for the formats people inspect most; `None` for the others (plain text).
-fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
+fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, FormatReadError>> {
     Some(match kind {
         FormatKind::HMesh => hmesh_doc(bytes),
         FormatKind::HMat => hmat_doc(bytes),
@@ -288,8 +289,8 @@ fn document(kind: FormatKind, bytes: &[u8]) -> Option<Result<Doc, String>> {
     })
 }
 
-fn bmd_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let b = bmd1::read(bytes).map_err(|e| e.to_string())?;
+fn bmd_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let b = bmd1::read(bytes)?;
     let mut doc = Doc::new(format!("BMD1 model ({})", size(bytes.len() as u64)));
     doc.fact("meshes", b.meshes.len());
     doc.fact("LODs", b.lods.len());
@@ -350,8 +351,8 @@ fn bmd_doc(bytes: &[u8]) -> Result<Doc, String> {
     Ok(doc)
 }
 
-fn spk_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let a = spk::open(bytes).map_err(|e| e.to_string())?;
+fn spk_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let a = spk::open(bytes)?;
     let mut doc = Doc::new(format!("SparkPak archive ({})", size(bytes.len() as u64)));
     doc.fact("entries", a.len());
     let t = doc.table(
@@ -382,8 +383,8 @@ fn spk_doc(bytes: &[u8]) -> Result<Doc, String> {
     Ok(doc)
 }
 
-fn wav_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+fn wav_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let info = wav::read(bytes)?;
     let s = info.spec;
     let mut doc = Doc::new(format!("WAV ({})", size(bytes.len() as u64)));
     doc.fact("sample rate", format!("{} Hz", s.sample_rate));
@@ -412,8 +413,8 @@ fn vec3(v: [f32; 3]) -> String {
     format!("({:.3}, {:.3}, {:.3})", v[0], v[1], v[2])
 }
 
-fn hmesh_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
+fn hmesh_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let v = hmesh::HMeshView::parse(bytes)?;
     let d = v.desc;
     let mut doc = Doc::new(format!(
         ".hmesh v{} ({})",
@@ -600,8 +601,8 @@ fn alpha_mode(flags: u32) -> &'static str {
     }
 }
 
-fn hmat_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let t = hmat::read(bytes).map_err(|e| e.to_string())?;
+fn hmat_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let t = hmat::read(bytes)?;
     let mut doc = Doc::new(format!(
         ".hmat v{}: {} materials",
         hmat::VERSION,
@@ -685,8 +686,8 @@ fn samplers(bits: u32) -> String {
     }
 }
 
-fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let m = hman::read(bytes).map_err(|e| e.to_string())?;
+fn hman_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let m = hman::read(bytes)?;
     let mut doc = Doc::new(format!(".hman: {} entries", m.entries().len()));
     let t = doc.table("entries", &["id", "kind", "colour space", "path"]);
     for e in m.entries() {
@@ -700,8 +701,8 @@ fn hman_doc(bytes: &[u8]) -> Result<Doc, String> {
     Ok(doc)
 }
 
-fn spirv_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+fn spirv_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let m = spirv::read(bytes)?;
     let mut doc = Doc::new(format!("SPIR-V module ({})", size(bytes.len() as u64)));
     doc.fact("version", format!("{}.{}", m.version.0, m.version.1));
     doc.fact("words", m.words);
@@ -725,8 +726,8 @@ fn spirv_doc(bytes: &[u8]) -> Result<Doc, String> {
     Ok(doc)
 }
 
-fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
+fn ktx2_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let k = ktx2::read(bytes)?;
     let mut doc = Doc::new(format!("KTX2 texture ({})", size(bytes.len() as u64)));
     let resolution = match k.depth {
         0 => format!("{} x {}", k.width, k.height),
@@ -793,8 +794,8 @@ fn ktx2_doc(bytes: &[u8]) -> Result<Doc, String> {
 /// the counts and header.
 const HFONT_GLYPH_ROWS: usize = 8;
 
-fn hfont_doc(bytes: &[u8]) -> Result<Doc, String> {
-    let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+fn hfont_doc(bytes: &[u8]) -> Result<Doc, FormatReadError> {
+    let f = hfont::read(bytes)?;
     let h = &f.header;
     let mut doc = Doc::new(format!(
         ".hfont v{} ({})",

@@ -16,17 +16,26 @@ pub struct Resolved {
 }
 
 /// `--target NAME`, parsed as build.toml's `targets` are.
-pub fn parse_target_arg(name: &str) -> Result<Target, String> {
+pub fn parse_target_arg(name: &str) -> Result<Target, config::UnknownTarget> {
     config::parse_target(name)
 }
 
 /// `--qt-mesh-version`: the two versions the Qt target writes.
-pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
+pub fn parse_qt_mesh_version(v: &str) -> Result<u16, QtMeshVersionArg> {
     let version: u16 = v
         .parse()
-        .map_err(|_| format!("must be 5 or 7, got `{v}`"))?;
+        .map_err(|_| QtMeshVersionArg::NotANumber(v.to_owned()))?;
     assetc::targets::qtmesh::QtTargetSettings::check_mesh_version(version)?;
     Ok(version)
+}
+
+/// Why a `--qt-mesh-version` is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum QtMeshVersionArg {
+    #[error("must be 5 or 7, got `{0}`")]
+    NotANumber(String),
+    #[error(transparent)]
+    Unwritable(#[from] assetc::pipeline::SettingRangeError),
 }
 
 /// Resolves the options: defaults, then build.toml (and preset), then flags.

@@ -9,10 +9,10 @@
 
 use super::error::{plain_words, with_suggestion, ConfigError};
 use crate::kinds::asset::AssetSettings;
-use crate::kinds::settings::{AudioSettings, FontSettings, ShaderSettings};
+use crate::kinds::settings::{AudioSettings, FontSettings, SettingsError, ShaderSettings};
 use crate::pipeline::animation::AnimationSettings;
 use crate::pipeline::textures::TextureSettings;
-use crate::pipeline::MeshSettings;
+use crate::pipeline::{MeshSettings, SettingRangeError};
 use crate::targets::bmd1::Bmd1Settings;
 use crate::targets::qtmesh::QtTargetSettings;
 use serde::de::DeserializeOwned;
@@ -25,76 +25,79 @@ use toml::Spanned;
 /// A settings type that is one table of build.toml.
 pub trait Section: Serialize + DeserializeOwned + Default {
     /// Ranges the type itself cannot express (`quality` in 0..1, ...).
-    fn check_ranges(&self) -> Result<(), String>;
+    fn check_ranges(&self) -> Result<(), SettingsError>;
 }
 
 impl Section for MeshSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(self.validate()?)
     }
 }
 
 impl Section for TextureSettings {
-    fn check_ranges(&self) -> Result<(), String> {
+    fn check_ranges(&self) -> Result<(), SettingsError> {
         if !(0.0..=1.0).contains(&self.quality) {
-            return Err(format!(
-                "quality must be a number from 0 to 1, got {}",
-                self.quality
-            ));
+            return Err(SettingRangeError::new(
+                "quality",
+                "be a number from 0 to 1",
+                self.quality,
+            )
+            .into());
         }
         if self.max_size < 1 {
-            return Err("max_size must be at least 1 (pixels)".to_string());
+            return Err(SettingsError::MaxSizeZero);
         }
         let max = crate::pipeline::textures::MAX_BC7_RDO_LAMBDA;
         if !(0.0..=max).contains(&self.bc7_rdo_lambda) {
-            return Err(format!(
-                "bc7_rdo_lambda must be a number from 0 (off) to {max}, got {}",
-                self.bc7_rdo_lambda
-            ));
+            return Err(SettingRangeError::new(
+                "bc7_rdo_lambda",
+                format!("be a number from 0 (off) to {max}"),
+                self.bc7_rdo_lambda,
+            )
+            .into());
         }
         Ok(())
     }
 }
 
 impl Section for AnimationSettings {
-    fn check_ranges(&self) -> Result<(), String> {
+    fn check_ranges(&self) -> Result<(), SettingsError> {
         if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
-            return Err(format!(
-                "tolerance must be a number >= 0, got {}",
-                self.tolerance
-            ));
+            return Err(
+                SettingRangeError::new("tolerance", "be a number >= 0", self.tolerance).into(),
+            );
         }
         Ok(())
     }
 }
 
 impl Section for Bmd1Settings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(self.validate()?)
     }
 }
 
 impl Section for QtTargetSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        Self::check_mesh_version(self.mesh_version)
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(Self::check_mesh_version(self.mesh_version)?)
     }
 }
 
 impl Section for FontSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(self.validate()?)
     }
 }
 
 impl Section for ShaderSettings {
-    fn check_ranges(&self) -> Result<(), String> {
+    fn check_ranges(&self) -> Result<(), SettingsError> {
         Ok(())
     }
 }
 
 impl Section for AudioSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(self.validate()?)
     }
 }
 
@@ -170,22 +173,34 @@ impl<T: Section> Partial<T> {
     }
 
     /// Overlays the keys this table sets on `base`.
-    pub fn apply(&self, table: &str, base: &mut T) -> Result<(), String> {
+    pub fn apply(&self, table: &str, base: &mut T) -> Result<(), ApplyError> {
         if self.entries.is_empty() {
             return Ok(());
         }
-        let mut table = match toml::Value::try_from(&*base).map_err(|e| e.to_string())? {
+        let mut table = match toml::Value::try_from(&*base)? {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("[{table}] settings are not a table")),
+            _ => return Err(ApplyError::NotATable(table.to_owned())),
         };
         for (key, value) in &self.entries {
             table.insert(key.clone(), value.get_ref().clone());
         }
         *base = toml::Value::Table(table)
             .try_into()
-            .map_err(|e| plain_words(&with_suggestion(e.message())))?;
+            .map_err(|e: toml::de::Error| ApplyError::Value(plain_words(&with_suggestion(e.message()))))?;
         Ok(())
     }
+}
+
+/// Why a table's keys cannot be overlaid on the settings resolved so far.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Serialize(#[from] toml::ser::Error),
+    #[error("[{0}] settings are not a table")]
+    NotATable(String),
+    /// TOML's message about the overlaid value, in plain words.
+    #[error("{0}")]
+    Value(String),
 }
 
 /// A layer of the file (the top level, a preset, a rule): the struct with its own fields
@@ -223,7 +238,7 @@ macro_rules! settings_layer {
             pub fn apply_tables(
                 &self,
                 settings: &mut $crate::kinds::asset::AssetSettings,
-            ) -> Result<(), String> {
+            ) -> Result<(), $crate::config::tables::ApplyError> {
                 $(self.$table.apply(stringify!($table), &mut settings.$table)?;)*
                 $crate::config::tables::qt_naming_follows_version(&self.qtmesh, settings);
                 Ok(())

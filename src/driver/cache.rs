@@ -724,8 +724,8 @@ mod tests {
             path: "a.hmesh".into(),
         });
         record.warnings = vec![
-            Warning::new("plain"),
-            Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled),
+            Warning::new(DiagnosticCode::NotExported, "plain"),
+            Warning::at(DiagnosticCode::LodStalled, "meshes[0]", "placed"),
         ];
         record.stats.triangles = 8;
         let stamp = FileStamp {
@@ -800,8 +800,8 @@ mod tests {
         assert_eq!(
             old.assets["a.gltf"].warnings,
             [
-                Warning::new("plain"),
-                Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled)
+                Warning::new(DiagnosticCode::NotExported, "plain"),
+                Warning::at(DiagnosticCode::LodStalled, "meshes[0]", "placed")
             ]
         );
         assert_eq!(

@@ -26,20 +26,27 @@ pub const RUNTIME_EXTENSIONS: [&str; 5] = ["hmesh", "hmat", "hanim", "ktx2", "hf
 /// A tree's files as the cross-file rules see them, by `/`-separated relative path.
 pub trait TreeView {
     /// The file's bytes; the error says why it cannot be read.
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String>;
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError>;
     fn is_file(&self, rel: &str) -> bool;
     /// How messages name the file.
     fn display(&self, rel: &str) -> String;
+}
+
+/// Why a file of a [`TreeView`] cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeReadError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("not among the asset's files")]
+    NotInAsset,
 }
 
 /// An output folder on disk.
 pub struct DiskTree<'a>(pub &'a Path);
 
 impl TreeView for DiskTree<'_> {
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
-        std::fs::read(self.0.join(rel))
-            .map(Cow::Owned)
-            .map_err(|e| e.to_string())
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError> {
+        Ok(Cow::Owned(std::fs::read(self.0.join(rel))?))
     }
     fn is_file(&self, rel: &str) -> bool {
         self.0.join(rel).is_file()
@@ -55,12 +62,12 @@ pub struct MemoryTree<'a> {
 }
 
 impl TreeView for MemoryTree<'_> {
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError> {
         self.files
             .iter()
             .find(|(r, _)| r == rel)
             .map(|(_, b)| Cow::Borrowed(b.as_slice()))
-            .ok_or_else(|| "not among the asset's files".to_string())
+            .ok_or(TreeReadError::NotInAsset)
     }
     fn is_file(&self, rel: &str) -> bool {
         self.files.iter().any(|(r, _)| r == rel)
@@ -231,16 +238,26 @@ fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
 
 /// The companion mesh's bytes; an unreadable one is reported here, one that does not
 /// parse is left to the validator pass (`Ok(None)` from the callers' parse).
-fn companion_mesh<'t>(tree: &'t dyn TreeView, rel: &str) -> Result<Cow<'t, [u8]>, String> {
+fn companion_mesh<'t>(
+    tree: &'t dyn TreeView,
+    rel: &str,
+) -> Result<Cow<'t, [u8]>, CompanionUnreadable> {
     let stem = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
     let mesh_rel = format!("{stem}.hmesh");
-    tree.read(&mesh_rel).map_err(|e| {
-        format!(
-            "{}: its mesh {} cannot be read: {e}",
-            tree.display(rel),
-            tree.display(&mesh_rel)
-        )
+    tree.read(&mesh_rel).map_err(|source| CompanionUnreadable {
+        file: tree.display(rel),
+        mesh: tree.display(&mesh_rel),
+        source,
     })
+}
+
+/// A material table's or clip file's mesh that cannot be read (a problem of the tree).
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: its mesh {mesh} cannot be read: {source}")]
+struct CompanionUnreadable {
+    file: String,
+    mesh: String,
+    source: TreeReadError,
 }
 
 fn check_material_table(
@@ -250,10 +267,7 @@ fn check_material_table(
 ) -> Vec<String> {
     let mut problems = Vec::new();
     let shown = tree.display(rel);
-    let Ok(table) = tree
-        .read(rel)
-        .and_then(|b| hmat::read(&b).map_err(|e| e.to_string()))
-    else {
+    let Ok(Ok(table)) = tree.read(rel).map(|b| hmat::read(&b)) else {
         return problems; // verify_tree already reported it
     };
     // A mesh that does not parse was reported by verify_tree, with its name.
@@ -267,7 +281,7 @@ fn check_material_table(
             table.materials.len()
         )),
         Ok(_) => {}
-        Err(e) => problems.push(e),
+        Err(e) => problems.push(e.to_string()),
     }
     for (row, m) in table.materials.iter().enumerate() {
         let refs = [
@@ -348,6 +362,6 @@ fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<String> {
             .collect(),
         Ok(Some(None)) => vec![format!("{}: its mesh has no skeleton", tree.display(rel))],
         Ok(None) => Vec::new(),
-        Err(e) => vec![e],
+        Err(e) => vec![e.to_string()],
     }
 }

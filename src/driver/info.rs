@@ -140,7 +140,7 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
             ..Default::default()
         };
         if let Some(Err(e)) = kind.map(|kind| describe(kind, &bytes, &mut info)) {
-            info.error = Some(e);
+            info.error = Some(e.to_string());
         }
         totals.files += 1;
         totals.bytes += info.bytes;
@@ -163,10 +163,14 @@ pub fn tree_info(root: &Path) -> (Vec<FileInfo>, Totals) {
     (files, totals)
 }
 
-fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), String> {
+fn describe(
+    kind: FormatKind,
+    bytes: &[u8],
+    info: &mut FileInfo,
+) -> Result<(), crate::read_error::FormatReadError> {
     match kind {
         FormatKind::HMesh => {
-            let v = hmesh::HMeshView::parse(bytes).map_err(|e| e.to_string())?;
+            let v = hmesh::HMeshView::parse(bytes)?;
             info.vertices = Some(u64::from(v.desc.vertex_count));
             info.triangles = Some(u64::from(v.desc.index_count / 3));
             info.meshlets = Some(u64::from(v.desc.meshlet_count));
@@ -196,13 +200,13 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
         FormatKind::HMat => {
             info.materials = Some(
                 hmat::read(bytes)
-                    .map_err(|e| e.to_string())?
+                    ?
                     .materials
                     .len() as u64,
             );
         }
         FormatKind::HAnim => {
-            let anim = hanim::read(bytes).map_err(|e| e.to_string())?;
+            let anim = hanim::read(bytes)?;
             info.clips = Some(anim.clips.len() as u64);
             // The joints its clips animate (a clip names joints by index into the
             // skeleton of the `.hmesh` beside it).
@@ -214,7 +218,7 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.joints = Some(animated.len() as u64);
         }
         FormatKind::Ktx2 => {
-            let k = ktx2::read(bytes).map_err(|e| e.to_string())?;
+            let k = ktx2::read(bytes)?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
                 |(f, srgb)| {
@@ -237,7 +241,7 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.gpu_bytes = gpu_bytes(&k);
         }
         FormatKind::HFont => {
-            let f = hfont::read(bytes).map_err(|e| e.to_string())?;
+            let f = hfont::read(bytes)?;
             info.font = Some(format!(
                 "{} glyphs, {} kerning pairs, {} {}x{}",
                 f.glyphs.len(),
@@ -248,7 +252,7 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             ));
         }
         FormatKind::Spirv => {
-            let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+            let m = spirv::read(bytes)?;
             info.entry_points = m
                 .entry_points
                 .iter()
@@ -258,7 +262,7 @@ fn describe(kind: FormatKind, bytes: &[u8], info: &mut FileInfo) -> Result<(), S
             info.spirv_words = Some(m.words as u64);
         }
         FormatKind::Wav => {
-            info.audio = Some(wav::read(bytes).map_err(|e| e.to_string())?.summary());
+            info.audio = Some(wav::read(bytes)?.summary());
         }
         _ => {}
     }

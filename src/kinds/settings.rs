@@ -2,8 +2,21 @@
 //! `[shader]` and `[audio]`. Every field is a key (see `config/tables.rs`); rules and
 //! presets set them like any other table.
 
+use crate::pipeline::SettingRangeError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// A value of a settings table that the type itself cannot refuse (a range, a charset
+/// entry), naming the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error(transparent)]
+    Range(#[from] SettingRangeError),
+    #[error(transparent)]
+    Charset(#[from] super::font::charset::CharsetError),
+    #[error("max_size must be at least 1 (pixels)")]
+    MaxSizeZero,
+}
 
 /// `[font]`: how `.ttf`/`.otf` sources become an `.hfont` and its distance-field atlas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,21 +52,25 @@ impl Default for FontSettings {
 }
 
 impl FontSettings {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if !self.atlas_size.is_power_of_two() || !(64..=8192).contains(&self.atlas_size) {
-            return Err(format!(
-                "atlas_size must be a power of two from 64 to 8192, got {}",
-                self.atlas_size
-            ));
+            return Err(SettingRangeError::new(
+                "atlas_size",
+                "be a power of two from 64 to 8192",
+                self.atlas_size,
+            )
+            .into());
         }
         if !(8..=256).contains(&self.glyph_size) {
-            return Err(format!(
-                "glyph_size must be 8..=256 texels per em, got {}",
-                self.glyph_size
-            ));
+            return Err(SettingRangeError::new(
+                "glyph_size",
+                "be 8..=256 texels per em",
+                self.glyph_size,
+            )
+            .into());
         }
         if !(self.spread.is_finite() && self.spread >= 1.0 && self.spread <= 64.0) {
-            return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
+            return Err(SettingRangeError::new("spread", "be 1..=64 texels", self.spread).into());
         }
         for entry in &self.charset {
             super::font::charset::parse_entry(entry)?;
@@ -95,17 +112,19 @@ impl Default for AudioSettings {
 }
 
 impl AudioSettings {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingRangeError> {
         if !(8_000..=192_000).contains(&self.sample_rate) {
-            return Err(format!(
-                "sample_rate must be 8000..=192000 Hz, got {}",
-                self.sample_rate
+            return Err(SettingRangeError::new(
+                "sample_rate",
+                "be 8000..=192000 Hz",
+                self.sample_rate,
             ));
         }
         if !matches!(self.bit_depth, 16 | 32) {
-            return Err(format!(
-                "bit_depth must be 16 (integer) or 32 (float), got {}",
-                self.bit_depth
+            return Err(SettingRangeError::new(
+                "bit_depth",
+                "be 16 (integer) or 32 (float)",
+                self.bit_depth,
             ));
         }
         Ok(())

@@ -1,5 +1,6 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
+use crate::read_error::FormatReadError;
 use super::THUMB_SIZE;
 use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
 use crate::kinds::asset::AssetStats;
@@ -166,29 +167,45 @@ enum Thumb {
 
 impl RenderJob {
     /// PNG bytes of the thumbnail.
-    pub fn render(&self) -> Result<Vec<u8>, String> {
+    pub fn render(&self) -> Result<Vec<u8>, ThumbError> {
         if self.what == Thumb::Text {
-            return preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
-                .map(|p| preview::png_bytes(&p.image))
-                .map_err(|e| e.to_string());
+            return Ok(preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
+                .map(|p| preview::png_bytes(&p.image))?);
         }
         if self.what == Thumb::Waveform {
-            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
-            return super::waveform::draw(&bytes).map(|img| preview::png_bytes(&img));
+            let bytes = std::fs::read(&self.path)?;
+            let img = super::waveform::draw(&bytes).map_err(FormatReadError::from)?;
+            return Ok(preview::png_bytes(&img));
         }
         if self.what == Thumb::Texture {
-            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
-            let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
+            let bytes = std::fs::read(&self.path)?;
+            let ktx = ktx2::read(&bytes).map_err(FormatReadError::from)?;
             let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
             let t = preview::texture::decode_ktx2(&ktx, level)?;
             let img = image::RgbaImage::from_raw(t.width, t.height, t.rgba)
-                .ok_or("decoded level has the wrong size")?;
+                .ok_or(ThumbError::WrongSize)?;
             return Ok(preview::png_bytes(&img));
         }
-        preview::preview_file(&self.path, &self.options)
-            .map(|p| preview::png_bytes(&p.image))
-            .map_err(|e| e.to_string())
+        Ok(preview::preview_file(&self.path, &self.options).map(|p| preview::png_bytes(&p.image))?)
     }
+}
+
+/// Why a thumbnail or an output's figures cannot be made: the reader's, decoder's or
+/// previewer's error as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum ThumbError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Read(#[from] FormatReadError),
+    #[error(transparent)]
+    Preview(#[from] preview::PreviewError),
+    #[error(transparent)]
+    Decode(#[from] preview::texture::LevelDecodeError),
+    #[error(transparent)]
+    Text(#[from] preview::font::TextError),
+    #[error("decoded level has the wrong size")]
+    WrongSize,
 }
 
 /// Gathers one asset's page; problems reading its outputs are listed, not fatal.
@@ -266,13 +283,13 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
     page
 }
 
-fn triangles_of(path: &Path) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn triangles_of(path: &Path) -> Result<usize, ThumbError> {
+    let bytes = std::fs::read(path)?;
     let scene = match path.extension().and_then(|e| e.to_str()) {
         Some("mesh") => preview::load::load_qtmesh(path, &bytes, 0),
         _ => preview::load::load_bmd(path, &bytes),
     };
-    scene.map(|s| s.triangle_count()).map_err(|e| e.to_string())
+    Ok(scene.map(|s| s.triangle_count())?)
 }
 
 /// One thumbnail per LOD level, and the summary of its cluster LOD hierarchy if it has
@@ -282,8 +299,8 @@ fn hmesh_thumbs(
     output: &Path,
     rel: &str,
     bytes: &[u8],
-) -> Result<(Vec<MeshThumb>, Option<hmesh::clod::ClodSummary>), String> {
-    let mesh = hmesh::read(bytes).map_err(|e| e.to_string())?;
+) -> Result<(Vec<MeshThumb>, Option<hmesh::clod::ClodSummary>), ThumbError> {
+    let mesh = hmesh::read(bytes).map_err(FormatReadError::from)?;
     let hmat = std::fs::read(output.join(rel).with_extension("hmat")).unwrap_or_default();
     let clod = mesh.cluster_lod.as_ref().map(hmesh::clod::ClodSummary::of);
     let thumbs = (0..preview::lod_levels(&mesh))
@@ -314,8 +331,8 @@ fn hmesh_thumbs(
     Ok((thumbs, clod))
 }
 
-fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
-    let ktx = ktx2::read(bytes).map_err(|e| e.to_string())?;
+fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, ThumbError> {
+    let ktx = ktx2::read(bytes).map_err(FormatReadError::from)?;
     let key = content_key(&[bytes], usize::MAX);
     Ok(TextureThumb {
         file: rel.to_owned(),
@@ -329,8 +346,8 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
 }
 
 /// The text sample of a font. The key covers the `.hfont` and its atlas beside it.
-fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, String> {
-    let font = hfont::read(bytes).map_err(|e| e.to_string())?;
+fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, ThumbError> {
+    let font = hfont::read(bytes).map_err(FormatReadError::from)?;
     let layout = preview::font::layout(&font, FONT_SAMPLE, FONT_SAMPLE_PX)?;
     let atlas = std::fs::read(output.join(rel).with_extension("ktx2")).unwrap_or_default();
     let key = content_key(&[bytes, &atlas], FONT_SAMPLE_PX as usize);
@@ -345,8 +362,8 @@ fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, Strin
     })
 }
 
-fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
-    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, ThumbError> {
+    let m = spirv::read(bytes).map_err(FormatReadError::from)?;
     Ok(m.entry_points
         .iter()
         .map(|e| ShaderEntry {
@@ -358,8 +375,8 @@ fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
         .collect())
 }
 
-fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, String> {
-    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, ThumbError> {
+    let info = wav::read(bytes).map_err(FormatReadError::from)?;
     let key = content_key(&[bytes], usize::MAX - 1);
     Ok(SoundThumb {
         file: rel.to_owned(),

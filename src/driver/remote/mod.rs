@@ -319,7 +319,7 @@ impl RemoteCache {
         if bytes.len() as u64 != file.size || Digest::of(&bytes) != digest {
             return Err(mismatch());
         }
-        super::guard::check_output(&file.path, &bytes).map_err(Miss::Damaged)?;
+        super::guard::check_output(&file.path, &bytes).map_err(|e| Miss::Damaged(e.to_string()))?;
         if file.path.starts_with("tex/") {
             lock(&self.blobs).insert(digest, bytes.clone());
         }

@@ -18,10 +18,47 @@ pub fn default_ranges() -> [RangeInclusive<u32>; 2] {
     [0x20..=0x7E, 0xA0..=0xFF]
 }
 
+/// Why a font's charset cannot be resolved, naming the setting or file at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CharsetError {
+    #[error("font.charset entry \"{entry}\": {why}")]
+    Entry { entry: String, why: &'static str },
+    #[error("the charset holds more than {MAX_CODEPOINTS} codepoints")]
+    TooMany,
+    #[error("font.charset_file \"{name}\": {why}")]
+    File { name: String, why: CharsetFileProblem },
+    /// The operating system's error, as it words it.
+    #[error("{}: {reason}", path.display())]
+    Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "{}: {size} bytes exceeds the charset file limit of {MAX_CHARSET_FILE_BYTES} bytes",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("{}: not UTF-8 text (byte {byte})", path.display())]
+    NotUtf8 { path: PathBuf, byte: usize },
+}
+
+/// What is wrong with `font.charset_file`'s path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CharsetFileProblem {
+    #[error("must be relative to the input folder")]
+    Absolute,
+    #[error("cannot resolve the input folder: {0}")]
+    RootUnresolvable(String),
+    #[error("cannot open: {0}")]
+    Unopenable(String),
+    #[error("is outside the input folder")]
+    Outside,
+}
+
 /// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
-pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, String> {
-    let bad = |why: &str| format!("font.charset entry \"{entry}\": {why}");
-    let one = |s: &str| -> Result<u32, String> {
+pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, CharsetError> {
+    let bad = |why: &'static str| CharsetError::Entry {
+        entry: entry.to_owned(),
+        why,
+    };
+    let one = |s: &str| -> Result<u32, CharsetError> {
         let s = s.trim();
         let hex = s
             .strip_prefix("U+")
@@ -64,7 +101,7 @@ fn drawable(cp: u32) -> bool {
 }
 
 /// The charset of one font. Errors are messages for the font's `AssetError::Invalid`.
-pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, String> {
+pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, CharsetError> {
     let mut codepoints = BTreeSet::new();
     for range in default_ranges() {
         add(&mut codepoints, range)?;
@@ -88,59 +125,60 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, St
 
 /// Adds the drawable codepoints of a range. A range twice the limit fails before it is
 /// walked, so `U+0000-U+10FFFF` costs nothing.
-fn add(codepoints: &mut BTreeSet<u32>, range: RangeInclusive<u32>) -> Result<(), String> {
+fn add(codepoints: &mut BTreeSet<u32>, range: RangeInclusive<u32>) -> Result<(), CharsetError> {
     if (*range.end() - *range.start()) as usize >= 2 * MAX_CODEPOINTS {
-        return Err(too_many());
+        return Err(CharsetError::TooMany);
     }
     codepoints.extend(range.filter(|&c| drawable(c)));
     if codepoints.len() > MAX_CODEPOINTS {
-        return Err(too_many());
+        return Err(CharsetError::TooMany);
     }
     Ok(())
 }
 
-fn too_many() -> String {
-    format!("the charset holds more than {MAX_CODEPOINTS} codepoints")
-}
-
 /// The charset file's path: relative to the input root and, once links are resolved,
 /// still below it (a build reads nothing outside its input).
-fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, String> {
-    let bad = |why: String| format!("font.charset_file \"{name}\": {why}");
+fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, CharsetError> {
+    let bad = |why: CharsetFileProblem| CharsetError::File {
+        name: name.to_owned(),
+        why,
+    };
     let relative = Path::new(name);
     if relative.is_absolute() {
-        return Err(bad("must be relative to the input folder".into()));
+        return Err(bad(CharsetFileProblem::Absolute));
     }
     let root = input_root
         .canonicalize()
-        .map_err(|e| bad(format!("cannot resolve the input folder: {e}")))?;
+        .map_err(|e| bad(CharsetFileProblem::RootUnresolvable(e.to_string())))?;
     let path = root
         .join(relative)
         .canonicalize()
-        .map_err(|e| bad(format!("cannot open: {e}")))?;
+        .map_err(|e| bad(CharsetFileProblem::Unopenable(e.to_string())))?;
     if !path.starts_with(&root) {
-        return Err(bad("is outside the input folder".into()));
+        return Err(bad(CharsetFileProblem::Outside));
     }
     Ok(path)
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
+fn read_text(path: &Path) -> Result<String, CharsetError> {
+    let unreadable = |e: std::io::Error| CharsetError::Unreadable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     let size = meta.len();
     if size > MAX_CHARSET_FILE_BYTES {
-        return Err(format!(
-            "{shown}: {size} bytes exceeds the charset file limit of {MAX_CHARSET_FILE_BYTES} bytes"
-        ));
+        return Err(CharsetError::TooLarge {
+            path: path.to_owned(),
+            size,
+        });
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = std::fs::read(path).map_err(unreadable)?;
     // The input's cache stamp is the bytes read here (the driver's cache, `read_log`).
     crate::read_log::note_read(path, &meta, &bytes);
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{shown}: not UTF-8 text (byte {})",
-            e.utf8_error().valid_up_to()
-        )
+    String::from_utf8(bytes).map_err(|e| CharsetError::NotUtf8 {
+        path: path.to_owned(),
+        byte: e.utf8_error().valid_up_to(),
     })
 }
 
@@ -184,7 +222,7 @@ mod tests {
             "U+0500-U+0400",
             "U+1234567",
         ] {
-            let e = parse_entry(bad).unwrap_err();
+            let e = parse_entry(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("\"{bad}\"")), "{e}");
         }
     }
@@ -233,7 +271,7 @@ mod tests {
                 charset_file: name.into(),
                 ..Default::default()
             };
-            let e = resolve(&settings, &root).unwrap_err();
+            let e = resolve(&settings, &root).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("font.charset_file \"{name}\"")),
                 "{e}"
@@ -246,6 +284,7 @@ mod tests {
         };
         assert!(resolve(&settings, &root)
             .unwrap_err()
+            .to_string()
             .contains("not UTF-8 text (byte 1)"));
     }
 
@@ -258,6 +297,7 @@ mod tests {
         };
         assert!(resolve(&settings, dir.path())
             .unwrap_err()
+            .to_string()
             .contains("more than 65536"));
     }
 

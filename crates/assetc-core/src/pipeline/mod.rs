@@ -33,5 +33,5 @@ pub mod weld_grid;
 // The skeleton and clip stages live in `crate::rig`; these names keep older paths valid.
 pub use crate::rig::hanim as animation;
 pub use crate::rig::skeleton as skinning;
-pub use settings::{MeshSettings, TangentMode};
+pub use settings::{MeshSettings, SettingRangeError, TangentMode};
 pub use times::StageTimes;

@@ -8,6 +8,7 @@
 //! local xform is quantised with the already quantised parent in hand, so F8A rounding
 //! does not pile up down the chain.
 
+use crate::code::DiagnosticCode;
 use super::invalid;
 use crate::code::Warning;
 use crate::formats::bmd1::{
@@ -192,7 +193,7 @@ fn bone_name(
         suffix += 1;
     }
     if name != given {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::Repaired, 
             joint_path.to_string(),
             format!(
                 "bone name {given:?} is empty, has NUL or repeats an earlier bone; named {name:?}"

@@ -33,7 +33,7 @@ fn stalled_lods_warning(lods: Option<&hmesh::Lods>) -> Option<Warning> {
              the previous level",
             lods.ranges.len()
         );
-        Warning::new(message).coded(crate::code::DiagnosticCode::LodStalled)
+        Warning::new(crate::code::DiagnosticCode::LodStalled, message)
     })
 }
 

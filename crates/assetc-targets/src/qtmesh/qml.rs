@@ -1,6 +1,7 @@
 //! The `.qml` scene beside the meshes, shaped like Balsam's: resources (textures,
 //! materials, skins, morph targets) first, then the node hierarchy.
 
+use crate::code::DiagnosticCode;
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
 use crate::code::Warning;
@@ -274,7 +275,7 @@ impl Writer<'_> {
         if t.tex_coord == 1 {
             s.push_str("        indexUV: 1\n");
         } else if t.tex_coord > 1 {
-            self.warnings.push(Warning::at(
+            self.warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
                 format!("images[{}] ({slot})", t.image),
                 format!("texCoord {} is not available in Qt (UV0 used)", t.tex_coord),
             ));

@@ -6,6 +6,7 @@
 //! as most exporters write them, are kept as they are). Blend channel weights
 //! (`DeformPercent`) become one weights channel per node drawing the mesh.
 
+use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, Res};
 use super::{morph, names, Ctx};
 use crate::code::Warning;
@@ -95,7 +96,7 @@ pub fn import_animations(
         }
         channels.extend(weight_channels(ctx, &baked, &targets, meshes, &path)?);
         if channels.is_empty() {
-            warnings.push(Warning::at(
+            warnings.push(Warning::at(DiagnosticCode::NotExported, 
                 path.to_string(),
                 "animates nothing this importer reads; clip kept empty",
             ));

@@ -4,6 +4,7 @@
 //! (ufbx maps Phong/Lambert, Autodesk Standard Surface, 3ds Max Physical and Blender's
 //! exported properties onto one set of PBR maps).
 
+use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, paths, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
@@ -29,7 +30,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
             };
             let relative: &str = &f.relative_filename;
             if relative.is_empty() {
-                warnings.push(Warning::at(
+                warnings.push(Warning::at(DiagnosticCode::Repaired, 
                     gltf_path.to_string(),
                     format!(
                         "the FBX gives only the exporter's absolute path {:?}; \
@@ -40,7 +41,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
             }
             match paths::resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(&name)) {
                 Ok(file) => (ImageSource::File(file), Vec::new(), Some(name)),
-                Err(reason) => return bad(gltf_path, reason),
+                Err(reason) => return bad(gltf_path, reason.to_string()),
             }
         };
         images.push(Image {
@@ -205,7 +206,7 @@ fn texture_ref(
         first.map(|t| t.file_index)
     };
     let Some(image) = file else {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
             path.to_string(),
             format!(
                 "{} names no image file; slot left empty",

@@ -2,6 +2,7 @@
 //! material parts). Polygons are triangulated by ufbx; face corners that agree on every
 //! attribute (control point, normal, UVs, colour) become one vertex, in first-use order.
 
+use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, over_limit, Res};
 use super::morph::{self, ControlPointTarget};
 use super::skin::{self, MAX_INFLUENCES};
@@ -33,7 +34,7 @@ struct Shared<'a> {
 
 fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warning>) -> Res<Mesh> {
     if mesh.skin_deformers.len() > 1 {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::NotExported, 
             path.to_string(),
             format!(
                 "{} skin deformers; only the first is used",
@@ -42,7 +43,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
         ));
     }
     if mesh.uv_sets.len() > 2 {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::NotExported, 
             path.to_string(),
             format!(
                 "{} UV sets; the first two are kept (TEXCOORD_0, TEXCOORD_1)",
@@ -66,7 +67,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
     for part in mesh.material_parts.iter() {
         if part.num_triangles == 0 {
             if part.num_faces > 0 {
-                warnings.push(Warning::at(
+                warnings.push(Warning::at(DiagnosticCode::NotExported, 
                     format!("{path}.materials[{}]", part.index),
                     format!(
                         "{} point or line faces and no polygon; skipped",
@@ -91,7 +92,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
     }
     let skipped = mesh.num_point_faces + mesh.num_line_faces;
     if skipped > 0 && !primitives.is_empty() {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::NotExported, 
             path.to_string(),
             format!("{skipped} point or line faces skipped"),
         ));

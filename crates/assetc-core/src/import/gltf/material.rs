@@ -1,6 +1,7 @@
 //! Images (embedded or external, never read here) and materials with the extensions
 //! assetc folds in; everything else a material carries is listed as unsupported.
 
+use crate::code::DiagnosticCode;
 use super::buffers::BufferData;
 use super::{bad, dangling, paths, Ctx, Res};
 use crate::code::Warning;
@@ -25,10 +26,10 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
                     mime_type = mime_type.or(d.mime_type);
                     (ImageSource::Embedded, d.bytes)
                 }
-                Some(Err(reason)) => return bad(gltf_path, reason),
+                Some(Err(reason)) => return bad(gltf_path, reason.to_string()),
                 None => match paths::resolve_relative(ctx, uri) {
                     Ok(file) => (ImageSource::File(file), Vec::new()),
-                    Err(reason) => return bad(gltf_path, reason),
+                    Err(reason) => return bad(gltf_path, reason.to_string()),
                 },
             },
             (None, Some(view)) => {
@@ -195,7 +196,7 @@ fn texture_ref(
             if finite {
                 transform = Some(values);
             } else {
-                warnings.push(Warning::at(
+                warnings.push(Warning::at(DiagnosticCode::Repaired, 
                     path.to_string(),
                     "KHR_texture_transform has values that are not finite; ignored",
                 ));
@@ -236,7 +237,7 @@ fn texture_ref(
     }
     if image == u32::MAX as usize {
         // `source` is optional; the gltf crate marks its absence with u32::MAX.
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
             path.to_string(),
             format!("textures[{t}] has no image source; slot left empty"),
         ));
@@ -309,7 +310,7 @@ fn sampler(
 
 /// Adds a warning once (a sampler is shared by every texture that names it).
 fn note(warnings: &mut Vec<Warning>, message: String) {
-    let warning = Warning::from(message);
+    let warning = Warning::new(DiagnosticCode::Repaired, message);
     if !warnings.contains(&warning) {
         warnings.push(warning);
     }

@@ -1,6 +1,7 @@
 //! Mesh primitives: attributes, indices (strips and fans converted to lists), morph
 //! targets. Non-triangle primitives are skipped with a warning.
 
+use crate::code::DiagnosticCode;
 use super::accessor::{group, Layout, Reader};
 use super::{bad, dangling, over_limit, Ctx, Res};
 use crate::code::Warning;
@@ -48,7 +49,7 @@ fn import_primitive(
         mode,
         Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
     ) {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::NotExported, 
             path.to_string(),
             format!("mode {mode:?} is not triangles; skipped"),
         ));
@@ -67,7 +68,7 @@ fn import_primitive(
         }
     }
     let Some(position) = position else {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::Repaired, 
             path.to_string(),
             "no POSITION attribute; skipped",
         ));
@@ -125,7 +126,7 @@ fn import_primitive(
                 let name = format!("WEIGHTS_{n}");
                 weights.insert(*n, attr.vec::<4>(reader, &name, a, &[Type::Vec4])?);
             }
-            Checked::Valid(other) => warnings.push(Warning::at(
+            Checked::Valid(other) => warnings.push(Warning::at(DiagnosticCode::NotExported, 
                 path.to_string(),
                 format!(
                     "attribute {} dropped (no runtime format holds it)",
@@ -133,7 +134,7 @@ fn import_primitive(
                 ),
             )),
             Checked::Invalid => {
-                warnings.push(Warning::at(path.to_string(), "unknown attribute dropped"))
+                warnings.push(Warning::at(DiagnosticCode::NotExported, path.to_string(), "unknown attribute dropped"))
             }
         }
     }
@@ -145,7 +146,7 @@ fn import_primitive(
     };
     let (list, dropped) = to_triangle_list(mode, &indices);
     if dropped > 0 {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::Repaired, 
             path.to_string(),
             format!("{dropped} trailing indices do not form a triangle; dropped"),
         ));
@@ -200,7 +201,7 @@ fn pair_skin_sets(
         n += 1;
     }
     if (n as usize) < total {
-        warnings.push(Warning::at(
+        warnings.push(Warning::at(DiagnosticCode::Repaired, 
             path.to_string(),
             format!("JOINTS/WEIGHTS sets from {n} on are unpaired or not contiguous; dropped"),
         ));
@@ -271,7 +272,7 @@ fn note_variants(
             list.push("KHR_materials_variants".into());
         }
     }
-    warnings.push(Warning::at(
+    warnings.push(Warning::at(DiagnosticCode::NotExported, 
         path.to_string(),
         "KHR_materials_variants mappings ignored; the default material is used",
     ));

@@ -1,6 +1,7 @@
 //! The node hierarchy: local transforms, parent links (cycles and shared children are
 //! errors), scene roots and world matrices.
 
+use crate::code::DiagnosticCode;
 use super::{bad, dangling, Ctx, Res};
 use crate::code::Warning;
 use crate::scene::Node;
@@ -22,7 +23,7 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                 let (s, r) = if r.is_finite() && s.is_finite() {
                     (s, r.normalize())
                 } else {
-                    warnings.push(Warning::at(
+                    warnings.push(Warning::at(DiagnosticCode::Repaired, 
                         path.to_string(),
                         "matrix cannot be decomposed; TRS is identity",
                     ));
@@ -37,7 +38,7 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                 let r = match r.length() {
                     len if len.is_finite() && (len - 1.0).abs() <= 1e-3 => r,
                     len if len.is_finite() && len > 1e-6 => {
-                        warnings.push(Warning::at(
+                        warnings.push(Warning::at(DiagnosticCode::Repaired, 
                             path.to_string(),
                             "rotation is not unit length; normalized",
                         ));
@@ -143,7 +144,10 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -
         None => (0..root.scenes.len()).collect(),
     };
     if root.scenes.is_empty() && !nodes.is_empty() {
-        warnings.push("scenes: the file has no scene, so no node is exported".into());
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            "scenes: the file has no scene, so no node is exported",
+        ));
     }
     let mut roots = Vec::new();
     for s in scenes {
@@ -155,7 +159,7 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -
             };
             if let Some(p) = node.parent.take() {
                 nodes[p].children.retain(|&c| c != n);
-                warnings.push(Warning::at(
+                warnings.push(Warning::at(DiagnosticCode::Repaired, 
                     path.to_string(),
                     format!("nodes[{n}] is a child of nodes[{p}]; detached to be a root"),
                 ));

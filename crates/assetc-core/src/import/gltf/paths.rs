@@ -5,6 +5,40 @@ use super::Ctx;
 use base64::Engine;
 use std::path::{Component, Path, PathBuf};
 
+/// Why a URI or a file name cannot be read from: a `data:` URI we cannot decode, or a
+/// reference that would leave the input tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    #[error("data: URI without a ',' separator")]
+    NoSeparator,
+    #[error("bad base64 in data: URI: {0}")]
+    BadBase64(String),
+    #[error("absolute or remote URIs are not allowed")]
+    AbsoluteUri,
+    #[error("URI is not UTF-8 after percent-decoding")]
+    NotUtf8,
+    #[error("absolute paths are not allowed")]
+    AbsolutePath,
+    #[error("resolves to {} outside the input root {}", path.display(), root.display())]
+    OutsideRoot { path: PathBuf, root: PathBuf },
+    /// The operating system's error, as it words it.
+    #[error("{} cannot be resolved: {reason}", path.display())]
+    Unresolvable { path: PathBuf, reason: String },
+    #[error("the input root {} cannot be resolved: {reason}", root.display())]
+    RootUnresolvable { root: PathBuf, reason: String },
+    #[error(
+        "{} is a link to {}, outside the input root {}",
+        path.display(),
+        target.display(),
+        root.display()
+    )]
+    LinkOutsideRoot {
+        path: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
+}
+
 /// A decoded `data:` URI.
 pub struct DataUri {
     pub mime_type: Option<String>,
@@ -12,10 +46,10 @@ pub struct DataUri {
 }
 
 /// `None` when `uri` is not a `data:` URI; `Some(Err)` when it is one we cannot decode.
-pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
+pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, UriError>> {
     let rest = uri.strip_prefix("data:")?;
     let Some((header, payload)) = rest.split_once(',') else {
-        return Some(Err("data: URI without a ',' separator".into()));
+        return Some(Err(UriError::NoSeparator));
     };
     let (mime, is_base64) = match header.strip_suffix(";base64") {
         Some(mime) => (mime, true),
@@ -25,7 +59,7 @@ pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
     let bytes = if is_base64 {
         match base64::engine::general_purpose::STANDARD.decode(payload.trim()) {
             Ok(b) => b,
-            Err(e) => return Some(Err(format!("bad base64 in data: URI: {e}"))),
+            Err(e) => return Some(Err(UriError::BadBase64(e.to_string()))),
         }
     } else {
         percent_encoding::percent_decode_str(payload).collect()
@@ -37,13 +71,13 @@ pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
 /// input root: first lexically (so that a missing file still gets a path the texture stage
 /// can report), then, for a file that exists, by its real path, so that a symbolic link in
 /// the tree cannot lead a build to read (or the Qt target to copy) a file outside it.
-pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
+pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, UriError> {
     if uri.contains("://") || uri.starts_with('/') || uri.starts_with('\\') {
-        return Err("absolute or remote URIs are not allowed".into());
+        return Err(UriError::AbsoluteUri);
     }
     let decoded = percent_encoding::percent_decode_str(uri)
         .decode_utf8()
-        .map_err(|_| "URI is not UTF-8 after percent-decoding".to_string())?;
+        .map_err(|_| UriError::NotUtf8)?;
     resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(decoded.as_ref()))
 }
 
@@ -54,18 +88,14 @@ pub fn resolve_below(
     base_dir: &Path,
     input_root: &Path,
     relative: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, UriError> {
     if relative.is_absolute() || relative.has_root() {
-        return Err("absolute paths are not allowed".into());
+        return Err(UriError::AbsolutePath);
     }
     let joined = normalize(&absolute(base_dir).join(relative));
     let root = normalize(&absolute(input_root));
     if !joined.starts_with(&root) {
-        return Err(format!(
-            "resolves to {} outside the input root {}",
-            joined.display(),
-            root.display()
-        ));
+        return Err(UriError::OutsideRoot { path: joined, root });
     }
     check_real_path(&joined, &root)?;
     Ok(joined)
@@ -75,21 +105,24 @@ pub fn resolve_below(
 /// outside the real input root. A path that does not exist is left to the reader, which
 /// reports it missing; a dangling link is refused here because it names a target we will
 /// not follow.
-fn check_real_path(path: &Path, root: &Path) -> Result<(), String> {
+fn check_real_path(path: &Path, root: &Path) -> Result<(), UriError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(());
     }
-    let real = std::fs::canonicalize(path)
-        .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
-    let real_root = std::fs::canonicalize(root)
-        .map_err(|e| format!("the input root {} cannot be resolved: {e}", root.display()))?;
+    let real = std::fs::canonicalize(path).map_err(|e| UriError::Unresolvable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let real_root = std::fs::canonicalize(root).map_err(|e| UriError::RootUnresolvable {
+        root: root.to_owned(),
+        reason: e.to_string(),
+    })?;
     if !real.starts_with(&real_root) {
-        return Err(format!(
-            "{} is a link to {}, outside the input root {}",
-            path.display(),
-            real.display(),
-            real_root.display()
-        ));
+        return Err(UriError::LinkOutsideRoot {
+            path: path.to_owned(),
+            target: real,
+            root: real_root,
+        });
     }
     Ok(())
 }
@@ -146,7 +179,9 @@ mod tests {
         let out_dir = link(outside.path(), "dir");
         let in_file = link(&root.path().join("inside.png"), "alias.png");
         let dangling = link(&outside.path().join("gone.png"), "dangling.png");
-        let err = check_real_path(&out_file, root.path()).unwrap_err();
+        let err = check_real_path(&out_file, root.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("outside the input root"), "{err}");
         assert!(check_real_path(&out_dir.join("secret.png"), root.path()).is_err());
         assert!(check_real_path(&in_file, root.path()).is_ok());

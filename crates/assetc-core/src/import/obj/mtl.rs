@@ -13,7 +13,9 @@
 //! - `map_Kd` is the base colour texture, `map_Bump`/`bump`/`norm` the normal texture
 //!   (`-bm` its scale), all on the only UV set OBJ has.
 
+use crate::code::DiagnosticCode;
 use super::scan::LineError;
+use crate::import::gltf::paths::UriError;
 use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, TextureRef};
 
@@ -75,13 +77,27 @@ pub fn texture_statement(value: &str) -> Option<TextureStatement> {
     })
 }
 
+/// Why an MTL entry's texture statement cannot be kept, naming the material and slot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialError {
+    #[error("material {material:?}: {slot} names no file")]
+    NoFile { material: String, slot: String },
+    #[error("material {material:?}: {slot} {file}: {source}")]
+    Image {
+        material: String,
+        slot: String,
+        file: String,
+        source: UriError,
+    },
+}
+
 /// The material of one MTL entry. `image` resolves a texture statement's file to an index
 /// into the scene's images (or says why it cannot).
 pub fn material(
     m: &tobj::Material,
-    mut image: impl FnMut(&str) -> Result<usize, String>,
+    mut image: impl FnMut(&str) -> Result<usize, UriError>,
     warnings: &mut Vec<Warning>,
-) -> Result<Material, String> {
+) -> Result<Material, MaterialError> {
     let param = |key: &str| -> Option<f32> { m.unknown_param.get(key)?.trim().parse().ok() };
     let kd = m.diffuse.unwrap_or([1.0; 3]);
     let alpha = m
@@ -93,14 +109,21 @@ pub fn material(
         Some(ns) if ns.is_finite() => (2.0 / (ns.max(0.0) + 2.0)).powf(0.25),
         _ => 1.0,
     });
-    let mut texture = |slot: &str, value: &str| -> Result<(TextureRef, TextureStatement), String> {
-        let statement = texture_statement(value)
-            .ok_or_else(|| format!("material {:?}: {slot} names no file", m.name))?;
-        let index = image(&statement.file).map_err(|reason| {
-            format!("material {:?}: {slot} {}: {reason}", m.name, statement.file)
+    let mut texture = |slot: &str,
+                       value: &str|
+     -> Result<(TextureRef, TextureStatement), MaterialError> {
+        let statement = texture_statement(value).ok_or_else(|| MaterialError::NoFile {
+            material: m.name.clone(),
+            slot: slot.to_owned(),
+        })?;
+        let index = image(&statement.file).map_err(|source| MaterialError::Image {
+            material: m.name.clone(),
+            slot: slot.to_owned(),
+            file: statement.file.clone(),
+            source,
         })?;
         if statement.transformed {
-            warnings.push(Warning::from(format!(
+            warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
                 "material {:?}: {slot} {}: -o/-s/-t texture offsets and scales are not kept",
                 m.name, statement.file
             )));
@@ -140,7 +163,7 @@ pub fn material(
                 .and_then(texture_statement)
                 .map(|s| s.file);
         if !same {
-            warnings.push(Warning::from(format!(
+            warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
                 "material {:?}: map_d {map_d} is not the map_Kd texture; the runtime materials \
                  take opacity from the base colour texture's alpha, so it is not kept",
                 m.name
