@@ -1,12 +1,12 @@
 //! `assetc inspect FILE`: any of our formats in a readable form.
 
-use assetc::read_error::FormatReadError;
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::{size, Doc};
 use anyhow::Context;
 use assetc::formats::{
     bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
 };
+use assetc::read_error::FormatReadError;
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -176,8 +176,7 @@ fn describe(kind: FormatKind, bytes: &[u8]) -> Result<String, FormatReadError> {
             }
         }
         FormatKind::Ktx2 => {
-            let k = ktx2::read_with(bytes, &ktx2::ReadOptions::layout_only())
-                ?;
+            let k = ktx2::read_with(bytes, &ktx2::ReadOptions::layout_only())?;
             let format = k.pixel_format().map_or_else(
                 || format!("vkFormat {}", k.vk_format),
                 |(f, srgb)| format!("{}{}", f.name(), if srgb { " sRGB" } else { " linear" }),

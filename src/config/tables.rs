@@ -37,12 +37,9 @@ impl Section for MeshSettings {
 impl Section for TextureSettings {
     fn check_ranges(&self) -> Result<(), SettingsError> {
         if !(0.0..=1.0).contains(&self.quality) {
-            return Err(SettingRangeError::new(
-                "quality",
-                "be a number from 0 to 1",
-                self.quality,
-            )
-            .into());
+            return Err(
+                SettingRangeError::new("quality", "be a number from 0 to 1", self.quality).into(),
+            );
         }
         if self.max_size < 1 {
             return Err(SettingsError::MaxSizeZero);
@@ -85,7 +82,7 @@ impl Section for QtTargetSettings {
 
 impl Section for FontSettings {
     fn check_ranges(&self) -> Result<(), SettingsError> {
-        Ok(self.validate()?)
+        self.validate()
     }
 }
 
@@ -186,7 +183,9 @@ impl<T: Section> Partial<T> {
         }
         *base = toml::Value::Table(table)
             .try_into()
-            .map_err(|e: toml::de::Error| ApplyError::Value(plain_words(&with_suggestion(e.message()))))?;
+            .map_err(|e: toml::de::Error| {
+                ApplyError::Value(plain_words(&with_suggestion(e.message())))
+            })?;
         Ok(())
     }
 }

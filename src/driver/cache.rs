@@ -459,6 +459,7 @@ pub fn settings_hash(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code::DiagnosticCode;
 
     /// Gives `path` a modification time `seconds` from now, its bytes unchanged.
     fn touch_later(path: &Path, seconds: u64) {

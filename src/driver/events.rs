@@ -246,15 +246,27 @@ mod tests {
         assert_eq!(d.code, Some(DiagnosticCode::BadImage));
         // A place that is not a glTF path (an OBJ line) stays in the message, as the
         // rendered line shows it.
-        let d = Diagnostic::from_warning("a.obj", &Warning::at(DiagnosticCode::DanglingReference, "line 3", "usemtl x unknown"));
+        let d = Diagnostic::from_warning(
+            "a.obj",
+            &Warning::at(
+                DiagnosticCode::DanglingReference,
+                "line 3",
+                "usemtl x unknown",
+            ),
+        );
         assert_eq!(
             (d.gltf_path, d.message.as_str()),
             (None, "line 3: usemtl x unknown")
         );
         assert_eq!(d.code, Some(DiagnosticCode::DanglingReference));
         // A message with a colon in it is never split: the place is a field.
-        let d =
-            Diagnostic::from_warning("a.gltf", &Warning::new(DiagnosticCode::NotExported, "materials[0]: looks like a path"));
+        let d = Diagnostic::from_warning(
+            "a.gltf",
+            &Warning::new(
+                DiagnosticCode::NotExported,
+                "materials[0]: looks like a path",
+            ),
+        );
         assert_eq!(d.gltf_path, None);
         assert_eq!(d.message, "materials[0]: looks like a path");
     }

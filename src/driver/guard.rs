@@ -163,7 +163,9 @@ mod tests {
 
     #[test]
     fn invalid_output_bytes_are_refused_naming_the_file() {
-        let err = check_output("models/a.hmat", b"HMAT").unwrap_err().to_string();
+        let err = check_output("models/a.hmat", b"HMAT")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("models/a.hmat was not written"), "{err}");
         let table = crate::formats::hmat::write(&crate::formats::hmat::HMat {
             materials: vec![Default::default()],

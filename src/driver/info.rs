@@ -198,12 +198,7 @@ fn describe(
             }
         }
         FormatKind::HMat => {
-            info.materials = Some(
-                hmat::read(bytes)
-                    ?
-                    .materials
-                    .len() as u64,
-            );
+            info.materials = Some(hmat::read(bytes)?.materials.len() as u64);
         }
         FormatKind::HAnim => {
             let anim = hanim::read(bytes)?;

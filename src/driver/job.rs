@@ -183,7 +183,7 @@ impl AssetJob {
                     },
                     error: Some(error.message.clone()),
                     error_code: Some(error.code),
-                    error_site: error.site.clone(),
+                    error_site: error.site.as_deref().cloned(),
                     error_detail: Some(error.detail.clone()),
                     error_position: error.position,
                     inputs: vec![source.abs_path.clone()],

@@ -164,9 +164,10 @@ pub fn convert(
     let (wav, clipped) = wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
     let mut warnings: Vec<Warning> = Vec::new();
     if clipped > 0 {
-        warnings.push(Warning::new(DiagnosticCode::ClippedSamples, format!(
-            "{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::ClippedSamples,
+            format!("{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"),
+        ));
     }
     Ok(Converted { wav, warnings })
 }

@@ -94,9 +94,7 @@ fn face_files(source: &Source) -> Result<Vec<PathBuf>, FaceError> {
         candidates.sort();
         match candidates.as_slice() {
             [one] => faces.push(one.clone()),
-            [] => {
-                return Err(FaceError::Missing(FACES[i]))
-            }
+            [] => return Err(FaceError::Missing(FACES[i])),
             several => {
                 let names: Vec<String> = several
                     .iter()

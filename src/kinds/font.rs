@@ -76,11 +76,14 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
 
     let mut warnings: Vec<Warning> = Vec::new();
     if !font.missing.is_empty() {
-        warnings.push(Warning::new(DiagnosticCode::MissingGlyphs, format!(
-            "the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
-            font.missing.len(),
-            charset::describe(&font.missing, WARNING_RANGES)
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::MissingGlyphs,
+            format!(
+                "the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
+                font.missing.len(),
+                charset::describe(&font.missing, WARNING_RANGES)
+            ),
+        ));
     }
     let hfont_bytes = hfont::write(&font.hfont).map_err(|e| invalid(e.to_string()))?;
     let side = settings.atlas_size;

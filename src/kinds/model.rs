@@ -3,8 +3,8 @@
 //! its images), imported into one
 //! [`crate::scene::Scene`] that every target writer serialises.
 
-use crate::code::DiagnosticCode;
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::import::{import_model, ImportOptions};
 use crate::kinds::asset::{add_target_output, AssetError, AssetStats, CompiledAsset, Target};
@@ -50,7 +50,8 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     if scene.primitive_instances().is_empty() {
         // Material libraries, animation-only files and empty scenes are valid glTF; the
         // runtime formats need at least one submesh, so such a source writes nothing.
-        warnings.push(Warning::new(DiagnosticCode::NothingWritten, 
+        warnings.push(Warning::new(
+            DiagnosticCode::NothingWritten,
             "the scene has no triangle geometry; nothing is written for it",
         ));
         compiled.warnings = warnings;

@@ -73,7 +73,11 @@ pub enum TextError {
         header_height: u16,
     },
     #[error("the atlas holds {held} bytes, not {width}x{height} RGBA8")]
-    AtlasBytes { held: usize, width: u32, height: u32 },
+    AtlasBytes {
+        held: usize,
+        width: u32,
+        height: u32,
+    },
 }
 
 fn place(font: &HFont, text: &str, px: u32) -> Result<(TextLayout, Vec<Quad>), TextError> {
@@ -143,12 +147,7 @@ pub struct Atlas<'a> {
 
 impl<'a> Atlas<'a> {
     /// An RGBA8 atlas of the header's size.
-    pub fn new(
-        font: &HFont,
-        width: u32,
-        height: u32,
-        rgba: &'a [u8],
-    ) -> Result<Self, TextError> {
+    pub fn new(font: &HFont, width: u32, height: u32, rgba: &'a [u8]) -> Result<Self, TextError> {
         let h = &font.header;
         if (width, height) != (u32::from(h.atlas_width), u32::from(h.atlas_height)) {
             return Err(TextError::AtlasSize {
@@ -291,8 +290,8 @@ pub fn preview_font(path: &Path, text: &str, px: u32) -> Result<Preview, Preview
         .ok_or_else(|| PreviewError::read(&atlas_path, "the atlas has no level"))?;
     let atlas = Atlas::new(&font, ktx.width, ktx.height.max(1), &level.data)
         .map_err(|e| PreviewError::read(&atlas_path, e))?;
-    let (layout, coverage) =
-        render_coverage(&font, &atlas, text, px).map_err(|e| PreviewError::Option(e.to_string()))?;
+    let (layout, coverage) = render_coverage(&font, &atlas, text, px)
+        .map_err(|e| PreviewError::Option(e.to_string()))?;
     let image = coverage_image(&layout, &coverage)
         .ok_or_else(|| PreviewError::read(path, "text picture has the wrong size"))?;
     Ok(Preview {

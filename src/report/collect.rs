@@ -1,12 +1,12 @@
 //! What the report shows of one asset, gathered from its compiled files.
 
-use crate::read_error::FormatReadError;
 use super::THUMB_SIZE;
 use crate::formats::{hfont, hmesh, ktx2, spirv, wav};
 use crate::kinds::asset::AssetStats;
 use crate::outcome::AssetReport;
 use crate::outcome::AssetStatus;
 use crate::preview::{self, MeshView, PreviewOptions};
+use crate::read_error::FormatReadError;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
@@ -169,8 +169,10 @@ impl RenderJob {
     /// PNG bytes of the thumbnail.
     pub fn render(&self) -> Result<Vec<u8>, ThumbError> {
         if self.what == Thumb::Text {
-            return Ok(preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
-                .map(|p| preview::png_bytes(&p.image))?);
+            return Ok(
+                preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
+                    .map(|p| preview::png_bytes(&p.image))?,
+            );
         }
         if self.what == Thumb::Waveform {
             let bytes = std::fs::read(&self.path)?;
@@ -186,7 +188,8 @@ impl RenderJob {
                 .ok_or(ThumbError::WrongSize)?;
             return Ok(preview::png_bytes(&img));
         }
-        Ok(preview::preview_file(&self.path, &self.options).map(|p| preview::png_bytes(&p.image))?)
+        Ok(preview::preview_file(&self.path, &self.options)
+            .map(|p| preview::png_bytes(&p.image))?)
     }
 }
 

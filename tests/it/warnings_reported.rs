@@ -147,7 +147,10 @@ fn every_warning_carries_a_code() {
         codes.insert(code.to_owned());
     }
     for expected in ["repaired", "not-exported", "nothing-written"] {
-        assert!(codes.contains(expected), "no {expected} warning in:\n{stdout}");
+        assert!(
+            codes.contains(expected),
+            "no {expected} warning in:\n{stdout}"
+        );
     }
     let rotation = warnings
         .iter()

@@ -145,7 +145,6 @@ impl std::fmt::Display for Warning {
     }
 }
 
-
 /// Where in a source an error is (a glTF path such as `meshes[0].primitives[1]`, an OBJ
 /// line) and what is wrong there, as the error's type holds them: apart from the rendered
 /// text, so nothing has to read them back out of it.
@@ -183,7 +182,8 @@ pub struct Failure {
     /// names the source, shows as its message when the error has no site.
     pub detail: String,
     pub code: DiagnosticCode,
-    pub site: Option<ErrorSite>,
+    /// Boxed: most failures have none, and every `Result` carrying one pays its size.
+    pub site: Option<Box<ErrorSite>>,
     /// The line (and column) in a text source, when its type says.
     pub position: Option<TextPosition>,
 }
@@ -237,7 +237,10 @@ impl Failure {
 
     /// The same failure with the site its error's type gave.
     pub fn at_site(self, site: Option<ErrorSite>) -> Self {
-        Self { site, ..self }
+        Self {
+            site: site.map(Box::new),
+            ..self
+        }
     }
 
     /// The same failure with the place in a text source its error's type gave.

@@ -38,11 +38,7 @@ const CHUNK: usize = 1024;
 const DELAY: u64 = SINC_LEN as u64 / 2;
 
 /// Resamples planes from `from` Hz to `to` Hz (which differ).
-pub fn resample(
-    planes: &[Vec<f32>],
-    from: u32,
-    to: u32,
-) -> Result<Vec<Vec<f32>>, ResampleError> {
+pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>, ResampleError> {
     let channels = planes.len();
     let frames = planes.first().map_or(0, Vec::len);
     let g = gcd(u64::from(from), u64::from(to));

@@ -26,7 +26,10 @@ pub enum CharsetError {
     #[error("the charset holds more than {MAX_CODEPOINTS} codepoints")]
     TooMany,
     #[error("font.charset_file \"{name}\": {why}")]
-    File { name: String, why: CharsetFileProblem },
+    File {
+        name: String,
+        why: CharsetFileProblem,
+    },
     /// The operating system's error, as it words it.
     #[error("{}: {reason}", path.display())]
     Unreadable { path: PathBuf, reason: String },

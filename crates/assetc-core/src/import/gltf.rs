@@ -407,7 +407,8 @@ fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<Warning> {
         channels.retain(|ch| {
             let keep = ch.get("target").is_none_or(|t| t.get("node").is_some());
             if !keep {
-                warnings.push(Warning::at(DiagnosticCode::NotExported, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     format!("animations[{ai}].channels[{ci}]"),
                     "target has no node; channel skipped",
                 ));

@@ -106,17 +106,21 @@ pub fn import_obj(
 
     let mut warnings: Vec<Warning> = Vec::new();
     if scanned.dropped_lines > 0 {
-        warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
-            "{} point, line or fewer-than-3-corner face statements skipped (only triangles \
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "{} point, line or fewer-than-3-corner face statements skipped (only triangles \
              are exported)",
-            scanned.dropped_lines
-        )));
+                scanned.dropped_lines
+            ),
+        ));
     }
     let known: std::collections::HashSet<&str> =
         tobj_materials.iter().map(|m| m.name.as_str()).collect();
     for (line, name) in &scanned.usemtls {
         if !known.contains(name.as_str()) {
-            warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
+            warnings.push(Warning::at(
+                DiagnosticCode::DanglingReference,
                 format!("line {line}"),
                 format!(
                     "usemtl {name} names no material of the mtllib files; the default \
@@ -260,8 +264,8 @@ fn import_meshes(
             smooth_by_groups: scanned.has_smoothing_groups,
             material: model.mesh.material_id,
         };
-        let primitive = mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|e| {
-            match e.is_limit() {
+        let primitive =
+            mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|e| match e.is_limit() {
                 true => ImportError::Limit {
                     file: file.to_string(),
                     gltf_path: path.clone(),
@@ -273,8 +277,7 @@ fn import_meshes(
                     reason: e.to_string(),
                     code: DiagnosticCode::InvalidSource,
                 },
-            }
-        })?;
+            })?;
         // What the decoded arrays hold, against the same total as a glTF's accessors.
         total_bytes += primitive.positions.len() as u64 * 32 + primitive.indices.len() as u64 * 4;
         if total_bytes > opts.limits.max_total_accessor_bytes {

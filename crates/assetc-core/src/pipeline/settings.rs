@@ -159,31 +159,59 @@ impl MeshSettings {
     /// Checks the ranges meshoptimizer and the format can hold.
     pub fn validate(&self) -> Result<(), SettingRangeError> {
         if !(3..=255).contains(&self.meshlet_max_vertices) {
-            return Err(SettingRangeError::new("meshlet_max_vertices", "be 3..=255 (MLTR stores u8 local indices)", self.meshlet_max_vertices));
+            return Err(SettingRangeError::new(
+                "meshlet_max_vertices",
+                "be 3..=255 (MLTR stores u8 local indices)",
+                self.meshlet_max_vertices,
+            ));
         }
         if !(1..=512).contains(&self.meshlet_max_triangles)
             || !self.meshlet_max_triangles.is_multiple_of(4)
         {
-            return Err(SettingRangeError::new("meshlet_max_triangles", "be a multiple of 4 in 4..=512", self.meshlet_max_triangles));
+            return Err(SettingRangeError::new(
+                "meshlet_max_triangles",
+                "be a multiple of 4 in 4..=512",
+                self.meshlet_max_triangles,
+            ));
         }
         if let Some(r) = self.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
             return Err(SettingRangeError::new("lod_ratios", "each be in (0, 1)", r));
         }
         if !(self.normal_smoothing_angle >= 0.0 && self.normal_smoothing_angle <= 180.0) {
-            return Err(SettingRangeError::new("normal_smoothing_angle", "be in 0..=180 degrees", self.normal_smoothing_angle));
+            return Err(SettingRangeError::new(
+                "normal_smoothing_angle",
+                "be in 0..=180 degrees",
+                self.normal_smoothing_angle,
+            ));
         }
         if !(self.weld_threshold >= 0.0 && self.weld_threshold.is_finite()) {
-            return Err(SettingRangeError::new("weld_threshold", "be >= 0", self.weld_threshold));
+            return Err(SettingRangeError::new(
+                "weld_threshold",
+                "be >= 0",
+                self.weld_threshold,
+            ));
         }
         if !(self.lod_target_error >= 0.0 && self.lod_target_error <= 1.0) {
-            return Err(SettingRangeError::new("lod_target_error", "be in 0..=1", self.lod_target_error));
+            return Err(SettingRangeError::new(
+                "lod_target_error",
+                "be in 0..=1",
+                self.lod_target_error,
+            ));
         }
         if !(MIN_LIGHTMAP_RESOLUTION..=MAX_LIGHTMAP_RESOLUTION).contains(&self.lightmap_resolution)
         {
-            return Err(SettingRangeError::new("lightmap_resolution", format!("be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels"), self.lightmap_resolution));
+            return Err(SettingRangeError::new(
+                "lightmap_resolution",
+                format!("be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels"),
+                self.lightmap_resolution,
+            ));
         }
         if !(0.0..=1.0).contains(&self.meshlet_cone_weight) {
-            return Err(SettingRangeError::new("meshlet_cone_weight", "be in 0..=1", self.meshlet_cone_weight));
+            return Err(SettingRangeError::new(
+                "meshlet_cone_weight",
+                "be in 0..=1",
+                self.meshlet_cone_weight,
+            ));
         }
         Ok(())
     }

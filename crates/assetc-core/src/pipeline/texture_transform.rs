@@ -59,7 +59,8 @@ pub fn bake_texture_transforms(scene: &Scene) -> (Cow<'_, Scene>, Vec<Warning>) 
             {
                 bakes.push((index, set, first));
             } else {
-                warnings.push(Warning::at(DiagnosticCode::NotExported, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     material_label(material, index),
                     format!(
                         "its textures on UV set {set} use different KHR_texture_transforms; \

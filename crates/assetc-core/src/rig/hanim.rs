@@ -148,7 +148,8 @@ pub fn build_hanim(
                 .iter()
                 .any(|c| c.joint == joint as u32 && c.path == path)
             {
-                warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(crate::code::Warning::at(
+                    DiagnosticCode::Repaired,
                     ch.gltf_path.to_string(),
                     format!(
                         "a second {path:?} channel for nodes[{}] in one animation; skipped",
@@ -162,14 +163,16 @@ pub fn build_hanim(
             }
         }
         if morph > 0 {
-            warnings.push(crate::code::Warning::at(DiagnosticCode::NotExported, 
+            warnings.push(crate::code::Warning::at(
+                DiagnosticCode::NotExported,
                 label.to_string(),
                 format!("{morph} morph-weight channels skipped (morph targets are not exported)"),
             ));
         }
         if !non_joint.is_empty() {
             let list: Vec<String> = non_joint.iter().map(|n| format!("nodes[{n}]")).collect();
-            warnings.push(crate::code::Warning::at(DiagnosticCode::NotExported, 
+            warnings.push(crate::code::Warning::at(
+                DiagnosticCode::NotExported,
                 label.to_string(),
                 format!(
                     "channels on {} skipped: not joints of the exported skin",
@@ -179,7 +182,8 @@ pub fn build_hanim(
         }
         if channels.is_empty() {
             if !animation.channels.is_empty() {
-                warnings.push(crate::code::Warning::at(DiagnosticCode::NotExported, 
+                warnings.push(crate::code::Warning::at(
+                    DiagnosticCode::NotExported,
                     label.to_string(),
                     "no channel drives the exported skeleton; no clip written",
                 ));
@@ -212,7 +216,8 @@ fn convert_channel(
     let c = path.components();
     let source = (ch.components == c).then(|| linear_keys(ch)).flatten();
     let Some(source) = source else {
-        warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!(
                 "{} values of {} components for {} keys of a {path:?} channel; skipped",
@@ -273,7 +278,8 @@ fn convert_channel(
         keys.push(Key { time, value });
     }
     if bad_time > 0 {
-        warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!(
                 "{bad_time} keys with a non-finite time or one not after the previous key dropped"
@@ -281,13 +287,15 @@ fn convert_channel(
         ));
     }
     if bad_value > 0 {
-        warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!("{bad_value} keys with non-finite or zero values dropped"),
         ));
     }
     if keys.is_empty() {
-        warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             "no usable keys; skipped",
         ));

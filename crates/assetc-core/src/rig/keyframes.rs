@@ -86,7 +86,8 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
                             track,
                         });
                     }
-                    _ => warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                    _ => warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         ch.gltf_path.to_string(),
                         format!(
                             "{} values for {} keys of {} weights; skipped",
@@ -99,7 +100,8 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
                 continue;
             }
             let Some(source) = linear_keys(ch) else {
-                warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     ch.gltf_path.to_string(),
                     format!(
                         "{} values of {} components for {} keys; skipped",

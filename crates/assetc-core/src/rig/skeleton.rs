@@ -214,12 +214,15 @@ pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<Warning>)> {
             .filter(|&&(us, _)| us == s)
             .map(|&(_, n)| format!("nodes[{n}]"))
             .collect();
-        warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
-            "{} (used by {}) is not exported: only the first skin, {}, is",
-            skin_label(scene, s),
-            nodes.join(", "),
-            skin_label(scene, skin_index)
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "{} (used by {}) is not exported: only the first skin, {}, is",
+                skin_label(scene, s),
+                nodes.join(", "),
+                skin_label(scene, skin_index)
+            ),
+        ));
     }
     Some((skin_index, warnings))
 }
@@ -615,19 +618,22 @@ fn influences(
         out.push(sv);
     }
     if bad_joint > 0 {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{bad_joint} weights on joint indices beyond the skin were dropped"),
         ));
     }
     if bad_weight > 0 {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{bad_weight} negative or non-finite weights were dropped"),
         ));
     }
     if unweighted > 0 {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{unweighted} vertices without weight were bound rigidly to joint 0"),
         ));

@@ -2,9 +2,9 @@
 //! with the rig's sampler ([`crate::rig::sample`], CUBICSPLINE evaluated as the spec
 //! defines it) at the clip rate, stored as keyframes the runtime interpolates linearly.
 
-use crate::code::DiagnosticCode;
 use super::skeleton::{quantize_rotation, raw_to_quat, Skeleton};
 use super::{invalid, Bmd1Settings};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     sample_track, track_from_frames, AnimTolerance, Animation, BoneFrames, Track,
@@ -40,7 +40,8 @@ pub(crate) fn build_animations(
         let path = format!("animations[{ai}]");
         for c in &anim.channels {
             if c.path == ChannelPath::Weights {
-                warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::TargetLimit,
                     c.gltf_path.to_string(),
                     "morph weight animation dropped (BMD1 has no morph targets)",
                 ));
@@ -226,7 +227,8 @@ fn unique_name(
         suffix += 1;
     }
     if name != given && !given.is_empty() {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("animation name {given:?} has NUL or repeats an earlier clip; named {name:?}"),
         ));

@@ -165,8 +165,8 @@ fn split_large_meshes(model: Bmd1) -> Result<Bmd1, LoaderError> {
     for bone in &mut bones {
         if bone.solid != 0 {
             if let Some(r) = new_range.get(usize::from(bone.solid)) {
-                bone.solid = u8::try_from(r.start)
-                    .map_err(|_| LoaderError::BoneSolidMoved(r.start))?;
+                bone.solid =
+                    u8::try_from(r.start).map_err(|_| LoaderError::BoneSolidMoved(r.start))?;
             }
         }
     }

@@ -1,9 +1,9 @@
 //! Per primitive instance: the pipeline's geometry stages, bone assignment, bone-space
 //! positions and the per-vertex encoding choice.
 
-use crate::code::DiagnosticCode;
 use super::skeleton::Skeleton;
 use super::{invalid, Bmd1Settings, Bmd1VertexEncoding};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     encode_vertex, encoding_error, pick_encoding, ErrorBound, Vertex, VertexEncoding, VertexIn,
@@ -47,7 +47,8 @@ pub(crate) fn prepare(
     let skinned_by = skeleton.filter(|s| node.and_then(|n| n.skin) == Some(s.skin));
     let skinned_by = match skinned_by {
         Some(_) if prim.joints.is_empty() => {
-            warnings.push(Warning::at(DiagnosticCode::Repaired, 
+            warnings.push(Warning::at(
+                DiagnosticCode::Repaired,
                 path.to_string(),
                 "skinned node but no JOINTS_0; placed rigidly in its node's bind pose",
             ));
@@ -57,7 +58,8 @@ pub(crate) fn prepare(
     };
     if let Some(n) = node {
         if n.skin.is_some() && skinned_by.is_none() && !prim.joints.is_empty() {
-            warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
+            warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 path.to_string(),
                 format!(
                     "uses skins[{}] but BMD1 exports one skin; placed rigidly",

@@ -169,7 +169,8 @@ pub fn build_bmd1_shared(
         }
     }
     if prepared.is_empty() {
-        warnings.push(Warning::at(DiagnosticCode::NothingWritten, 
+        warnings.push(Warning::at(
+            DiagnosticCode::NothingWritten,
             scene.source_ref.to_string(),
             "no triangle geometry; no .bmd written",
         ));
@@ -271,7 +272,8 @@ fn assemble(
                     ),
                 ));
             }
-            warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
+            warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 scene.source_ref.to_string(),
                 format!("LOD {level} and below dropped: BMD1 LOD ranges reach only mesh 255"),
             ));

@@ -8,8 +8,8 @@
 //! local xform is quantised with the already quantised parent in hand, so F8A rounding
 //! does not pile up down the chain.
 
-use crate::code::DiagnosticCode;
 use super::invalid;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     f8a_decode, f8a_encode, xyz_decode, xyz_encode, Bone, BoneKind, F8A_MAX,
@@ -193,7 +193,8 @@ fn bone_name(
         suffix += 1;
     }
     if name != given {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             joint_path.to_string(),
             format!(
                 "bone name {given:?} is empty, has NUL or repeats an earlier bone; named {name:?}"

@@ -69,7 +69,8 @@ pub fn build_material_table(
         let mut row = factors(material);
         let repaired = repair_factors(&mut row);
         if !repaired.is_empty() {
-            table.warnings.push(crate::code::Warning::at(DiagnosticCode::Repaired, 
+            table.warnings.push(crate::code::Warning::at(
+                DiagnosticCode::Repaired,
                 where_.to_string(),
                 repaired.join("; "),
             ));
@@ -167,10 +168,13 @@ pub fn build_material_table(
             .into_iter()
             .map(|(what, places)| format!("{what} on {}", places.join(", ")))
             .collect();
-        table.warnings.push(crate::code::Warning::new(DiagnosticCode::NotExported, format!(
-            "materials: dropped what .hmat cannot hold: {}",
-            parts.join("; ")
-        )));
+        table.warnings.push(crate::code::Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "materials: dropped what .hmat cannot hold: {}",
+                parts.join("; ")
+            ),
+        ));
     }
     Ok(table)
 }

@@ -1,8 +1,8 @@
 //! The `.hmesh` of a scene: every primitive instance through [`prepare`], packed into
 //! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
 
-use crate::code::DiagnosticCode;
 use super::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
@@ -127,7 +127,11 @@ pub fn build_hmesh(
                     // A primitive bound to a second skin that cannot be expressed with the
                     // exported joints is dropped alone rather than failing the asset.
                     Err(e @ SkinError::ForeignSkin { .. }) => {
-                        warnings.push(Warning::at(DiagnosticCode::NotExported, path.to_string(), format!("dropped: {e}")));
+                        warnings.push(Warning::at(
+                            DiagnosticCode::NotExported,
+                            path.to_string(),
+                            format!("dropped: {e}"),
+                        ));
                         return Ok((None, warnings));
                     }
                     Err(e) => return Err(MeshError::Skin(e)),

@@ -150,7 +150,8 @@ pub fn build_mesh(
     let mut prims = Vec::with_capacity(mesh.primitives.len());
     for (j, p) in mesh.primitives.iter().enumerate() {
         if p.joints.len() > 1 {
-            warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
+            warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 p.gltf_path.to_string(),
                 "only JOINTS_0/WEIGHTS_0 are written (Qt skins with 4 influences)",
             ));

@@ -256,9 +256,11 @@ fn copy_images(
         let bytes = match crate::pipeline::textures::load_image_bytes(scene, i) {
             Ok(b) => b,
             Err(e) => {
-                out.warnings.push(
-                    Warning::at(e.code(), img.gltf_path.to_string(), format!("not copied: {e}")),
-                );
+                out.warnings.push(Warning::at(
+                    e.code(),
+                    img.gltf_path.to_string(),
+                    format!("not copied: {e}"),
+                ));
                 continue;
             }
         };
@@ -271,13 +273,11 @@ fn copy_images(
                 return Err(invalid(&img.gltf_path, reason));
             }
             // A format assetc does not read (Qt reads a few more) is copied unchecked.
-            Err(HeaderError::Unreadable(reason)) => out.warnings.push(
-                Warning::at(
-                    crate::code::DiagnosticCode::BadImage,
-                    img.gltf_path.to_string(),
-                    format!("copied without a size check: {reason}"),
-                ),
-            ),
+            Err(HeaderError::Unreadable(reason)) => out.warnings.push(Warning::at(
+                crate::code::DiagnosticCode::BadImage,
+                img.gltf_path.to_string(),
+                format!("copied without a size check: {reason}"),
+            )),
         }
         let (base, ext) = match (&img.source, &img.uri) {
             (ImageSource::File(path), _) => {

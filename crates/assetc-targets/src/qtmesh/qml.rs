@@ -1,9 +1,9 @@
 //! The `.qml` scene beside the meshes, shaped like Balsam's: resources (textures,
 //! materials, skins, morph targets) first, then the node hierarchy.
 
-use crate::code::DiagnosticCode;
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, TextureTransform, Wrap};
 use std::collections::HashMap;
@@ -275,7 +275,8 @@ impl Writer<'_> {
         if t.tex_coord == 1 {
             s.push_str("        indexUV: 1\n");
         } else if t.tex_coord > 1 {
-            self.warnings.push(Warning::at(DiagnosticCode::TargetLimit, 
+            self.warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 format!("images[{}] ({slot})", t.image),
                 format!("texCoord {} is not available in Qt (UV0 used)", t.tex_coord),
             ));

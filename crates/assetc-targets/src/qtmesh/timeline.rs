@@ -15,8 +15,8 @@
 //!   value (Qt's keyframes only interpolate). CUBICSPLINE curves are linear keys within
 //!   the rig's tolerance (`rig::keyframes`), as for the other targets.
 
-use crate::code::DiagnosticCode;
 use super::qml::num;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::keyframes::{clip_keyframes, Track};
 use glam::{Quat, Vec3};
@@ -109,7 +109,8 @@ pub fn write_timelines(
             }
         }
         if left_out > 0 {
-            warnings.push(Warning::at(DiagnosticCode::NotExported, 
+            warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 format!("animations[{}] ({:?})", clip.animation, clip.name),
                 format!(
                     "{left_out} animated node(s) are not in the scene; their keys are left out"

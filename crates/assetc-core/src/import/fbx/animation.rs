@@ -6,9 +6,9 @@
 //! as most exporters write them, are kept as they are). Blend channel weights
 //! (`DeformPercent`) become one weights channel per node drawing the mesh.
 
-use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, Res};
 use super::{morph, names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation, Mesh};
@@ -96,7 +96,8 @@ pub fn import_animations(
         }
         channels.extend(weight_channels(ctx, &baked, &targets, meshes, &path)?);
         if channels.is_empty() {
-            warnings.push(Warning::at(DiagnosticCode::NotExported, 
+            warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 "animates nothing this importer reads; clip kept empty",
             ));

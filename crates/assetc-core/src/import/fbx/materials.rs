@@ -4,10 +4,10 @@
 //! (ufbx maps Phong/Lambert, Autodesk Standard Surface, 3ds Max Physical and Blender's
 //! exported properties onto one set of PBR maps).
 
-use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, paths, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
 use std::path::Path;
@@ -30,7 +30,8 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
             };
             let relative: &str = &f.relative_filename;
             if relative.is_empty() {
-                warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     gltf_path.to_string(),
                     format!(
                         "the FBX gives only the exporter's absolute path {:?}; \
@@ -206,7 +207,8 @@ fn texture_ref(
         first.map(|t| t.file_index)
     };
     let Some(image) = file else {
-        warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
+        warnings.push(Warning::at(
+            DiagnosticCode::DanglingReference,
             path.to_string(),
             format!(
                 "{} names no image file; slot left empty",

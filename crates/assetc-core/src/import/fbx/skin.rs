@@ -4,10 +4,10 @@
 //! `TransformLink`) is the joint's inverse bind matrix in the mesh's own space, as glTF
 //! defines it.
 
-use crate::code::DiagnosticCode;
 use super::super::gltf::{bad, Res};
 use super::nodes::mat4;
 use super::{names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Skin;
 
@@ -65,7 +65,8 @@ pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Skin>> {
             inverse_bind_matrices.push(ibm);
         }
         if d.max_weights_per_vertex > MAX_INFLUENCES {
-            warnings.push(Warning::at(DiagnosticCode::NotExported, 
+            warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 format!(
                     "up to {} influences per vertex; the {MAX_INFLUENCES} largest are kept",

@@ -2,9 +2,9 @@
 //! Clips whose keys start below zero are shifted to start at 0 (one warning per asset,
 //! see [`crate::rig::timeline`]).
 
-use crate::code::DiagnosticCode;
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
@@ -28,7 +28,8 @@ pub fn import_animations(
                 return dangling(path, format!("target node {node} does not exist"));
             }
             let Checked::Valid(property) = ch.target.path else {
-                warnings.push(Warning::at(DiagnosticCode::NotExported, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     path.to_string(),
                     "unknown target path; channel skipped",
                 ));
@@ -147,14 +148,16 @@ fn read_times(
     }
     // Negative times are repaired for the whole clip by the caller.
     if times.iter().any(|t| !t.is_finite()) {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             ipath.to_string(),
             "key times must be finite; channel skipped",
         ));
         return Ok(None);
     }
     if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             ipath.to_string(),
             format!(
                 "key times are not increasing at {} ({} then {}); channel skipped",

@@ -1,9 +1,9 @@
 //! Images (embedded or external, never read here) and materials with the extensions
 //! assetc folds in; everything else a material carries is listed as unsupported.
 
-use crate::code::DiagnosticCode;
 use super::buffers::BufferData;
 use super::{bad, dangling, paths, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{
     AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, TextureTransform, Wrap,
@@ -196,7 +196,8 @@ fn texture_ref(
             if finite {
                 transform = Some(values);
             } else {
-                warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     "KHR_texture_transform has values that are not finite; ignored",
                 ));
@@ -237,7 +238,8 @@ fn texture_ref(
     }
     if image == u32::MAX as usize {
         // `source` is optional; the gltf crate marks its absence with u32::MAX.
-        warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
+        warnings.push(Warning::at(
+            DiagnosticCode::DanglingReference,
             path.to_string(),
             format!("textures[{t}] has no image source; slot left empty"),
         ));

@@ -1,9 +1,9 @@
 //! Mesh primitives: attributes, indices (strips and fans converted to lists), morph
 //! targets. Non-triangle primitives are skipped with a warning.
 
-use crate::code::DiagnosticCode;
 use super::accessor::{group, Layout, Reader};
 use super::{bad, dangling, over_limit, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Material, Mesh, MorphTarget, Primitive};
 use gltf::json::accessor::{ComponentType, Type};
@@ -49,7 +49,8 @@ fn import_primitive(
         mode,
         Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
     ) {
-        warnings.push(Warning::at(DiagnosticCode::NotExported, 
+        warnings.push(Warning::at(
+            DiagnosticCode::NotExported,
             path.to_string(),
             format!("mode {mode:?} is not triangles; skipped"),
         ));
@@ -68,7 +69,8 @@ fn import_primitive(
         }
     }
     let Some(position) = position else {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             "no POSITION attribute; skipped",
         ));
@@ -126,16 +128,19 @@ fn import_primitive(
                 let name = format!("WEIGHTS_{n}");
                 weights.insert(*n, attr.vec::<4>(reader, &name, a, &[Type::Vec4])?);
             }
-            Checked::Valid(other) => warnings.push(Warning::at(DiagnosticCode::NotExported, 
+            Checked::Valid(other) => warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 format!(
                     "attribute {} dropped (no runtime format holds it)",
                     semantic_name(other)
                 ),
             )),
-            Checked::Invalid => {
-                warnings.push(Warning::at(DiagnosticCode::NotExported, path.to_string(), "unknown attribute dropped"))
-            }
+            Checked::Invalid => warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
+                path.to_string(),
+                "unknown attribute dropped",
+            )),
         }
     }
     pair_skin_sets(path, joints, weights, &mut prim, warnings);
@@ -146,7 +151,8 @@ fn import_primitive(
     };
     let (list, dropped) = to_triangle_list(mode, &indices);
     if dropped > 0 {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("{dropped} trailing indices do not form a triangle; dropped"),
         ));
@@ -201,7 +207,8 @@ fn pair_skin_sets(
         n += 1;
     }
     if (n as usize) < total {
-        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+        warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("JOINTS/WEIGHTS sets from {n} on are unpaired or not contiguous; dropped"),
         ));
@@ -272,7 +279,8 @@ fn note_variants(
             list.push("KHR_materials_variants".into());
         }
     }
-    warnings.push(Warning::at(DiagnosticCode::NotExported, 
+    warnings.push(Warning::at(
+        DiagnosticCode::NotExported,
         path.to_string(),
         "KHR_materials_variants mappings ignored; the default material is used",
     ));

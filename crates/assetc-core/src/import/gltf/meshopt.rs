@@ -111,9 +111,7 @@ pub fn decode(ext: &MeshoptView, src: &[u8], path: &str) -> Res<Vec<u8>> {
         |r: Result<Vec<u16>, ::meshopt::Error>| r.map(|v| v.into_iter().map(u32::from).collect());
     let decoded: Result<Vec<u8>, ViewError> = match (ext.mode.as_str(), stride) {
         ("ATTRIBUTES", _) => decode_attributes(src, count, stride),
-        ("TRIANGLES", 2 | 4) if count % 3 != 0 => {
-            Err(ViewError::PartialTriangle(count))
-        }
+        ("TRIANGLES", 2 | 4) if count % 3 != 0 => Err(ViewError::PartialTriangle(count)),
         ("TRIANGLES", 2) => to_bytes(
             widen(::meshopt::encoding::decode_index_buffer::<u16>(src, count)),
             2,

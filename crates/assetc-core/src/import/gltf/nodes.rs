@@ -1,8 +1,8 @@
 //! The node hierarchy: local transforms, parent links (cycles and shared children are
 //! errors), scene roots and world matrices.
 
-use crate::code::DiagnosticCode;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Node;
 use glam::{Mat4, Quat, Vec3};
@@ -23,7 +23,8 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                 let (s, r) = if r.is_finite() && s.is_finite() {
                     (s, r.normalize())
                 } else {
-                    warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                    warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         path.to_string(),
                         "matrix cannot be decomposed; TRS is identity",
                     ));
@@ -38,7 +39,8 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                 let r = match r.length() {
                     len if len.is_finite() && (len - 1.0).abs() <= 1e-3 => r,
                     len if len.is_finite() && len > 1e-6 => {
-                        warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                        warnings.push(Warning::at(
+                            DiagnosticCode::Repaired,
                             path.to_string(),
                             "rotation is not unit length; normalized",
                         ));
@@ -159,7 +161,8 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -
             };
             if let Some(p) = node.parent.take() {
                 nodes[p].children.retain(|&c| c != n);
-                warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("nodes[{n}] is a child of nodes[{p}]; detached to be a root"),
                 ));

@@ -2,8 +2,8 @@
 //! initial morph weights of mesh instances. Only targets that keep a hierarchy (Qt) use
 //! them; a bad light or camera is dropped with a warning, since no geometry depends on it.
 
-use crate::code::DiagnosticCode;
 use super::Ctx;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Camera, Light, LightKind, NodeWeights, Projection};
 use gltf::json;
@@ -38,11 +38,13 @@ pub fn import_placed(
                 .and_then(|l| light_defs.get(l));
             match def.map(|d| light(i, d)) {
                 Some(Ok(l)) => lights.push(l),
-                Some(Err(reason)) => warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                Some(Err(reason)) => warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("KHR_lights_punctual light {index} {reason}; light dropped"),
                 )),
-                None => warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
+                None => warnings.push(Warning::at(
+                    DiagnosticCode::DanglingReference,
                     path.to_string(),
                     format!("KHR_lights_punctual light {index} does not exist; light dropped"),
                 )),
@@ -55,11 +57,13 @@ pub fn import_placed(
                     name: root.cameras[c].name.clone(),
                     projection,
                 }),
-                Some(Err(reason)) => warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                Some(Err(reason)) => warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("cameras[{c}] {reason}; camera dropped"),
                 )),
-                None => warnings.push(Warning::at(DiagnosticCode::DanglingReference, 
+                None => warnings.push(Warning::at(
+                    DiagnosticCode::DanglingReference,
                     path.to_string(),
                     format!("camera {c} does not exist; camera dropped"),
                 )),
@@ -76,7 +80,8 @@ pub fn import_placed(
                     weights: w.clone(),
                 });
             } else {
-                warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     "morph weights are not finite; ignored",
                 ));

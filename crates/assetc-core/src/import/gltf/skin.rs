@@ -1,8 +1,8 @@
 //! Skins: joint node lists and inverse bind matrices.
 
-use crate::code::DiagnosticCode;
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Skin;
 use glam::Mat4;
@@ -54,7 +54,8 @@ pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<Warning>)
                     );
                 }
                 if layout.count > joints.len() {
-                    warnings.push(Warning::at(DiagnosticCode::Repaired, 
+                    warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         where_.to_string(),
                         format!(
                             "{} matrices for {} joints; extra ones ignored",

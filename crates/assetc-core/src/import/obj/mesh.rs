@@ -48,7 +48,10 @@ pub enum ObjMeshError {
 impl ObjMeshError {
     /// Past one of the import limits (a [`super::super::ImportError::Limit`]).
     pub fn is_limit(&self) -> bool {
-        matches!(self, Self::TooManyIndices { .. } | Self::TooManyCorners { .. })
+        matches!(
+            self,
+            Self::TooManyIndices { .. } | Self::TooManyCorners { .. }
+        )
     }
 }
 
@@ -331,6 +334,7 @@ mod tests {
             ..Default::default()
         };
         let e = primitive(&models[0].mesh, &ctx(&[0, 0], false), &limits).unwrap_err();
-        assert!(e.contains("4 triangles (12 indices)"), "{e}");
+        assert!(e.is_limit(), "{e:?}");
+        assert!(e.to_string().contains("4 triangles (12 indices)"), "{e}");
     }
 }

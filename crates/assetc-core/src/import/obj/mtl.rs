@@ -13,10 +13,10 @@
 //! - `map_Kd` is the base colour texture, `map_Bump`/`bump`/`norm` the normal texture
 //!   (`-bm` its scale), all on the only UV set OBJ has.
 
-use crate::code::DiagnosticCode;
 use super::scan::LineError;
-use crate::import::gltf::paths::UriError;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
+use crate::import::gltf::paths::UriError;
 use crate::scene::{AlphaMode, Material, TextureRef};
 
 /// Refuses the MTL statements `tobj` cannot read without panicking: a colour (`Ka`, `Kd`,
@@ -87,7 +87,7 @@ pub enum MaterialError {
         material: String,
         slot: String,
         file: String,
-        source: UriError,
+        source: Box<UriError>,
     },
 }
 
@@ -109,35 +109,37 @@ pub fn material(
         Some(ns) if ns.is_finite() => (2.0 / (ns.max(0.0) + 2.0)).powf(0.25),
         _ => 1.0,
     });
-    let mut texture = |slot: &str,
-                       value: &str|
-     -> Result<(TextureRef, TextureStatement), MaterialError> {
-        let statement = texture_statement(value).ok_or_else(|| MaterialError::NoFile {
-            material: m.name.clone(),
-            slot: slot.to_owned(),
-        })?;
-        let index = image(&statement.file).map_err(|source| MaterialError::Image {
-            material: m.name.clone(),
-            slot: slot.to_owned(),
-            file: statement.file.clone(),
-            source,
-        })?;
-        if statement.transformed {
-            warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
+    let mut texture =
+        |slot: &str, value: &str| -> Result<(TextureRef, TextureStatement), MaterialError> {
+            let statement = texture_statement(value).ok_or_else(|| MaterialError::NoFile {
+                material: m.name.clone(),
+                slot: slot.to_owned(),
+            })?;
+            let index = image(&statement.file).map_err(|source| MaterialError::Image {
+                material: m.name.clone(),
+                slot: slot.to_owned(),
+                file: statement.file.clone(),
+                source: Box::new(source),
+            })?;
+            if statement.transformed {
+                warnings.push(Warning::new(
+                    DiagnosticCode::NotExported,
+                    format!(
                 "material {:?}: {slot} {}: -o/-s/-t texture offsets and scales are not kept",
                 m.name, statement.file
-            )));
-        }
-        let reference = TextureRef {
-            image: index,
-            tex_coord: 0,
-            has_transform: false,
-            transform: None,
-            // MTL's `-clamp on` is read by no importer we compare with; maps repeat.
-            sampler: Default::default(),
+            ),
+                ));
+            }
+            let reference = TextureRef {
+                image: index,
+                tex_coord: 0,
+                has_transform: false,
+                transform: None,
+                // MTL's `-clamp on` is read by no importer we compare with; maps repeat.
+                sampler: Default::default(),
+            };
+            Ok((reference, statement))
         };
-        Ok((reference, statement))
-    };
     let base_color_texture = match &m.diffuse_texture {
         Some(v) => Some(texture("map_Kd", v)?.0),
         None => None,
@@ -163,11 +165,14 @@ pub fn material(
                 .and_then(texture_statement)
                 .map(|s| s.file);
         if !same {
-            warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
+            warnings.push(Warning::new(
+                DiagnosticCode::NotExported,
+                format!(
                 "material {:?}: map_d {map_d} is not the map_Kd texture; the runtime materials \
                  take opacity from the base colour texture's alpha, so it is not kept",
                 m.name
-            )));
+            ),
+            ));
         }
     }
     let blend = alpha < 1.0 || m.dissolve_texture.is_some();

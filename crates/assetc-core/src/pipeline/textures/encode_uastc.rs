@@ -179,7 +179,11 @@ pub fn decode_uastc_rgba(
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UastcDecodeError {
     #[error("{bytes} bytes of UASTC for {width}x{height}")]
-    WrongSize { bytes: usize, width: u32, height: u32 },
+    WrongSize {
+        bytes: usize,
+        width: u32,
+        height: u32,
+    },
     #[error("level too large")]
     TooLarge,
     #[error("UASTC transcode failed")]

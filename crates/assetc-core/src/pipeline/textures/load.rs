@@ -331,13 +331,9 @@ pub fn decode_foreign_ktx2(bytes: &[u8]) -> Result<DecodedImage, ForeignKtx2Erro
 }
 
 /// [`read_foreign_ktx2`], passing through only when `wanted` is given and met.
-fn read_ktx2(
-    bytes: &[u8],
-    wanted: Option<&Ktx2Wanted>,
-) -> Result<ForeignKtx2, ForeignKtx2Error> {
+fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, ForeignKtx2Error> {
     use crate::formats::ktx2 as ours;
-    let reader =
-        ktx2::Reader::new(bytes).map_err(|e| ForeignKtx2Error::Invalid(e.to_string()))?;
+    let reader = ktx2::Reader::new(bytes).map_err(|e| ForeignKtx2Error::Invalid(e.to_string()))?;
     let header = reader.header();
     let (w, h) = (header.pixel_width, header.pixel_height.max(1));
     if header.pixel_depth > 1 || header.layer_count > 1 || header.face_count != 1 {
@@ -413,9 +409,7 @@ fn read_ktx2(
                 pixels,
             }));
         }
-        Some(other) => {
-            return Err(ForeignKtx2Error::Supercompression(format!("{other:?}")))
-        }
+        Some(other) => return Err(ForeignKtx2Error::Supercompression(format!("{other:?}"))),
     };
     let pixels = decode_level(vk, u32::from(model), &data, w, h)?;
     let pixels = orient(pixels, w, &orientation)?;

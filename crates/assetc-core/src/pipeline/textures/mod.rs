@@ -24,18 +24,18 @@ pub use standalone::{
     StandaloneTexture,
 };
 
+pub use basislz::BasisLzError;
 pub use bc7_rdo::RdoParams;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
-pub use basislz::BasisLzError;
 pub use encode_uastc::{
     decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcDecodeError, UastcKnobs,
 };
 pub use id::texture_id;
 pub use load::{
     declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
-    read_foreign_ktx2, DimensionError, ForeignKtx2, ForeignKtx2Error, HeaderError, ImageDecodeError,
-    Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
+    read_foreign_ktx2, DimensionError, ForeignKtx2, ForeignKtx2Error, HeaderError,
+    ImageDecodeError, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
 };
 pub use mips::{build_levels, RgbaLevel};
 
@@ -471,7 +471,9 @@ pub fn encode_texture(
             mipmaps: settings.mipmaps,
             max_size: settings.max_size,
         };
-        match read_foreign_ktx2(bytes, &wanted).map_err(|r| TextureError::new("image", r.to_string()))? {
+        match read_foreign_ktx2(bytes, &wanted)
+            .map_err(|r| TextureError::new("image", r.to_string()))?
+        {
             ForeignKtx2::PassThrough => return Ok(bytes.to_vec()),
             ForeignKtx2::Decoded(image) => image,
         }

@@ -297,9 +297,7 @@ pub fn encode_topology(lod: &ClusterLod) -> Result<ClodTopology, TopologyCodecEr
             reason: e.to_string(),
         })?;
         data.extend_from_slice(&stream);
-        offsets.push(
-            u32::try_from(data.len()).map_err(|_| TopologyCodecError::Over4GiB)?,
-        );
+        offsets.push(u32::try_from(data.len()).map_err(|_| TopologyCodecError::Over4GiB)?);
     }
     Ok(ClodTopology::Encoded { offsets, data })
 }
@@ -310,7 +308,11 @@ pub enum TopologyCodecError {
     #[error("cluster {cluster} has no entry in CLCO")]
     NoOffset { cluster: usize },
     #[error("cluster {cluster} stream [{start}, {end}) lies outside CLCD")]
-    StreamOutside { cluster: usize, start: u32, end: u32 },
+    StreamOutside {
+        cluster: usize,
+        start: u32,
+        end: u32,
+    },
     #[error(
         "cluster {cluster} has {vertices} vertices / {triangles} triangles; the codec holds at most 256"
     )]

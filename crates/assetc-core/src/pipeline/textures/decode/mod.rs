@@ -208,7 +208,11 @@ pub fn astc_rgba(
                 reason: e.to_string(),
             })
         }
-        Err(_) => return Err(LevelDecodeError::InvalidAstc { block: block.name() }),
+        Err(_) => {
+            return Err(LevelDecodeError::InvalidAstc {
+                block: block.name(),
+            })
+        }
     }
     // texture2ddecoder packs a texel as little-endian B, G, R, A.
     Ok(bgra
