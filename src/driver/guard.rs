@@ -38,9 +38,10 @@ pub fn compile_guarded(
         // The source's path starts the message; any other file the error names stays in
         // the detail.
         let source_path = display.to_string();
-        let detail = match e.file() == source_path {
-            true => e.detail(),
-            false => format!("{}: {}", e.file(), e.detail()),
+        let detail = if e.file() == source_path {
+            e.detail()
+        } else {
+            format!("{}: {}", e.file(), e.detail())
         };
         Failure::new(e.code(), e.to_string())
             .with_detail(detail)

@@ -264,20 +264,22 @@ fn import_meshes(
             smooth_by_groups: scanned.has_smoothing_groups,
             material: model.mesh.material_id,
         };
-        let primitive =
-            mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|e| match e.is_limit() {
-                true => ImportError::Limit {
+        let primitive = mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|e| {
+            if e.is_limit() {
+                ImportError::Limit {
                     file: file.to_string(),
                     gltf_path: path.clone(),
                     reason: e.to_string(),
-                },
-                false => ImportError::Obj {
+                }
+            } else {
+                ImportError::Obj {
                     file: file.to_string(),
                     at: path.clone(),
                     reason: e.to_string(),
                     code: DiagnosticCode::InvalidSource,
-                },
-            })?;
+                }
+            }
+        })?;
         // What the decoded arrays hold, against the same total as a glTF's accessors.
         total_bytes += primitive.positions.len() as u64 * 32 + primitive.indices.len() as u64 * 4;
         if total_bytes > opts.limits.max_total_accessor_bytes {
