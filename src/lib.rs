@@ -33,6 +33,8 @@ pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod preview;
 #[cfg(feature = "pipeline")]
+pub mod read_error;
+#[cfg(feature = "pipeline")]
 pub mod remote_store;
 #[cfg(feature = "pipeline")]
 pub mod report;

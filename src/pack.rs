@@ -348,7 +348,7 @@ pub fn extract(archive: &Path, dest: &Path) -> Result<ExtractReport, PackError> 
                 Some(listed) => stamp_mismatch(&data, listed).map_or(Ok(data), Err),
                 None => Ok(data),
             })
-            .and_then(|data| write_inside(dest, &entry.path, &data));
+            .and_then(|data| write_inside(dest, &entry.path, &data).map_err(|e| e.to_string()));
         folded
             .entry(entry.path.to_ascii_lowercase())
             .or_insert(&entry.path);
@@ -444,7 +444,7 @@ fn extract_hpack(archive: &Path, bytes: &[u8], dest: &Path) -> Result<ExtractRep
                 pack.data(entry.index)
                     .ok_or_else(|| "payload outside the archive".to_string())
             })
-            .and_then(|data| write_inside(dest, &entry.path, data));
+            .and_then(|data| write_inside(dest, &entry.path, data).map_err(|e| e.to_string()));
         folded
             .entry(hpack::case_fold(&entry.path))
             .or_insert(&entry.path);
@@ -459,30 +459,30 @@ fn extract_hpack(archive: &Path, bytes: &[u8], dest: &Path) -> Result<ExtractRep
 /// Writes `data` to `dest/archive_path` without leaving `dest`. The caller has checked the
 /// path against its format's rules (relative, no `..`, no `\`); here every existing
 /// component below `dest` must be a real directory, not a symlink.
-fn write_inside(dest: &Path, archive_path: &str, data: &[u8]) -> Result<(), String> {
+fn write_inside(dest: &Path, archive_path: &str, data: &[u8]) -> Result<(), WriteInsideError> {
     let parts: Vec<&str> = archive_path.split('/').collect();
     let Some((file_name, dirs)) = parts.split_last() else {
-        return Err("empty path".into());
+        return Err(WriteInsideError::EmptyPath);
     };
     let mut dir = dest.to_path_buf();
     for part in dirs {
         dir.push(part);
         match fs::symlink_metadata(&dir) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(format!(
-                    "{} is a symbolic link; refusing to follow it",
-                    dir.display()
-                ));
+                return Err(WriteInsideError::Symlink(dir));
             }
             Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Err(format!("{} exists and is not a folder", dir.display())),
-            Err(_) => fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?,
+            Ok(_) => return Err(WriteInsideError::NotAFolder(dir)),
+            Err(_) => fs::create_dir(&dir).map_err(|source| WriteInsideError::Io {
+                path: dir.clone(),
+                source,
+            })?,
         }
     }
     let target = dir.join(file_name);
     if let Ok(meta) = fs::symlink_metadata(&target) {
         if meta.is_dir() {
-            return Err(format!("{} exists and is a folder", target.display()));
+            return Err(WriteInsideError::AFolder(target));
         }
     }
     // Renaming over `target` replaces a symlink there rather than writing through it. A
@@ -505,10 +505,31 @@ fn write_inside(dest: &Path, archive_path: &str, data: &[u8]) -> Result<(), Stri
             f.sync_all()
         })
         .and_then(|()| fs::rename(&temp, &target));
-    written.map_err(|e| {
+    written.map_err(|source| {
         let _ = fs::remove_file(&temp);
-        format!("{}: {e}", target.display())
+        WriteInsideError::Io {
+            path: target,
+            source,
+        }
     })
+}
+
+/// Why an extracted entry is not written below the destination.
+#[derive(Debug, thiserror::Error)]
+enum WriteInsideError {
+    #[error("empty path")]
+    EmptyPath,
+    #[error("{} is a symbolic link; refusing to follow it", .0.display())]
+    Symlink(PathBuf),
+    #[error("{} exists and is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("{} exists and is a folder", .0.display())]
+    AFolder(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// One path of `list`: its winning layer and that layer's entry.

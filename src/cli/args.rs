@@ -217,15 +217,26 @@ pub struct BuildArgs {
 }
 
 /// `-j N`: as cargo, at least one thread; leaving it out is what uses every core.
-fn parse_jobs(s: &str) -> Result<usize, String> {
+fn parse_jobs(s: &str) -> Result<usize, JobsArg> {
     match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(0) => Err(JobsArg::Zero),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("expected a number of threads, got `{s}`")),
+        Err(_) => Err(JobsArg::NotANumber(s.to_owned())),
     }
 }
 
-fn parse_remote_mode(s: &str) -> Result<assetc::driver::remote::RemoteMode, String> {
+/// Why a `-j` is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum JobsArg {
+    #[error("must be at least 1 (leave -j out to use every core)")]
+    Zero,
+    #[error("expected a number of threads, got `{0}`")]
+    NotANumber(String),
+}
+
+fn parse_remote_mode(
+    s: &str,
+) -> Result<assetc::driver::remote::RemoteMode, assetc::options::remote::UnknownRemoteMode> {
     s.parse()
 }
 
@@ -276,15 +287,24 @@ pub struct PreviewArgs {
 }
 
 /// `--target NAME`, parsed as build.toml's `targets` are.
-pub fn parse_target_arg(name: &str) -> Result<Target, String> {
+pub fn parse_target_arg(name: &str) -> Result<Target, config::UnknownTarget> {
     config::parse_target(name)
 }
 
 /// `--qt-mesh-version`: the two versions the Qt target writes.
-pub fn parse_qt_mesh_version(v: &str) -> Result<u16, String> {
+pub fn parse_qt_mesh_version(v: &str) -> Result<u16, QtMeshVersionArg> {
     let version: u16 = v
         .parse()
-        .map_err(|_| format!("must be 5 or 7, got `{v}`"))?;
+        .map_err(|_| QtMeshVersionArg::NotANumber(v.to_owned()))?;
     assetc::targets::qtmesh::QtTargetSettings::check_mesh_version(version)?;
     Ok(version)
+}
+
+/// Why a `--qt-mesh-version` is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum QtMeshVersionArg {
+    #[error("must be 5 or 7, got `{0}`")]
+    NotANumber(String),
+    #[error(transparent)]
+    Unwritable(#[from] assetc::pipeline::SettingRangeError),
 }

@@ -16,11 +16,9 @@ pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode>
     let json = args.json || global.message_format == MessageFormat::Json;
     for p in &problems {
         if json {
-            // Every problem starts with the file it is about.
-            let (file, message) = p.split_once(": ").unwrap_or(("", p));
             println!(
                 "{}",
-                serde_json::json!({"reason": "problem", "file": file, "message": message})
+                serde_json::json!({"reason": "problem", "file": p.file, "message": p.message})
             );
         } else {
             println!("{p}");

@@ -16,7 +16,7 @@ pub(crate) mod tables;
 
 pub use error::ConfigError;
 pub use file::{CacheTable, Config, PackFormat, Preset, Rule};
-pub use resolve::parse_target;
+pub use resolve::{parse_target, UnknownTarget};
 pub use suggest::{edit_distance, nearest};
 pub use tables::{Partial, Section};
 

@@ -9,11 +9,22 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 /// A target name from the command line, parsed as build.toml's `targets` are.
-pub fn parse_target(name: &str) -> Result<Target, String> {
+pub fn parse_target(name: &str) -> Result<Target, UnknownTarget> {
     let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
         name.into_deserializer();
-    Target::deserialize(de)
-        .map_err(|e| with_suggestion(&e.to_string()).replace("variant", "target"))
+    Target::deserialize(de).map_err(|e| UnknownTarget {
+        name: name.to_owned(),
+        message: with_suggestion(&e.to_string()).replace("variant", "target"),
+    })
+}
+
+/// A target name that is none of the targets: serde's message about it, with the nearest
+/// name suggested.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct UnknownTarget {
+    pub name: String,
+    pub message: String,
 }
 
 impl Config {
@@ -112,9 +123,11 @@ impl Config {
             .limits
             .limits()
             .map_err(|(span, m)| ConfigError::at(&self.path, &self.text, span.start, m))?;
-        self.apply_tables(&mut options.settings).map_err(invalid)?;
+        self.apply_tables(&mut options.settings)
+            .map_err(|e| invalid(e.to_string()))?;
         if let Some(p) = preset {
-            p.apply_tables(&mut options.settings).map_err(invalid)?;
+            p.apply_tables(&mut options.settings)
+                .map_err(|e| invalid(e.to_string()))?;
         }
         for rule in &self.rules {
             let glob =

@@ -96,22 +96,36 @@ impl<T: Section> Partial<T> {
     }
 
     /// Overlays the keys this table sets on `base`.
-    pub fn apply(&self, table: &str, base: &mut T) -> Result<(), String> {
+    pub fn apply(&self, table: &str, base: &mut T) -> Result<(), ApplyError> {
         if self.entries.is_empty() {
             return Ok(());
         }
-        let mut table = match toml::Value::try_from(&*base).map_err(|e| e.to_string())? {
+        let mut table = match toml::Value::try_from(&*base)? {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("[{table}] settings are not a table")),
+            _ => return Err(ApplyError::NotATable(table.to_owned())),
         };
         for (key, value) in &self.entries {
             table.insert(key.clone(), value.get_ref().clone());
         }
         *base = toml::Value::Table(table)
             .try_into()
-            .map_err(|e| plain_words(&with_suggestion(e.message())))?;
+            .map_err(|e: toml::de::Error| {
+                ApplyError::Value(plain_words(&with_suggestion(e.message())))
+            })?;
         Ok(())
     }
+}
+
+/// Why a table's keys cannot be overlaid on the settings resolved so far.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Serialize(#[from] toml::ser::Error),
+    #[error("[{0}] settings are not a table")]
+    NotATable(String),
+    /// TOML's message about the overlaid value, in plain words.
+    #[error("{0}")]
+    Value(String),
 }
 
 /// A layer of the file (the top level, a preset, a rule): the struct with its own fields
@@ -149,7 +163,7 @@ macro_rules! settings_layer {
             pub fn apply_tables(
                 &self,
                 settings: &mut $crate::kinds::asset::AssetSettings,
-            ) -> Result<(), String> {
+            ) -> Result<(), $crate::config::tables::ApplyError> {
                 $(self.$table.apply(stringify!($table), &mut settings.$table)?;)*
                 $crate::config::tables::qt_naming_follows_version(&self.qtmesh, settings);
                 Ok(())

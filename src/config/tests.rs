@@ -171,7 +171,7 @@ fn a_rule_matching_nothing_is_a_warning_at_its_line() {
 #[test]
 fn cli_target_names_parse_like_the_file() {
     assert_eq!(parse_target("qtmesh"), Ok(Target::QtMesh));
-    let e = parse_target("hmseh").unwrap_err();
+    let e = parse_target("hmseh").unwrap_err().to_string();
     assert!(e.contains("did you mean `hmesh`?"), "{e}");
 }
 

@@ -458,6 +458,7 @@ pub fn settings_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code::DiagnosticCode;
 
     /// Gives `path` a modification time `seconds` from now, its bytes unchanged.
     fn touch_later(path: &Path, seconds: u64) {
@@ -723,8 +724,8 @@ mod tests {
             path: "a.hmesh".into(),
         });
         record.warnings = vec![
-            Warning::new("plain"),
-            Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled),
+            Warning::new(DiagnosticCode::NotExported, "plain"),
+            Warning::at(DiagnosticCode::LodStalled, "meshes[0]", "placed"),
         ];
         record.stats.triangles = 8;
         let stamp = FileStamp {
@@ -799,8 +800,13 @@ mod tests {
         assert_eq!(
             old.assets["a.gltf"].warnings,
             [
-                Warning::new("plain"),
-                Warning::at("meshes[0]", "placed").coded(crate::code::DiagnosticCode::LodStalled)
+                // An earlier release's warning without a code reads back without one.
+                Warning {
+                    code: None,
+                    at: None,
+                    message: "plain".into(),
+                },
+                Warning::at(DiagnosticCode::LodStalled, "meshes[0]", "placed")
             ]
         );
         assert_eq!(

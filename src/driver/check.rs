@@ -13,7 +13,7 @@
 //! asset built elsewhere is held to exactly the rules `check` applies.
 
 use super::manifest::MANIFEST_NAME;
-use super::verify::verify_tree;
+use super::verify::{verify_tree, TreeProblem};
 use crate::formats::hman::{self, EntryKind, FileStamp, ManifestEntry};
 use crate::formats::{hanim, hfont, hmat, hmesh, ktx2};
 use std::borrow::Cow;
@@ -26,20 +26,27 @@ pub const RUNTIME_EXTENSIONS: [&str; 5] = ["hmesh", "hmat", "hanim", "ktx2", "hf
 /// A tree's files as the cross-file rules see them, by `/`-separated relative path.
 pub trait TreeView {
     /// The file's bytes; the error says why it cannot be read.
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String>;
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError>;
     fn is_file(&self, rel: &str) -> bool;
     /// How messages name the file.
     fn display(&self, rel: &str) -> String;
+}
+
+/// Why a file of a [`TreeView`] cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeReadError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("not among the asset's files")]
+    NotInAsset,
 }
 
 /// An output folder on disk.
 pub struct DiskTree<'a>(pub &'a Path);
 
 impl TreeView for DiskTree<'_> {
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
-        std::fs::read(self.0.join(rel))
-            .map(Cow::Owned)
-            .map_err(|e| e.to_string())
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError> {
+        Ok(Cow::Owned(std::fs::read(self.0.join(rel))?))
     }
     fn is_file(&self, rel: &str) -> bool {
         self.0.join(rel).is_file()
@@ -55,12 +62,12 @@ pub struct MemoryTree<'a> {
 }
 
 impl TreeView for MemoryTree<'_> {
-    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, String> {
+    fn read(&self, rel: &str) -> Result<Cow<'_, [u8]>, TreeReadError> {
         self.files
             .iter()
             .find(|(r, _)| r == rel)
             .map(|(_, b)| Cow::Borrowed(b.as_slice()))
-            .ok_or_else(|| "not among the asset's files".to_string())
+            .ok_or(TreeReadError::NotInAsset)
     }
     fn is_file(&self, rel: &str) -> bool {
         self.files.iter().any(|(r, _)| r == rel)
@@ -71,7 +78,7 @@ impl TreeView for MemoryTree<'_> {
 }
 
 /// One line per problem, each naming the file.
-pub fn check_tree(root: &Path) -> Vec<String> {
+pub fn check_tree(root: &Path) -> Vec<TreeProblem> {
     let mut problems = verify_tree(root);
     let manifest_path = root.join(MANIFEST_NAME);
     let manifest = match std::fs::read(&manifest_path) {
@@ -81,7 +88,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
             Err(_) => return problems,
         },
         Err(e) => {
-            problems.push(format!("{}: {e}", manifest_path.display()));
+            problems.push(TreeProblem::new(manifest_path.display().to_string(), e));
             return problems;
         }
     };
@@ -100,7 +107,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
             runtime.push(rel.to_string_lossy().replace('\\', "/"));
         }
     }
-    let verified = problems.clone();
+    let reported: BTreeSet<String> = problems.iter().map(|p| p.file.clone()).collect();
     let found = cross_file_problems(
         &DiskTree(root),
         manifest.entries(),
@@ -109,8 +116,7 @@ pub fn check_tree(root: &Path) -> Vec<String> {
             let recorded = e.file?;
             let file = root.join(&e.path);
             // A file the validator pass already reported (e.g. truncated) is reported once.
-            let prefix = format!("{}:", file.display());
-            if verified.iter().any(|p| p.starts_with(&prefix)) {
+            if reported.contains(&file.display().to_string()) {
                 return None;
             }
             check_stamp(&file, recorded)
@@ -129,18 +135,19 @@ pub fn cross_file_problems(
     tree: &dyn TreeView,
     entries: &[ManifestEntry],
     runtime: &[String],
-    on_listed: &mut dyn FnMut(&ManifestEntry) -> Option<String>,
-) -> Vec<String> {
+    on_listed: &mut dyn FnMut(&ManifestEntry) -> Option<TreeProblem>,
+) -> Vec<TreeProblem> {
     let mut problems = Vec::new();
     let by_hash: BTreeMap<u64, &ManifestEntry> = entries.iter().map(|e| (e.hash, e)).collect();
     let listed_paths: BTreeSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
     for e in entries {
         if !tree.is_file(&e.path) {
-            problems.push(format!(
-                "{}: entry {:016x} points at {}, which does not exist",
+            problems.push(TreeProblem::new(
                 tree.display(MANIFEST_NAME),
-                e.hash,
-                e.path
+                format!(
+                    "entry {:016x} points at {}, which does not exist",
+                    e.hash, e.path
+                ),
             ));
         } else {
             problems.extend(on_listed(e));
@@ -149,9 +156,9 @@ pub fn cross_file_problems(
     for rel in runtime {
         let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
         if !listed_paths.contains(rel.as_str()) {
-            problems.push(format!(
-                "{}: not listed in {MANIFEST_NAME}",
-                tree.display(rel)
+            problems.push(TreeProblem::new(
+                tree.display(rel),
+                format!("not listed in {MANIFEST_NAME}"),
             ));
         }
         match ext {
@@ -168,16 +175,16 @@ pub fn cross_file_problems(
 /// written: its manifest entries obey the `.hman` contract on their own (known kind, a
 /// plain path, the id that path or content gives, no two entries on one id or path), and
 /// its files pass [`cross_file_problems`] among themselves. One line per problem.
-pub fn asset_problems(files: &[(String, Vec<u8>)], entries: &[ManifestEntry]) -> Vec<String> {
+pub fn asset_problems(files: &[(String, Vec<u8>)], entries: &[ManifestEntry]) -> Vec<TreeProblem> {
     let mut problems = Vec::new();
     // Version 1 needs no file stamps (a record carries none) and has the same rules.
     match hman::Manifest::from_entries(entries.to_vec()).and_then(|m| hman::write_version(&m, 1)) {
         Ok(bytes) => problems.extend(
             hman::validate(&bytes)
                 .into_iter()
-                .map(|p| format!("{MANIFEST_NAME}: {p}")),
+                .map(|p| TreeProblem::new(MANIFEST_NAME, p)),
         ),
-        Err(e) => problems.push(format!("{MANIFEST_NAME}: {e}")),
+        Err(e) => problems.push(TreeProblem::new(MANIFEST_NAME, e)),
     }
     let runtime: Vec<String> = files
         .iter()
@@ -204,25 +211,28 @@ pub fn manifest_version(root: &Path) -> Option<u32> {
 }
 
 /// The file's size and digest against the manifest's record.
-fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
+fn check_stamp(path: &Path, recorded: FileStamp) -> Option<TreeProblem> {
+    let shown = path.display().to_string();
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) => return Some(format!("{}: {e}", path.display())),
+        Err(e) => return Some(TreeProblem::new(shown, e)),
     };
     let found = FileStamp::of(&bytes);
     if found.size != recorded.size {
-        Some(format!(
-            "{}: is {} bytes but {MANIFEST_NAME} records {} (truncated or replaced)",
-            path.display(),
-            found.size,
-            recorded.size
+        Some(TreeProblem::new(
+            shown,
+            format!(
+                "is {} bytes but {MANIFEST_NAME} records {} (truncated or replaced)",
+                found.size, recorded.size
+            ),
         ))
     } else if found.digest != recorded.digest {
-        Some(format!(
-            "{}: content differs from what {MANIFEST_NAME} records (XXH3-64 {:016x}, recorded {:016x})",
-            path.display(),
-            found.digest,
-            recorded.digest
+        Some(TreeProblem::new(
+            shown,
+            format!(
+                "content differs from what {MANIFEST_NAME} records (XXH3-64 {:016x}, recorded {:016x})",
+                found.digest, recorded.digest
+            ),
         ))
     } else {
         None
@@ -231,29 +241,36 @@ fn check_stamp(path: &Path, recorded: FileStamp) -> Option<String> {
 
 /// The companion mesh's bytes; an unreadable one is reported here, one that does not
 /// parse is left to the validator pass (`Ok(None)` from the callers' parse).
-fn companion_mesh<'t>(tree: &'t dyn TreeView, rel: &str) -> Result<Cow<'t, [u8]>, String> {
+fn companion_mesh<'t>(
+    tree: &'t dyn TreeView,
+    rel: &str,
+) -> Result<Cow<'t, [u8]>, CompanionUnreadable> {
     let stem = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
     let mesh_rel = format!("{stem}.hmesh");
-    tree.read(&mesh_rel).map_err(|e| {
-        format!(
-            "{}: its mesh {} cannot be read: {e}",
-            tree.display(rel),
-            tree.display(&mesh_rel)
-        )
+    tree.read(&mesh_rel).map_err(|source| CompanionUnreadable {
+        file: tree.display(rel),
+        mesh: tree.display(&mesh_rel),
+        source,
     })
+}
+
+/// A material table's or clip file's mesh that cannot be read (a problem of the tree).
+#[derive(Debug, thiserror::Error)]
+#[error("its mesh {mesh} cannot be read: {source}")]
+struct CompanionUnreadable {
+    file: String,
+    mesh: String,
+    source: TreeReadError,
 }
 
 fn check_material_table(
     tree: &dyn TreeView,
     rel: &str,
     by_hash: &BTreeMap<u64, &ManifestEntry>,
-) -> Vec<String> {
+) -> Vec<TreeProblem> {
     let mut problems = Vec::new();
     let shown = tree.display(rel);
-    let Ok(table) = tree
-        .read(rel)
-        .and_then(|b| hmat::read(&b).map_err(|e| e.to_string()))
-    else {
+    let Ok(Ok(table)) = tree.read(rel).map(|b| hmat::read(&b)) else {
         return problems; // verify_tree already reported it
     };
     // A mesh that does not parse was reported by verify_tree, with its name.
@@ -262,12 +279,17 @@ fn check_material_table(
             .map(|v| v.desc.material_count)
             .ok()
     }) {
-        Ok(Some(count)) if count as usize != table.materials.len() => problems.push(format!(
-            "{shown}: {} rows but its mesh has {count} material slots",
-            table.materials.len()
-        )),
+        Ok(Some(count)) if count as usize != table.materials.len() => {
+            problems.push(TreeProblem::new(
+                &shown,
+                format!(
+                    "{} rows but its mesh has {count} material slots",
+                    table.materials.len()
+                ),
+            ))
+        }
         Ok(_) => {}
-        Err(e) => problems.push(e),
+        Err(e) => problems.push(TreeProblem::new(e.file.clone(), e)),
     }
     for (row, m) in table.materials.iter().enumerate() {
         let refs = [
@@ -280,8 +302,17 @@ fn check_material_table(
         for (slot, id) in refs.into_iter().filter(|(_, id)| *id != 0) {
             match by_hash.get(&id) {
                 Some(e) if e.kind == EntryKind::Texture && tree.is_file(&e.path) => {}
-                Some(e) => problems.push(format!("{shown}: row {row} {slot} {id:016x} resolves to {} which is not an existing texture", e.path)),
-                None => problems.push(format!("{shown}: row {row} {slot} {id:016x} is not in the manifest")),
+                Some(e) => problems.push(TreeProblem::new(
+                    &shown,
+                    format!(
+                        "row {row} {slot} {id:016x} resolves to {} which is not an existing texture",
+                        e.path
+                    ),
+                )),
+                None => problems.push(TreeProblem::new(
+                    &shown,
+                    format!("row {row} {slot} {id:016x} is not in the manifest"),
+                )),
             }
         }
     }
@@ -293,7 +324,7 @@ fn check_font_atlas(
     tree: &dyn TreeView,
     rel: &str,
     by_hash: &BTreeMap<u64, &ManifestEntry>,
-) -> Option<String> {
+) -> Option<TreeProblem> {
     // A font that does not read was reported by the validator pass.
     let font = hfont::read(&tree.read(rel).ok()?).ok()?;
     let (id, h) = (font.header.atlas_tex, &font.header);
@@ -301,14 +332,18 @@ fn check_font_atlas(
     let entry = match by_hash.get(&id) {
         Some(e) if e.kind == EntryKind::Texture => e,
         Some(e) => {
-            return Some(format!(
-                "{shown}: atlasTex {id:016x} resolves to {}, which is not a texture",
-                e.path
+            return Some(TreeProblem::new(
+                shown,
+                format!(
+                    "atlasTex {id:016x} resolves to {}, which is not a texture",
+                    e.path
+                ),
             ))
         }
         None => {
-            return Some(format!(
-                "{shown}: atlasTex {id:016x} is not in the manifest"
+            return Some(TreeProblem::new(
+                shown,
+                format!("atlasTex {id:016x} is not in the manifest"),
             ))
         }
     };
@@ -320,14 +355,17 @@ fn check_font_atlas(
     .ok()?;
     let size = (u32::from(h.atlas_width), u32::from(h.atlas_height));
     (size != (atlas.width, atlas.height)).then(|| {
-        format!(
-            "{shown}: its atlas {} is {}x{}, not the {}x{} the header says",
-            entry.path, atlas.width, atlas.height, size.0, size.1
+        TreeProblem::new(
+            shown,
+            format!(
+                "its atlas {} is {}x{}, not the {}x{} the header says",
+                entry.path, atlas.width, atlas.height, size.0, size.1
+            ),
         )
     })
 }
 
-fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<String> {
+fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<TreeProblem> {
     // A mesh that does not parse (Ok(None)) was reported by verify_tree, with its name.
     let joints = companion_mesh(tree, rel).map(|b| {
         hmesh::HMeshView::parse(&b)
@@ -344,10 +382,13 @@ fn check_clips(tree: &dyn TreeView, rel: &str) -> Vec<String> {
         Ok(Some(Some(count))) => hanim::validate(&bytes, Some(count))
             .into_iter()
             .filter(|p| !alone.contains(p))
-            .map(|p| format!("{}: {p}", tree.display(rel)))
+            .map(|p| TreeProblem::new(tree.display(rel), p))
             .collect(),
-        Ok(Some(None)) => vec![format!("{}: its mesh has no skeleton", tree.display(rel))],
+        Ok(Some(None)) => vec![TreeProblem::new(
+            tree.display(rel),
+            "its mesh has no skeleton",
+        )],
         Ok(None) => Vec::new(),
-        Err(e) => vec![e],
+        Err(e) => vec![TreeProblem::new(e.file.clone(), e)],
     }
 }

@@ -36,28 +36,19 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// Splits a message of the form `[<file>: ]<gltf path>[ (<name>)]: <text>` into its
-    /// parts; `file` is the source's relative path, `abs_path` the path the message may
-    /// start with.
-    pub fn from_message(severity: Severity, file: &str, abs_path: &str, text: &str) -> Self {
-        let mut rest = text;
-        for prefix in [abs_path, file] {
-            if let Some(r) = rest.strip_prefix(prefix).and_then(|r| r.strip_prefix(": ")) {
-                rest = r;
-                break;
-            }
-        }
-        // The head before the first `: ` is the place when it is a glTF path; any other
-        // head stays in the message, as `located` renders it.
-        match rest.split_once(": ") {
-            Some((head, tail)) => Self::located(severity, file, Some(head), tail, None),
-            None => Self::located(severity, file, None, rest, None),
-        }
+    /// An error without a site: `detail` is its text after the source's name, as its type
+    /// rendered it (see [`super::code::Failure::detail`]).
+    pub fn from_detail(file: &str, detail: &str, code: Option<DiagnosticCode>) -> Self {
+        Self::located(Severity::Error, file, None, detail, code)
     }
 
-    /// The same diagnostic with the code its producer decided (from the error's type).
-    pub fn with_code(self, code: Option<DiagnosticCode>) -> Self {
-        Self { code, ..self }
+    /// The same diagnostic at a line (and column) of its text source.
+    pub fn at_position(self, position: Option<super::code::TextPosition>) -> Self {
+        Self {
+            line: position.map(|p| p.line),
+            column: position.and_then(|p| p.column),
+            ..self
+        }
     }
 
     /// A warning as it was raised: its code and location as the stage that found it set
@@ -230,32 +221,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splits_file_path_and_message() {
-        let d = Diagnostic::from_message(
-            Severity::Error,
+    fn an_error_without_a_site_keeps_its_detail_whole() {
+        // A detail that starts like a glTF path is not split: only a site gives a place.
+        let d = Diagnostic::from_detail(
             "a.gltf",
-            "/p/assets/a.gltf",
-            "/p/assets/a.gltf: meshes[0].primitives[0].indices -> accessors[99]: no such accessor",
+            "meshes[0]: looks like a place",
+            Some(DiagnosticCode::InvalidSource),
         );
-        assert_eq!(
-            d.gltf_path.as_deref(),
-            Some("meshes[0].primitives[0].indices -> accessors[99]")
-        );
-        assert_eq!(d.message, "no such accessor");
-        assert_eq!(d.file, "a.gltf");
-        // Nothing is taken from the wording: a code comes from the error's type.
-        assert_eq!(d.code, None);
-        // No glTF path: the message stays whole.
-        let d = Diagnostic::from_message(Severity::Error, "a.gltf", "/x/a.gltf", "bad JSON: x");
+        assert_eq!(d.severity, Severity::Error);
         assert_eq!(d.gltf_path, None);
-        assert_eq!(d.message, "bad JSON: x");
-        assert_eq!(d.rendered(), "a.gltf: bad JSON: x");
+        assert_eq!(d.message, "meshes[0]: looks like a place");
+        assert_eq!(d.code, Some(DiagnosticCode::InvalidSource));
+        assert_eq!(d.rendered(), "a.gltf: meshes[0]: looks like a place");
     }
 
     #[test]
     fn a_warning_keeps_its_code_and_place_as_raised() {
-        let w = Warning::at("images[0] (Test Pattern.png)", "cannot decode: bad CRC")
-            .coded(DiagnosticCode::BadImage);
+        let w = Warning::at(
+            DiagnosticCode::BadImage,
+            "images[0] (Test Pattern.png)",
+            "cannot decode: bad CRC",
+        );
         let d = Diagnostic::from_warning("a.gltf", &w);
         assert_eq!(d.severity, Severity::Warning);
         assert_eq!(d.gltf_path.as_deref(), Some("images[0] (Test Pattern.png)"));
@@ -263,15 +249,27 @@ mod tests {
         assert_eq!(d.code, Some(DiagnosticCode::BadImage));
         // A place that is not a glTF path (an OBJ line) stays in the message, as the
         // rendered line shows it.
-        let d = Diagnostic::from_warning("a.obj", &Warning::at("line 3", "usemtl x unknown"));
+        let d = Diagnostic::from_warning(
+            "a.obj",
+            &Warning::at(
+                DiagnosticCode::DanglingReference,
+                "line 3",
+                "usemtl x unknown",
+            ),
+        );
         assert_eq!(
             (d.gltf_path, d.message.as_str()),
             (None, "line 3: usemtl x unknown")
         );
-        assert_eq!(d.code, None);
+        assert_eq!(d.code, Some(DiagnosticCode::DanglingReference));
         // A message with a colon in it is never split: the place is a field.
-        let d =
-            Diagnostic::from_warning("a.gltf", &Warning::new("materials[0]: looks like a path"));
+        let d = Diagnostic::from_warning(
+            "a.gltf",
+            &Warning::new(
+                DiagnosticCode::NotExported,
+                "materials[0]: looks like a path",
+            ),
+        );
         assert_eq!(d.gltf_path, None);
         assert_eq!(d.message, "materials[0]: looks like a path");
     }

@@ -3,7 +3,7 @@
 
 use super::code::Failure;
 use super::discover::Source;
-use super::events::{AssetStatus, Diagnostic, Event, Reporter, Severity};
+use super::events::{AssetStatus, Diagnostic, Event, Reporter};
 use super::texture_store::TextureStore;
 use super::AssetReport;
 use crate::kinds::asset::CompiledAsset;
@@ -29,7 +29,8 @@ pub(super) fn with_textures(
             |new| progress(reporter, new, &source.rel_path),
             |label| progress(reporter, 0, label),
         )
-        // The encoder's error already names the image (`images[0] (a.png): ...`).
+        // The encoder's error already names the image (`images[0] (a.png): ...`): the
+        // source's path goes before it, the detail stays as it is.
         .map_err(|e| Failure {
             message: format!("{}: {}", source.abs_path.display(), e.message),
             ..e
@@ -77,16 +78,23 @@ pub(super) fn report_finished(
     });
 }
 
+/// The warnings and the error as raised: the error's site and detail come from its type,
+/// nothing is read back from the rendered line.
 fn diagnostics(source: &Source, report: &AssetReport) -> Vec<Diagnostic> {
-    let abs = source.abs_path.display().to_string();
     let warnings = report
         .warnings
         .iter()
         .map(|w| Diagnostic::from_warning(&source.rel_path, w));
-    let error = report.error.iter().map(|e| match &report.error_site {
-        Some(site) => Diagnostic::from_site(&source.rel_path, site, report.error_code),
-        None => Diagnostic::from_message(Severity::Error, &source.rel_path, &abs, e)
-            .with_code(report.error_code),
+    let error = report.error.iter().map(|message| {
+        match (&report.error_site, &report.error_detail) {
+            (Some(site), _) => Diagnostic::from_site(&source.rel_path, site, report.error_code),
+            (None, Some(detail)) => {
+                Diagnostic::from_detail(&source.rel_path, detail, report.error_code)
+                    .at_position(report.error_position)
+            }
+            // An error without its parts (none is made so): the whole line as it reads.
+            (None, None) => Diagnostic::from_detail(&source.rel_path, message, report.error_code),
+        }
     });
     warnings.chain(error).collect()
 }

@@ -130,6 +130,8 @@ impl AssetJob {
             error: None,
             error_code: None,
             error_site: None,
+            error_detail: None,
+            error_position: None,
             stats: Default::default(),
             inputs: Vec::new(),
             times: Default::default(),
@@ -174,7 +176,9 @@ impl AssetJob {
                     },
                     error: Some(error.message.clone()),
                     error_code: Some(error.code),
-                    error_site: error.site.clone(),
+                    error_site: error.site.as_deref().cloned(),
+                    error_detail: Some(error.detail.clone()),
+                    error_position: error.position,
                     inputs: vec![source.abs_path.clone()],
                     time_ms: compile_ms,
                     ..blank
@@ -278,9 +282,10 @@ impl Compiler<'_> {
     pub fn compile(&self, job: &mut AssetJob) {
         let started = Instant::now();
         let result = match self.fail_fast {
-            Some(stop) if stop.load(Ordering::Relaxed) => Err(Failure::new(
+            Some(stop) if stop.load(Ordering::Relaxed) => Err(Failure::of_source(
                 DiagnosticCode::Skipped,
-                format!("{}: {FAIL_FAST_SKIP}", job.source.abs_path.display()),
+                job.source.abs_path.display(),
+                FAIL_FAST_SKIP,
             )),
             _ => self.compile_attempted(job),
         };
@@ -301,12 +306,11 @@ impl Compiler<'_> {
             self.old_cache.assets.get(&source.rel_path).map(|r| &**r),
         );
         let result = match self.collisions.get(&source.rel_path) {
-            Some(other) => Err(Failure::new(
+            Some(other) => Err(Failure::of_source(
                 DiagnosticCode::OutputCollision,
+                source.abs_path.display(),
                 format!(
-                    "{}: its outputs would overwrite those of {other} (same path without \
-                     extension)",
-                    source.abs_path.display()
+                    "its outputs would overwrite those of {other} (same path without extension)"
                 ),
             )),
             None => guard::compile_guarded(source, self.root, &job.settings, self.limits),
@@ -314,13 +318,7 @@ impl Compiler<'_> {
         finish::with_textures(result, self.textures, source, self.reporter).map_err(|e| match &job
             .last_good
         {
-            Some(_) => Failure {
-                message: format!(
-                    "{} (its last good outputs are kept while watching)",
-                    e.message
-                ),
-                ..e
-            },
+            Some(_) => e.noted("its last good outputs are kept while watching"),
             None => e,
         })
     }

@@ -19,15 +19,40 @@ pub fn validate_bytes(kind: FormatKind, bytes: &[u8]) -> Vec<Problem> {
     (kind.format().validate)(bytes)
 }
 
-/// Validates every file of ours below `root`; one line per problem, naming the file.
+/// One problem of a compiled tree: the file it is about (as messages name it) and what is
+/// wrong there, kept apart so that JSON output and the cross-file pass read the file
+/// without parsing the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeProblem {
+    pub file: String,
+    pub message: String,
+}
+
+impl TreeProblem {
+    pub fn new(file: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        Self {
+            file: file.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// `file: message`, as people read it.
+impl std::fmt::Display for TreeProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+/// Validates every file of ours below `root`; one problem per rule broken, naming the file.
 /// Files the manifest lists as embedded are skipped: they are copies of sources (a `.wav`
 /// or `.ktx2` named by an `embed` glob), which the build never claimed to be ours.
-pub fn verify_tree(root: &Path) -> Vec<String> {
+pub fn verify_tree(root: &Path) -> Vec<TreeProblem> {
     verify_tree_counted(root).0
 }
 
 /// [`verify_tree`], also counting the files it validated.
-pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
+pub fn verify_tree_counted(root: &Path) -> (Vec<TreeProblem>, usize) {
     let mut problems = Vec::new();
     let mut validated = 0;
     let embedded = embedded_files(root);
@@ -44,7 +69,7 @@ pub fn verify_tree_counted(root: &Path) -> (Vec<String>, usize) {
             problems.extend(
                 found
                     .into_iter()
-                    .map(|p| format!("{}: {p}", entry.path().display())),
+                    .map(|p| TreeProblem::new(entry.path().display().to_string(), p)),
             );
         }
     }

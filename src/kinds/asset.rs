@@ -89,6 +89,14 @@ pub enum AssetError {
     /// build allows (`[limits]`, `crate::limits`).
     #[error("{path}: {message}")]
     OverLimit { path: String, message: String },
+    /// As [`Self::Invalid`], at a place in a text source (a LUT's line, a shader's line
+    /// and column).
+    #[error("{path}:{position}: {message}")]
+    InvalidText {
+        path: String,
+        position: crate::code::TextPosition,
+        message: String,
+    },
 }
 
 impl AssetError {
@@ -99,8 +107,41 @@ impl AssetError {
             Self::Import(e) => e.code(),
             Self::Target { source, .. } => source.code(),
             Self::Read { source, .. } => DiagnosticCode::of_io(source),
-            Self::Invalid { .. } => DiagnosticCode::InvalidSource,
+            Self::Invalid { .. } | Self::InvalidText { .. } => DiagnosticCode::InvalidSource,
             Self::OverLimit { .. } => DiagnosticCode::ResourceLimit,
+        }
+    }
+
+    /// The file the error names first: the source, or another file it read (an OBJ's
+    /// MTL library).
+    pub fn file(&self) -> &str {
+        match self {
+            Self::Import(e) => e.file(),
+            Self::Target { path, .. }
+            | Self::Read { path, .. }
+            | Self::Invalid { path, .. }
+            | Self::InvalidText { path, .. }
+            | Self::OverLimit { path, .. } => path,
+        }
+    }
+
+    /// The error as it reads after [`Self::file`].
+    pub fn detail(&self) -> String {
+        match self {
+            Self::Import(e) => e.detail(),
+            Self::Target { source, .. } => source.to_string(),
+            Self::Read { source, .. } => source.to_string(),
+            Self::Invalid { message, .. }
+            | Self::InvalidText { message, .. }
+            | Self::OverLimit { message, .. } => message.clone(),
+        }
+    }
+
+    /// The line (and column) in a text source, when the error has one.
+    pub fn position(&self) -> Option<crate::code::TextPosition> {
+        match self {
+            Self::InvalidText { position, .. } => Some(*position),
+            _ => None,
         }
     }
 
@@ -109,7 +150,10 @@ impl AssetError {
         match self {
             Self::Import(e) => e.site(),
             Self::Target { source, .. } => source.site(),
-            Self::Read { .. } | Self::Invalid { .. } | Self::OverLimit { .. } => None,
+            Self::Read { .. }
+            | Self::Invalid { .. }
+            | Self::InvalidText { .. }
+            | Self::OverLimit { .. } => None,
         }
     }
 }

@@ -10,6 +10,7 @@
 //!
 //! Deterministic: each step is single-threaded and reads only its input; no dither.
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 mod decode;
 mod mix;
@@ -148,8 +149,12 @@ pub enum AudioError {
     SourceRate(u32),
     #[error("{0} channels: a WAV holds at most {MAX_CHANNELS} (force_3d mixes any count to mono)")]
     TooManyChannels(usize),
-    #[error("resampling from {from} Hz to {to} Hz: {message}")]
-    Resample { from: u32, to: u32, message: String },
+    #[error("resampling from {from} Hz to {to} Hz: {source}")]
+    Resample {
+        from: u32,
+        to: u32,
+        source: resample::ResampleError,
+    },
     #[error(transparent)]
     Wav(#[from] WavError),
 }
@@ -183,10 +188,10 @@ pub fn convert(
         planes
     } else {
         resample::resample(&planes, decoded.sample_rate, settings.sample_rate).map_err(
-            |message| AudioError::Resample {
+            |source| AudioError::Resample {
                 from: decoded.sample_rate,
                 to: settings.sample_rate,
-                message,
+                source,
             },
         )?
     };
@@ -199,9 +204,10 @@ pub fn convert(
     let (wav, clipped) = wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
     let mut warnings: Vec<Warning> = Vec::new();
     if clipped > 0 {
-        warnings.push(Warning::from(format!(
-            "{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::ClippedSamples,
+            format!("{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"),
+        ));
     }
     Ok(Converted { wav, warnings })
 }

@@ -41,7 +41,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         path: folder.clone(),
         message,
     };
-    let faces = face_files(source).map_err(invalid)?;
+    let faces = face_files(source).map_err(|e| invalid(e.to_string()))?;
     let mut bytes = Vec::with_capacity(6);
     for path in &faces {
         // A face may be a link; what it leads to must be inside the input folder.
@@ -49,7 +49,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         resolve_below(&source.abs_path, context.input_root, name).map_err(|why| {
             AssetError::Invalid {
                 path: path.display().to_string(),
-                message: why,
+                message: why.to_string(),
             }
         })?;
         bytes.push(read_limited(path, super::texture::MAX_IMAGE_FILE_BYTES)?);
@@ -78,10 +78,24 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     Ok(texture_asset(source, encoded, mode, inputs))
 }
 
+/// Why a cubemap folder does not give six faces.
+#[derive(Debug, thiserror::Error)]
+enum FaceError {
+    #[error(transparent)]
+    Unlistable(#[from] std::io::Error),
+    #[error("face {0} is missing (a cubemap folder holds px nx py ny pz nz)")]
+    Missing(&'static str),
+    #[error("face {face} is given {} times ({})", files.len(), files.join(", "))]
+    Repeated {
+        face: &'static str,
+        files: Vec<String>,
+    },
+}
+
 /// The six face files of a cubemap folder in KTX2 order. A face is a file whose name
 /// without its extension is the face's name (`px.png`, `NX.jpg`).
-fn face_files(source: &Source) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(&source.abs_path).map_err(|e| e.to_string())?;
+fn face_files(source: &Source) -> Result<Vec<PathBuf>, FaceError> {
+    let entries = std::fs::read_dir(&source.abs_path)?;
     let mut found: [Vec<PathBuf>; 6] = Default::default();
     for entry in entries.flatten() {
         let path = entry.path();
@@ -99,12 +113,7 @@ fn face_files(source: &Source) -> Result<Vec<PathBuf>, String> {
         candidates.sort();
         match candidates.as_slice() {
             [one] => faces.push(one.clone()),
-            [] => {
-                return Err(format!(
-                    "face {} is missing (a cubemap folder holds px nx py ny pz nz)",
-                    FACES[i]
-                ))
-            }
+            [] => return Err(FaceError::Missing(FACES[i])),
             several => {
                 let names: Vec<String> = several
                     .iter()
@@ -115,12 +124,10 @@ fn face_files(source: &Source) -> Result<Vec<PathBuf>, String> {
                             .into_owned()
                     })
                     .collect();
-                return Err(format!(
-                    "face {} is given {} times ({})",
-                    FACES[i],
-                    several.len(),
-                    names.join(", ")
-                ));
+                return Err(FaceError::Repeated {
+                    face: FACES[i],
+                    files: names,
+                });
             }
         }
     }
@@ -171,12 +178,12 @@ mod tests {
     #[test]
     fn a_missing_or_doubled_face_is_named() {
         let (_d, s) = folder(&["px.png", "nx.png", "py.png", "ny.png", "pz.png"]);
-        let e = face_files(&s).unwrap_err();
+        let e = face_files(&s).unwrap_err().to_string();
         assert!(e.contains("face nz is missing"), "{e}");
         let (_d, s) = folder(&[
             "px.png", "px.jpg", "nx.png", "py.png", "ny.png", "pz.png", "nz.png",
         ]);
-        let e = face_files(&s).unwrap_err();
+        let e = face_files(&s).unwrap_err().to_string();
         assert!(e.contains("face px is given 2 times"), "{e}");
     }
 }

@@ -2,6 +2,7 @@
 //! manifest kind 7, named by its path) and its distance-field atlas `<ref>.ktx2`
 //! (manifest kind 0, named by the ref, which the `.hfont`'s atlasTex holds).
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 pub mod charset;
 mod compile;
@@ -57,7 +58,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         message,
     };
     let settings = &context.settings.font;
-    settings.validate().map_err(invalid)?;
+    settings.validate().map_err(|e| invalid(e.to_string()))?;
     let bytes = read_limited(&source.abs_path, MAX_FONT_FILE_BYTES)?;
     let face = ttf_parser::Face::parse(&bytes, 0)
         .map_err(|e| invalid(format!("not a TrueType/OpenType font: {e}")))?;
@@ -74,18 +75,22 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
             "has no readable cmap table: no character can be found in it".into(),
         ));
     }
-    let set = charset::resolve(settings, context.input_root).map_err(invalid)?;
+    let set = charset::resolve(settings, context.input_root).map_err(|e| invalid(e.to_string()))?;
     let reference = source.runtime_ref();
     let atlas_id = fnv1a64(&reference);
-    let font = compile_face(&face, &set.codepoints, settings, atlas_id).map_err(invalid)?;
+    let font = compile_face(&face, &set.codepoints, settings, atlas_id)
+        .map_err(|e| invalid(e.to_string()))?;
 
     let mut warnings: Vec<Warning> = Vec::new();
     if !font.missing.is_empty() {
-        warnings.push(Warning::new(format!(
-            "the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
-            font.missing.len(),
-            charset::describe(&font.missing, WARNING_RANGES)
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::MissingGlyphs,
+            format!(
+                "the font has no glyph for {} codepoint(s) of the charset, drawn as .notdef: {}",
+                font.missing.len(),
+                charset::describe(&font.missing, WARNING_RANGES)
+            ),
+        ));
     }
     let hfont_bytes = hfont::write(&font.hfont).map_err(|e| invalid(e.to_string()))?;
     let side = settings.atlas_size;

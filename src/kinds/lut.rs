@@ -42,8 +42,12 @@ fn compile(source: &Source, _context: &CompileContext) -> Result<CompiledAsset, 
         message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
     })?;
     // The parser's error names the line: `file.lut.cube:12: ...`.
-    let ktx2 = encode_lut(&text).map_err(|e| AssetError::Invalid {
-        path: format!("{path}:{}", e.line),
+    let ktx2 = encode_lut(&text).map_err(|e| AssetError::InvalidText {
+        path: path.clone(),
+        position: crate::code::TextPosition {
+            line: e.line,
+            column: None,
+        },
         message: e.message.clone(),
     })?;
     let reference = source.runtime_ref();

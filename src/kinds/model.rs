@@ -6,6 +6,7 @@
 mod settings;
 
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::import::{import_model, ImportOptions};
 use crate::kinds::asset::{
@@ -116,6 +117,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         // Material libraries, animation-only files and empty scenes are valid glTF; the
         // runtime formats need at least one submesh, so such a source writes nothing.
         warnings.push(Warning::new(
+            DiagnosticCode::NothingWritten,
             "the scene has no triangle geometry; nothing is written for it",
         ));
         compiled.warnings = warnings;

@@ -6,8 +6,20 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+/// A value of a settings table that the type itself cannot refuse (a range, a charset
+/// entry), naming the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error(transparent)]
+    Range(#[from] crate::pipeline::SettingRangeError),
+    #[error(transparent)]
+    Charset(#[from] super::font::charset::CharsetError),
+    #[error("max_size must be at least 1 (pixels)")]
+    MaxSizeZero,
+}
+
 /// A settings type that is one table of build.toml.
 pub trait Section: Serialize + DeserializeOwned + Default {
     /// Ranges the type itself cannot express (`quality` in 0..1, ...).
-    fn check_ranges(&self) -> Result<(), String>;
+    fn check_ranges(&self) -> Result<(), SettingsError>;
 }

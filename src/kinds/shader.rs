@@ -58,12 +58,19 @@ const COMPILE_STACK_BYTES: usize = 64 << 20;
 
 fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
     let path = source.abs_path.display().to_string();
-    let invalid = |at: Option<LineCol>, message: String| AssetError::Invalid {
-        path: match at {
-            Some(at) => format!("{path}:{at}"),
-            None => path.clone(),
+    let invalid = |at: Option<LineCol>, message: String| match at {
+        Some(at) => AssetError::InvalidText {
+            path: path.clone(),
+            position: crate::code::TextPosition {
+                line: at.line,
+                column: Some(at.col),
+            },
+            message,
         },
-        message,
+        None => AssetError::Invalid {
+            path: path.clone(),
+            message,
+        },
     };
     let bytes = read_limited(&source.abs_path, MAX_SHADER_FILE_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -84,7 +91,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     }
     let defines = &context.settings.shader.defines;
     if matches!(language, language::Language::Glsl(_)) {
-        names::check_defines(defines).map_err(|m| invalid(None, m))?;
+        names::check_defines(defines).map_err(|e| invalid(None, e.to_string()))?;
     }
     let defines = defines.clone();
     let entries = std::thread::Builder::new()
@@ -105,7 +112,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         })?
         .map_err(|d| invalid(d.at, d.message))?;
     names::check_entry_points(entries.iter().map(|e| e.name.as_str()))
-        .map_err(|m| invalid(None, m))?;
+        .map_err(|e| invalid(None, e.to_string()))?;
 
     let reference = source.runtime_ref();
     let files = entries

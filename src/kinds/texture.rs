@@ -5,7 +5,7 @@ mod gpu_ready;
 mod settings;
 
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
-use crate::code::Warning;
+use crate::code::{DiagnosticCode, Warning};
 use crate::formats::hman::EntryKind;
 use crate::formats::ktx2::IDENTIFIER as KTX2_IDENTIFIER;
 use crate::kinds::asset::{AssetError, AssetSettings, CompiledAsset, OutputFile};
@@ -149,7 +149,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     let encoded = encode_standalone(&texture, mode, &context.settings.texture)
         .map_err(|e| invalid(e.to_string()))?;
     let mut asset = texture_asset(source, encoded, mode, vec![source.abs_path.clone()]);
-    asset.warnings.extend(warning.map(Warning::new));
+    asset.warnings.extend(warning.map(|w| Warning::new(DiagnosticCode::TextureClass, w)));
     Ok(asset)
 }
 

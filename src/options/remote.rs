@@ -28,19 +28,24 @@ impl RemoteMode {
     }
 }
 
+/// A `--remote-cache-mode` that is none of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected read, write or readwrite, got `{0}`")]
+pub struct UnknownRemoteMode(pub String);
+
 impl std::str::FromStr for RemoteMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownRemoteMode;
+    fn from_str(s: &str) -> Result<Self, UnknownRemoteMode> {
         match s {
             "read" => Ok(RemoteMode::Read),
             "write" => Ok(RemoteMode::Write),
             "readwrite" => Ok(RemoteMode::ReadWrite),
-            _ => Err(format!("expected read, write or readwrite, got `{s}`")),
+            _ => Err(UnknownRemoteMode(s.to_owned())),
         }
     }
 }
 
 /// Checks a remote cache URL without connecting (a usage error when it fails).
-pub fn check_url(url: &str) -> Result<(), String> {
-    crate::remote_store::check_url(url).map_err(|e| e.to_string())
+pub fn check_url(url: &str) -> Result<(), crate::remote_store::StoreError> {
+    crate::remote_store::check_url(url)
 }

@@ -28,10 +28,15 @@ pub fn shard_of(rel_path: &str, count: u32) -> u32 {
     (xxhash_rust::xxh3::xxh3_64(rel_path.as_bytes()) % u64::from(count.max(1))) as u32 + 1
 }
 
+/// A `--shard` that is not `I/N` with 1 <= I <= N.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected I/N with 1 <= I <= N (like 2/4), got `{0}`")]
+pub struct BadShard(pub String);
+
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected I/N with 1 <= I <= N (like 2/4), got `{s}`");
+    type Err = BadShard;
+    fn from_str(s: &str) -> Result<Self, BadShard> {
+        let bad = || BadShard(s.to_owned());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let count: u32 = n.trim().parse().map_err(|_| bad())?;

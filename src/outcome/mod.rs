@@ -37,6 +37,10 @@ pub struct AssetReport {
     pub error_code: Option<code::DiagnosticCode>,
     /// Where in the source the error is, when its type says.
     pub error_site: Option<code::ErrorSite>,
+    /// The error as it reads after the source's name (see [`code::Failure::detail`]).
+    pub error_detail: Option<String>,
+    /// The error's line (and column) in a text source, when its type says.
+    pub error_position: Option<code::TextPosition>,
     pub stats: AssetStats,
     pub inputs: Vec<PathBuf>,
     pub times: crate::pipeline::StageTimes,

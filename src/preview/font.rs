@@ -47,19 +47,46 @@ struct Quad {
 }
 
 /// The picture's size and origin for `text` at `px` pixels per em.
-pub fn layout(font: &HFont, text: &str, px: u32) -> Result<TextLayout, String> {
+pub fn layout(font: &HFont, text: &str, px: u32) -> Result<TextLayout, TextError> {
     Ok(place(font, text, px)?.0)
 }
 
-fn place(font: &HFont, text: &str, px: u32) -> Result<(TextLayout, Vec<Quad>), String> {
+/// Why a text cannot be drawn with a font, or a font's atlas does not match it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TextError {
+    #[error("the text size must be at least 1 pixel per em")]
+    ZeroSize,
+    #[error("the text has {0} characters, at most {MAX_TEXT_CHARS}")]
+    TooLong(usize),
+    #[error("the font has no glyphs")]
+    NoGlyphs,
+    #[error(
+        "the text would be a {width}x{height} picture at {px} px per em (at most {MAX_SIDE} \
+         on a side and {MAX_PIXELS} pixels): use a shorter text or a smaller size"
+    )]
+    TooBig { width: f32, height: f32, px: u32 },
+    #[error("the atlas is {width}x{height} but the .hfont says {header_width}x{header_height}")]
+    AtlasSize {
+        width: u32,
+        height: u32,
+        header_width: u16,
+        header_height: u16,
+    },
+    #[error("the atlas holds {held} bytes, not {width}x{height} RGBA8")]
+    AtlasBytes {
+        held: usize,
+        width: u32,
+        height: u32,
+    },
+}
+
+fn place(font: &HFont, text: &str, px: u32) -> Result<(TextLayout, Vec<Quad>), TextError> {
     if px == 0 {
-        return Err("the text size must be at least 1 pixel per em".into());
+        return Err(TextError::ZeroSize);
     }
     let count = text.chars().count();
     if count > MAX_TEXT_CHARS {
-        return Err(format!(
-            "the text has {count} characters, at most {MAX_TEXT_CHARS}"
-        ));
+        return Err(TextError::TooLong(count));
     }
     let h = &font.header;
     let px_f = px as f32;
@@ -76,7 +103,7 @@ fn place(font: &HFont, text: &str, px: u32) -> Result<(TextLayout, Vec<Quad>), S
             pen += font.kerning(p, cp);
         }
         let Some(g) = font.glyph(cp) else {
-            return Err("the font has no glyphs".into());
+            return Err(TextError::NoGlyphs);
         };
         if !g.is_blank() {
             let q = Quad {
@@ -100,10 +127,7 @@ fn place(font: &HFont, text: &str, px: u32) -> Result<(TextLayout, Vec<Quad>), S
         || height > MAX_SIDE as f32
         || (width as u64) * (height as u64) > MAX_PIXELS;
     if too_big {
-        return Err(format!(
-            "the text would be a {width}x{height} picture at {px} px per em (at most \
-             {MAX_SIDE} on a side and {MAX_PIXELS} pixels): use a shorter text or a smaller size"
-        ));
+        return Err(TextError::TooBig { width, height, px });
     }
     let layout = TextLayout {
         width: (width as u32).max(1),
@@ -123,19 +147,22 @@ pub struct Atlas<'a> {
 
 impl<'a> Atlas<'a> {
     /// An RGBA8 atlas of the header's size.
-    pub fn new(font: &HFont, width: u32, height: u32, rgba: &'a [u8]) -> Result<Self, String> {
+    pub fn new(font: &HFont, width: u32, height: u32, rgba: &'a [u8]) -> Result<Self, TextError> {
         let h = &font.header;
         if (width, height) != (u32::from(h.atlas_width), u32::from(h.atlas_height)) {
-            return Err(format!(
-                "the atlas is {width}x{height} but the .hfont says {}x{}",
-                h.atlas_width, h.atlas_height
-            ));
+            return Err(TextError::AtlasSize {
+                width,
+                height,
+                header_width: h.atlas_width,
+                header_height: h.atlas_height,
+            });
         }
         if rgba.len() as u64 != u64::from(width) * u64::from(height) * 4 {
-            return Err(format!(
-                "the atlas holds {} bytes, not {width}x{height} RGBA8",
-                rgba.len()
-            ));
+            return Err(TextError::AtlasBytes {
+                held: rgba.len(),
+                width,
+                height,
+            });
         }
         Ok(Self {
             width,
@@ -181,7 +208,7 @@ pub fn render_coverage(
     atlas: &Atlas,
     text: &str,
     px: u32,
-) -> Result<(TextLayout, Vec<u8>), String> {
+) -> Result<(TextLayout, Vec<u8>), TextError> {
     let (layout, quads) = place(font, text, px)?;
     let (w, h) = (layout.width as usize, layout.height as usize);
     let mut coverage = vec![0u8; w * h];
@@ -263,8 +290,8 @@ pub fn preview_font(path: &Path, text: &str, px: u32) -> Result<Preview, Preview
         .ok_or_else(|| PreviewError::read(&atlas_path, "the atlas has no level"))?;
     let atlas = Atlas::new(&font, ktx.width, ktx.height.max(1), &level.data)
         .map_err(|e| PreviewError::read(&atlas_path, e))?;
-    let (layout, coverage) =
-        render_coverage(&font, &atlas, text, px).map_err(PreviewError::Option)?;
+    let (layout, coverage) = render_coverage(&font, &atlas, text, px)
+        .map_err(|e| PreviewError::Option(e.to_string()))?;
     let image = coverage_image(&layout, &coverage)
         .ok_or_else(|| PreviewError::read(path, "text picture has the wrong size"))?;
     Ok(Preview {

@@ -7,6 +7,7 @@ use crate::kinds::asset::AssetStats;
 use crate::outcome::AssetReport;
 use crate::outcome::AssetStatus;
 use crate::preview::{self, MeshView, PreviewOptions};
+use crate::read_error::FormatReadError;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
@@ -84,7 +85,7 @@ pub struct AssetPage {
     pub source: String,
     pub status: AssetStatus,
     pub error: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::code::Warning>,
     pub stats: AssetStats,
     /// Milliseconds of its last real build, when known.
     pub time_ms: Option<f64>,
@@ -167,29 +168,48 @@ enum Thumb {
 
 impl RenderJob {
     /// PNG bytes of the thumbnail.
-    pub fn render(&self) -> Result<Vec<u8>, String> {
+    pub fn render(&self) -> Result<Vec<u8>, ThumbError> {
         if self.what == Thumb::Text {
-            return preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
-                .map(|p| preview::png_bytes(&p.image))
-                .map_err(|e| e.to_string());
+            return Ok(
+                preview::font::preview_font(&self.path, FONT_SAMPLE, FONT_SAMPLE_PX)
+                    .map(|p| preview::png_bytes(&p.image))?,
+            );
         }
         if self.what == Thumb::Waveform {
-            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
-            return super::waveform::draw(&bytes).map(|img| preview::png_bytes(&img));
+            let bytes = std::fs::read(&self.path)?;
+            let img = super::waveform::draw(&bytes).map_err(FormatReadError::from)?;
+            return Ok(preview::png_bytes(&img));
         }
         if self.what == Thumb::Texture {
-            let bytes = std::fs::read(&self.path).map_err(|e| e.to_string())?;
-            let ktx = ktx2::read(&bytes).map_err(|e| e.to_string())?;
+            let bytes = std::fs::read(&self.path)?;
+            let ktx = ktx2::read(&bytes).map_err(FormatReadError::from)?;
             let level = preview::texture::level_for_size(&ktx, THUMB_SIZE / 2);
             let t = preview::texture::decode_ktx2(&ktx, level)?;
             let img = image::RgbaImage::from_raw(t.width, t.height, t.rgba)
-                .ok_or("decoded level has the wrong size")?;
+                .ok_or(ThumbError::WrongSize)?;
             return Ok(preview::png_bytes(&img));
         }
-        preview::preview_file(&self.path, &self.options)
-            .map(|p| preview::png_bytes(&p.image))
-            .map_err(|e| e.to_string())
+        Ok(preview::preview_file(&self.path, &self.options)
+            .map(|p| preview::png_bytes(&p.image))?)
     }
+}
+
+/// Why a thumbnail or an output's figures cannot be made: the reader's, decoder's or
+/// previewer's error as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum ThumbError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Read(#[from] FormatReadError),
+    #[error(transparent)]
+    Preview(#[from] preview::PreviewError),
+    #[error(transparent)]
+    Decode(#[from] preview::texture::LevelDecodeError),
+    #[error(transparent)]
+    Text(#[from] preview::font::TextError),
+    #[error("decoded level has the wrong size")]
+    WrongSize,
 }
 
 /// Gathers one asset's page; problems reading its outputs are listed, not fatal.
@@ -198,7 +218,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
         source: a.source.clone(),
         status: a.status,
         error: a.error.clone(),
-        warnings: a.warnings.iter().map(ToString::to_string).collect(),
+        warnings: a.warnings.clone(),
         stats: a.stats.clone(),
         time_ms,
         source_bytes: a
@@ -249,7 +269,7 @@ pub fn asset_page(output: &Path, a: &AssetReport, time_ms: Option<f64>) -> Asset
 }
 
 /// Adds what the page shows of one output file (`output/rel`, read into `bytes`).
-type Show = fn(&mut AssetPage, &Path, &str, &[u8]) -> Result<(), String>;
+type Show = fn(&mut AssetPage, &Path, &str, &[u8]) -> Result<(), ThumbError>;
 
 /// The formats the page shows more of than a name and a size, and how.
 const SHOWN: [(&Format, Show); 7] = [
@@ -270,7 +290,12 @@ const SHOWN: [(&Format, Show); 7] = [
     }),
 ];
 
-fn show_hmesh(page: &mut AssetPage, output: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+fn show_hmesh(
+    page: &mut AssetPage,
+    output: &Path,
+    rel: &str,
+    bytes: &[u8],
+) -> Result<(), ThumbError> {
     let (thumbs, clod) = hmesh_thumbs(output, rel, bytes)?;
     page.models.extend(thumbs);
     page.cluster_lods.extend(clod.map(|c| (rel.to_owned(), c)));
@@ -278,7 +303,7 @@ fn show_hmesh(page: &mut AssetPage, output: &Path, rel: &str, bytes: &[u8]) -> R
 }
 
 /// A Qt or BMD1 model: one picture, its triangles counted later by its reader.
-fn show_model(page: &mut AssetPage, _: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+fn show_model(page: &mut AssetPage, _: &Path, rel: &str, bytes: &[u8]) -> Result<(), ThumbError> {
     if page.models.len() < MAX_MODELS {
         let key = content_key(&[bytes], 0);
         page.models.push(MeshThumb {
@@ -293,13 +318,13 @@ fn show_model(page: &mut AssetPage, _: &Path, rel: &str, bytes: &[u8]) -> Result
     Ok(())
 }
 
-fn triangles_of(path: &Path) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn triangles_of(path: &Path) -> Result<usize, ThumbError> {
+    let bytes = std::fs::read(path)?;
     let scene = match path.extension().and_then(|e| e.to_str()) {
         Some("mesh") => preview::load::load_qtmesh(path, &bytes, 0),
         _ => preview::load::load_bmd(path, &bytes),
     };
-    scene.map(|s| s.triangle_count()).map_err(|e| e.to_string())
+    Ok(scene.map(|s| s.triangle_count())?)
 }
 
 /// One thumbnail per LOD level, and the summary of its cluster LOD hierarchy if it has
@@ -309,8 +334,8 @@ fn hmesh_thumbs(
     output: &Path,
     rel: &str,
     bytes: &[u8],
-) -> Result<(Vec<MeshThumb>, Option<hmesh::clod::ClodSummary>), String> {
-    let mesh = hmesh::read(bytes).map_err(|e| e.to_string())?;
+) -> Result<(Vec<MeshThumb>, Option<hmesh::clod::ClodSummary>), ThumbError> {
+    let mesh = hmesh::read(bytes).map_err(FormatReadError::from)?;
     let hmat = std::fs::read(output.join(rel).with_extension("hmat")).unwrap_or_default();
     let clod = mesh.cluster_lod.as_ref().map(hmesh::clod::ClodSummary::of);
     let thumbs = (0..preview::lod_levels(&mesh))
@@ -341,8 +366,8 @@ fn hmesh_thumbs(
     Ok((thumbs, clod))
 }
 
-fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
-    let ktx = ktx2::read(bytes).map_err(|e| e.to_string())?;
+fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, ThumbError> {
+    let ktx = ktx2::read(bytes).map_err(FormatReadError::from)?;
     let key = content_key(&[bytes], usize::MAX);
     Ok(TextureThumb {
         file: rel.to_owned(),
@@ -356,8 +381,8 @@ fn texture_thumb(rel: &str, bytes: &[u8]) -> Result<TextureThumb, String> {
 }
 
 /// The text sample of a font. The key covers the `.hfont` and its atlas beside it.
-fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, String> {
-    let font = hfont::read(bytes).map_err(|e| e.to_string())?;
+fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, ThumbError> {
+    let font = hfont::read(bytes).map_err(FormatReadError::from)?;
     let layout = preview::font::layout(&font, FONT_SAMPLE, FONT_SAMPLE_PX)?;
     let atlas = std::fs::read(output.join(rel).with_extension("ktx2")).unwrap_or_default();
     let key = content_key(&[bytes, &atlas], FONT_SAMPLE_PX as usize);
@@ -372,8 +397,8 @@ fn font_thumb(output: &Path, rel: &str, bytes: &[u8]) -> Result<FontThumb, Strin
     })
 }
 
-fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
-    let m = spirv::read(bytes).map_err(|e| e.to_string())?;
+fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, ThumbError> {
+    let m = spirv::read(bytes).map_err(FormatReadError::from)?;
     Ok(m.entry_points
         .iter()
         .map(|e| ShaderEntry {
@@ -385,8 +410,8 @@ fn shader_entries(rel: &str, bytes: &[u8]) -> Result<Vec<ShaderEntry>, String> {
         .collect())
 }
 
-fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, String> {
-    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+fn sound_thumb(rel: &str, bytes: &[u8]) -> Result<SoundThumb, ThumbError> {
+    let info = wav::read(bytes).map_err(FormatReadError::from)?;
     let key = content_key(&[bytes], usize::MAX - 1);
     Ok(SoundThumb {
         file: rel.to_owned(),

@@ -273,7 +273,7 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
     if !p.warnings.is_empty() || !p.problems.is_empty() {
         h.push_str("<ul>");
         for w in &p.warnings {
-            let _ = write!(h, "<li class=\"warn\">{}</li>", esc(w));
+            let _ = write!(h, "<li class=\"warn\">{}</li>", esc(&w.to_string()));
         }
         for w in &p.problems {
             let _ = write!(h, "<li class=\"error\">report: {}</li>", esc(w));

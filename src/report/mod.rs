@@ -63,7 +63,7 @@ pub fn write_report(output: &Path, build: &BuildReport) -> Result<PathBuf, Repor
         .filter(|j| !img_dir.join(&j.file_name).is_file())
         .map(|j| (j.file_name.clone(), j))
         .collect();
-    let rendered: Vec<(String, Result<Vec<u8>, String>)> = jobs
+    let rendered: Vec<(String, Result<Vec<u8>, collect::ThumbError>)> = jobs
         .into_par_iter()
         .map(|(name, job)| (name, job.render()))
         .collect();
@@ -75,7 +75,7 @@ pub fn write_report(output: &Path, build: &BuildReport) -> Result<PathBuf, Repor
                 write_atomic(&path, &png).map_err(|source| ReportError::Write { path, source })?;
             }
             Err(e) => {
-                failed_renders.insert(name, e);
+                failed_renders.insert(name, e.to_string());
             }
         }
     }

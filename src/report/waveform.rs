@@ -18,8 +18,8 @@ pub fn size(channels: u16) -> (u32, u32) {
 
 /// Draws the waveform of a `.wav` of ours. Reads the samples in place: a long sound costs
 /// one pass over its data and no copy of it.
-pub fn draw(bytes: &[u8]) -> Result<RgbaImage, String> {
-    let info = wav::read(bytes).map_err(|e| e.to_string())?;
+pub fn draw(bytes: &[u8]) -> Result<RgbaImage, wav::WavError> {
+    let info = wav::read(bytes)?;
     let channels = usize::from(info.spec.channels);
     let data = info.data(bytes);
     let step = usize::from(info.spec.format.bytes());

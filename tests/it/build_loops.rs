@@ -336,6 +336,12 @@ fn json_messages_carry_structured_diagnostics_and_always_finish() {
         path.contains("meshes[0].primitives[0]") && path.contains("accessors[99]"),
         "the glTF path names the reference and the accessor: {d}"
     );
+    // The file and the place are fields of their own, not repeated in the text.
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        !message.contains("bad.gltf") && !message.contains("accessors[99]"),
+        "{d}"
+    );
     let last = messages.last().unwrap();
     assert_eq!(last["reason"], "build-finished");
     assert_eq!(last["failed"], 1);

@@ -93,3 +93,69 @@ fn mesh_stage_warnings_reach_human_and_json_output() {
         "the warning once, as JSON:\n{stdout}"
     );
 }
+
+/// Sources that each raise warnings of another stage (the node and mesh importers, the
+/// model kind, the skinning stage): every warning reaches JSON with a code of its kind,
+/// and with its place in `gltf_path` rather than in its text.
+#[test]
+fn every_warning_carries_a_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    write_unweighted_skin(&src);
+    let strip: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(samples().join("strip.gltf")).unwrap())
+            .unwrap();
+    let variant = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut j = strip.clone();
+        edit(&mut j);
+        std::fs::write(src.join(name), j.to_string()).unwrap();
+    };
+    // Not unit length: normalised (repaired).
+    variant("rotated.gltf", &|j| {
+        j["nodes"][0]["rotation"] = serde_json::json!([0.0, 0.0, 0.0, 2.0]);
+    });
+    // An application attribute no runtime format holds (not exported).
+    variant("extra_attribute.gltf", &|j| {
+        j["meshes"][0]["primitives"][0]["attributes"]["_TEMPERATURE"] = 0.into();
+    });
+    // Points only: skipped (not exported), then no triangle to write (nothing written).
+    variant("points.gltf", &|j| {
+        j["meshes"][0]["primitives"][0]["mode"] = 0.into();
+    });
+    let out = dir.path().join("out");
+    let o = assetc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-config",
+        "--message-format",
+        "json",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let warnings: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("every line is JSON"))
+        .filter(|v| v["reason"] == "diagnostic" && v["diagnostic"]["severity"] == "warning")
+        .map(|v| v["diagnostic"].clone())
+        .collect();
+    let mut codes = std::collections::BTreeSet::new();
+    for w in &warnings {
+        let code = w["code"].as_str().unwrap_or_else(|| panic!("no code: {w}"));
+        codes.insert(code.to_owned());
+    }
+    for expected in ["repaired", "not-exported", "nothing-written"] {
+        assert!(
+            codes.contains(expected),
+            "no {expected} warning in:\n{stdout}"
+        );
+    }
+    let rotation = warnings
+        .iter()
+        .find(|w| w["file"] == "rotated.gltf")
+        .unwrap_or_else(|| panic!("no warning for rotated.gltf in:\n{stdout}"));
+    assert_eq!(rotation["code"], "repaired", "{rotation}");
+    assert_eq!(rotation["gltf_path"], "nodes[0]", "{rotation}");
+}

@@ -7,106 +7,98 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The kind of a problem, serialised as its kebab-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiagnosticCode {
+/// Declares [`DiagnosticCode`] from one list: each variant with its kebab-case name, so
+/// that [`DiagnosticCode::name`] and [`DiagnosticCode::ALL`] cannot leave one out.
+macro_rules! diagnostic_codes {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal,)*) => {
+        /// The kind of a problem, serialised as its kebab-case name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum DiagnosticCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl DiagnosticCode {
+            /// Every code, for the docs test that each is documented.
+            pub const ALL: &'static [DiagnosticCode] = &[$(Self::$variant,)*];
+
+            /// The code as it appears in JSON.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+diagnostic_codes! {
     /// build.toml (or a rule in it) is wrong.
-    Config,
+    Config => "config",
     /// How assetc was asked to run is wrong (a missing input, an option that does not apply).
-    Usage,
+    Usage => "usage",
     /// A command failed outside any asset (writing a depfile, the manifest).
-    Error,
+    Error => "error",
     /// An index into geometry is past the end of what it indexes.
-    IndexOutOfRange,
+    IndexOutOfRange => "index-out-of-range",
     /// A reference inside a source names an object that is not there (`meshes[5]` of 3).
-    DanglingReference,
+    DanglingReference => "dangling-reference",
     /// A file the source needs (a buffer, an image, an MTL) does not exist.
-    MissingFile,
+    MissingFile => "missing-file",
     /// A file exists but cannot be read (permissions, a folder where a file should be).
-    UnreadableFile,
+    UnreadableFile => "unreadable-file",
     /// The source is not a valid file of its format (bad container, JSON, structure).
-    InvalidSource,
+    InvalidSource => "invalid-source",
     /// The source requires an extension assetc does not implement.
-    UnsupportedExtension,
+    UnsupportedExtension => "unsupported-extension",
     /// A count or size past the resource limits that guard against absurd inputs.
-    ResourceLimit,
+    ResourceLimit => "resource-limit",
     /// An image cannot be decoded or encoded.
-    BadImage,
+    BadImage => "bad-image",
     /// A written file failed its format's validator (a bug in assetc, caught before writing).
-    InvalidOutput,
+    InvalidOutput => "invalid-output",
     /// assetc panicked on this asset (a bug; the rest of the build went on).
-    InternalError,
+    InternalError => "internal-error",
     /// Two sources would write the same output.
-    OutputCollision,
+    OutputCollision => "output-collision",
     /// An output name is longer than a file system allows.
-    NameTooLong,
+    NameTooLong => "name-too-long",
     /// Not built: `--fail-fast` stopped after an earlier failure.
-    Skipped,
+    Skipped => "skipped",
     /// The remote cache failed or served something damaged.
-    RemoteCache,
+    RemoteCache => "remote-cache",
     /// Files below the input that no kind compiles.
-    IgnoredFiles,
+    IgnoredFiles => "ignored-files",
     /// No longer raised: a mesh too small to simplify is normal, and `assetc info` and
     /// `assetc inspect` state it as a fact. Kept so that caches and tools that name it
     /// still read.
-    LodStalled,
-    /// Files an `embed` wildcard matches that their own kind compiles instead (last: the
-    /// cache stores codes by their place in this list).
-    EmbedOverruled,
+    LodStalled => "lod-stalled",
+    /// Files an `embed` wildcard matches that their own kind compiles instead.
+    EmbedOverruled => "embed-overruled",
+    /// Something wrong in the source was fixed, replaced or dropped so that the asset
+    /// still builds (a rotation normalised, keys out of order dropped, a bone renamed).
+    Repaired => "repaired",
+    /// Something valid in the source that no output holds was left out (an attribute, a
+    /// channel, a light, a second skin).
+    NotExported => "not-exported",
+    /// A target or the engine that loads it holds less than the source has (Qt's 4
+    /// influences, BMD1's 255 frames, BGBTech3's 64 bones): reduced or left out.
+    TargetLimit => "target-limit",
+    /// The source gives nothing to write (no triangle geometry).
+    NothingWritten => "nothing-written",
+    /// A font has no glyph for some codepoints of its charset.
+    MissingGlyphs => "missing-glyphs",
+    /// Audio samples past the output's range were clipped.
+    ClippedSamples => "clipped-samples",
+    /// A GPU-ready texture (KTX2, DDS) kept as it is: the settings asked for a format it
+    /// cannot be re-encoded to.
+    PassedThrough => "passed-through",
+    /// An image's texels contradict the class its name gives it (a `*_normal.png` that is
+    /// not a normal map, a colour image named as data).
+    TextureClass => "texture-class",
 }
 
 impl DiagnosticCode {
-    /// The code as it appears in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Config => "config",
-            Self::Usage => "usage",
-            Self::Error => "error",
-            Self::IndexOutOfRange => "index-out-of-range",
-            Self::DanglingReference => "dangling-reference",
-            Self::MissingFile => "missing-file",
-            Self::UnreadableFile => "unreadable-file",
-            Self::InvalidSource => "invalid-source",
-            Self::UnsupportedExtension => "unsupported-extension",
-            Self::ResourceLimit => "resource-limit",
-            Self::BadImage => "bad-image",
-            Self::InvalidOutput => "invalid-output",
-            Self::InternalError => "internal-error",
-            Self::OutputCollision => "output-collision",
-            Self::NameTooLong => "name-too-long",
-            Self::Skipped => "skipped",
-            Self::RemoteCache => "remote-cache",
-            Self::IgnoredFiles => "ignored-files",
-            Self::EmbedOverruled => "embed-overruled",
-            Self::LodStalled => "lod-stalled",
-        }
-    }
-
-    /// Every code, for the docs test that each is documented.
-    pub const ALL: [DiagnosticCode; 20] = [
-        Self::Config,
-        Self::Usage,
-        Self::Error,
-        Self::IndexOutOfRange,
-        Self::DanglingReference,
-        Self::MissingFile,
-        Self::UnreadableFile,
-        Self::InvalidSource,
-        Self::UnsupportedExtension,
-        Self::ResourceLimit,
-        Self::BadImage,
-        Self::InvalidOutput,
-        Self::InternalError,
-        Self::OutputCollision,
-        Self::NameTooLong,
-        Self::Skipped,
-        Self::RemoteCache,
-        Self::IgnoredFiles,
-        Self::LodStalled,
-        Self::EmbedOverruled,
-    ];
-
     /// A file that could not be read: missing, or there but unreadable.
     pub fn of_io(error: &std::io::Error) -> Self {
         match error.kind() {
@@ -118,11 +110,12 @@ impl DiagnosticCode {
 
 /// Something wrong that did not stop the asset: its text, the element of the source it
 /// concerns (a glTF path such as `meshes[0].primitives[1]`, an FBX or OBJ element) kept
-/// apart from the text, and its code when its kind is known. Raised where the problem is
+/// apart from the text, and its code (the kind of problem). Raised where the problem is
 /// found and carried as it is to the report, the cache and JSON messages, which never read
 /// the text back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
+    /// Every warning raised has one; `None` only in records cached before that was so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<DiagnosticCode>,
     /// Where in the source, when the warning concerns one element of it.
@@ -132,29 +125,22 @@ pub struct Warning {
 }
 
 impl Warning {
-    /// A warning about the source as a whole.
-    pub fn new(message: impl Into<String>) -> Self {
+    /// A warning about the source as a whole, of the kind `code`.
+    pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Self {
         Self {
-            code: None,
+            code: Some(code),
             at: None,
             message: message.into(),
         }
     }
 
-    /// A warning about one element of the source (`at`: its glTF path or name).
-    pub fn at(at: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            code: None,
-            at: Some(at.into()),
-            message: message.into(),
-        }
-    }
-
-    /// The same warning with the code of its kind.
-    pub fn coded(self, code: DiagnosticCode) -> Self {
+    /// A warning of the kind `code` about one element of the source (`at`: its glTF path
+    /// or name).
+    pub fn at(code: DiagnosticCode, at: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             code: Some(code),
-            ..self
+            at: Some(at.into()),
+            message: message.into(),
         }
     }
 }
@@ -169,19 +155,6 @@ impl std::fmt::Display for Warning {
     }
 }
 
-/// A warning about the source as a whole, from its text.
-impl From<String> for Warning {
-    fn from(message: String) -> Self {
-        Self::new(message)
-    }
-}
-
-impl From<&str> for Warning {
-    fn from(message: &str) -> Self {
-        Self::new(message)
-    }
-}
-
 /// Where in a source an error is (a glTF path such as `meshes[0].primitives[1]`, an OBJ
 /// line) and what is wrong there, as the error's type holds them: apart from the rendered
 /// text, so nothing has to read them back out of it.
@@ -191,28 +164,98 @@ pub struct ErrorSite {
     pub detail: String,
 }
 
+/// A place in a text source (1-based line, and column when known), as the error's type
+/// gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextPosition {
+    pub line: usize,
+    pub column: Option<usize>,
+}
+
+/// `line` or `line:column`, as compilers print a place after a file's name.
+impl std::fmt::Display for TextPosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.column {
+            Some(column) => write!(f, "{}:{column}", self.line),
+            None => write!(f, "{}", self.line),
+        }
+    }
+}
+
 /// An asset's error with its code (and its site, when its type knows one), as the driver
 /// carries it from the importer or target to the reporter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// The whole error as people read it (the file, the site, the detail).
     pub message: String,
+    /// The error as it reads after the source's name: what a diagnostic, whose `file`
+    /// names the source, shows as its message when the error has no site.
+    pub detail: String,
     pub code: DiagnosticCode,
-    pub site: Option<ErrorSite>,
+    /// Boxed: most failures have none, and every `Result` carrying one pays its size.
+    pub site: Option<Box<ErrorSite>>,
+    /// The line (and column) in a text source, when its type says.
+    pub position: Option<TextPosition>,
 }
 
 impl Failure {
+    /// A failure whose message names no source (a texture's, which names its image).
     pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        let message = message.into();
         Self {
-            message: message.into(),
+            detail: message.clone(),
+            message,
             code,
             site: None,
+            position: None,
+        }
+    }
+
+    /// A failure of the source `source` (its path as the message shows it): the message
+    /// is `source: detail`.
+    pub fn of_source(
+        code: DiagnosticCode,
+        source: impl std::fmt::Display,
+        detail: impl Into<String>,
+    ) -> Self {
+        let detail = detail.into();
+        Self {
+            message: format!("{source}: {detail}"),
+            detail,
+            code,
+            site: None,
+            position: None,
+        }
+    }
+
+    /// The same failure with the detail its error's type gave (see [`Self::detail`]).
+    pub fn with_detail(self, detail: impl Into<String>) -> Self {
+        Self {
+            detail: detail.into(),
+            ..self
+        }
+    }
+
+    /// The same failure with `note` added to its message and detail (`message (note)`).
+    pub fn noted(self, note: &str) -> Self {
+        Self {
+            message: format!("{} ({note})", self.message),
+            detail: format!("{} ({note})", self.detail),
+            ..self
         }
     }
 
     /// The same failure with the site its error's type gave.
     pub fn at_site(self, site: Option<ErrorSite>) -> Self {
-        Self { site, ..self }
+        Self {
+            site: site.map(Box::new),
+            ..self
+        }
+    }
+
+    /// The same failure with the place in a text source its error's type gave.
+    pub fn at_position(self, position: Option<TextPosition>) -> Self {
+        Self { position, ..self }
     }
 }
 

@@ -6,8 +6,8 @@ use crate::describe::{Description, Stats};
 use crate::entry_kind::EntryKind;
 use crate::{FormatKind, Problem};
 
-/// A reader's error, whatever its type (readers' own error types differ, and some are
-/// still strings); shown with `Display`, never parsed.
+/// A reader's error, whatever its type (each reader has its own thiserror enum); shown
+/// with `Display`, never parsed.
 pub type ReadError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Bytes a file of the format holds at a fixed place.

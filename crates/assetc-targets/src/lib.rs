@@ -224,6 +224,14 @@ impl TargetError {
                 at: path.clone(),
                 detail: message.clone(),
             }),
+            Self::Mesh(hmesh::MeshError::Geometry(e)) => Some(code::ErrorSite {
+                at: e.path.clone(),
+                detail: e.message.clone(),
+            }),
+            Self::Mesh(hmesh::MeshError::ClusterLod { path, source }) => Some(code::ErrorSite {
+                at: path.clone(),
+                detail: source.to_string(),
+            }),
             _ => None,
         }
     }

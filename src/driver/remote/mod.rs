@@ -256,7 +256,7 @@ impl RemoteCache {
         if let Some(first) = problems.first() {
             return Err(Miss::Damaged(format!(
                 "its files do not make a valid asset: {}",
-                record::escaped(first)
+                record::escaped(&first.to_string())
             )));
         }
         record.warnings = record::local_warnings(&record.warnings);
@@ -317,7 +317,7 @@ impl RemoteCache {
         if bytes.len() as u64 != file.size || Digest::of(&bytes) != digest {
             return Err(mismatch());
         }
-        super::guard::check_output(&file.path, &bytes).map_err(Miss::Damaged)?;
+        super::guard::check_output(&file.path, &bytes).map_err(|e| Miss::Damaged(e.to_string()))?;
         if file.path.starts_with("tex/") {
             lock(&self.blobs).insert(digest, bytes.clone());
         }

@@ -137,8 +137,8 @@ mod tests {
     #[test]
     fn warnings_from_a_record_cannot_reach_the_terminal_as_escapes() {
         let stored = vec![
-            Warning::at("images[0]\u{1b}[2J", "too big\r").coded(DiagnosticCode::BadImage),
-            Warning::new("other"),
+            Warning::at(DiagnosticCode::BadImage, "images[0]\u{1b}[2J", "too big\r"),
+            Warning::new(DiagnosticCode::NotExported, "other"),
         ];
         let shown = local_warnings(&stored);
         assert_eq!(shown[0].at.as_deref(), Some("images[0]\\u{1b}[2J"));

@@ -48,7 +48,7 @@ fn report_verify_and_pack(opts: &BuildOptions, report: &mut BuildReport) -> Resu
     }
     if opts.verify {
         let (problems, validated) = verify::verify_tree_counted(&opts.output);
-        report.verify_problems = problems;
+        report.verify_problems = problems.iter().map(ToString::to_string).collect();
         report.verified_files = Some(validated);
     }
     let archive_format = match (opts.pack_spk, opts.pack_hpack) {

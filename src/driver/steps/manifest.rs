@@ -84,7 +84,8 @@ fn write_manifest(
         opts.manifest_version,
     )
     .map_err(|e| BuildError::Manifest(e.to_string()))?;
-    guard::check_output(MANIFEST_NAME, &manifest).map_err(BuildError::Manifest)?;
+    guard::check_output(MANIFEST_NAME, &manifest)
+        .map_err(|e| BuildError::Manifest(e.to_string()))?;
     let write_error = |source| BuildError::Write {
         path: manifest_path.clone(),
         source,

@@ -38,20 +38,20 @@ const CHUNK: usize = 1024;
 const DELAY: u64 = SINC_LEN as u64 / 2;
 
 /// Resamples planes from `from` Hz to `to` Hz (which differ).
-pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>, String> {
+pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>, ResampleError> {
     // The kind refuses such rates before decoding (`Budget::admit`); this keeps a caller
     // that did not from dividing by zero below.
     if from == 0 || to == 0 {
-        return Err(format!("cannot resample from {from} Hz to {to} Hz"));
+        return Err(ResampleError::ZeroRate { from, to });
     }
     let channels = planes.len();
     let frames = planes.first().map_or(0, Vec::len);
     let g = gcd(u64::from(from), u64::from(to));
     let (p, q) = (u64::from(to) / g, u64::from(from) / g);
     let m = DELAY.div_ceil(q).max(1);
-    let lead = usize::try_from(m * q - DELAY).map_err(|e| e.to_string())?;
-    let skip = usize::try_from(m * p - 1).map_err(|e| e.to_string())?;
-    let wanted = usize::try_from((frames as u64 * p).div_ceil(q)).map_err(|e| e.to_string())?;
+    let lead = usize::try_from(m * q - DELAY)?;
+    let skip = usize::try_from(m * p - 1)?;
+    let wanted = usize::try_from((frames as u64 * p).div_ceil(q))?;
 
     let parameters = SincInterpolationParameters {
         sinc_len: SINC_LEN,
@@ -63,7 +63,7 @@ pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>
     let ratio = f64::from(to) / f64::from(from);
     let mut resampler =
         Async::<f32>::new_sinc(ratio, 1.0, &parameters, CHUNK, channels, FixedAsync::Input)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ResampleError::Setup(e.to_string()))?;
     let max_out = resampler.output_frames_max();
     let mut chunk_out = vec![vec![0f32; max_out]; channels];
     let mut scratch = vec![vec![0f32; resampler.input_frames_max()]; channels];
@@ -73,11 +73,11 @@ pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>
     while out[0].len() < skip + wanted {
         let need = resampler.input_frames_next();
         let mut output = SequentialSliceOfVecs::new_mut(&mut chunk_out, channels, max_out)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ResampleError::Buffer(e.to_string()))?;
         let inside = at >= lead && at - lead + need <= frames;
         let result = if inside {
-            let input =
-                SequentialSliceOfVecs::new(planes, channels, frames).map_err(|e| e.to_string())?;
+            let input = SequentialSliceOfVecs::new(planes, channels, frames)
+                .map_err(|e| ResampleError::Buffer(e.to_string()))?;
             let indexing = Indexing::new().input_offset(at - lead);
             resampler.process_into_buffer(&input, &mut output, Some(&indexing))
         } else {
@@ -89,11 +89,11 @@ pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>
                     }
                 }
             }
-            let input =
-                SequentialSliceOfVecs::new(&scratch, channels, need).map_err(|e| e.to_string())?;
+            let input = SequentialSliceOfVecs::new(&scratch, channels, need)
+                .map_err(|e| ResampleError::Buffer(e.to_string()))?;
             resampler.process_into_buffer(&input, &mut output, None)
         };
-        let (used, produced) = result.map_err(|e| e.to_string())?;
+        let (used, produced) = result.map_err(|e| ResampleError::Process(e.to_string()))?;
         at += used;
         for (o, c) in out.iter_mut().zip(&chunk_out) {
             o.extend_from_slice(&c[..produced]);
@@ -104,6 +104,21 @@ pub fn resample(planes: &[Vec<f32>], from: u32, to: u32) -> Result<Vec<Vec<f32>>
         o.truncate(wanted);
     }
     Ok(out)
+}
+
+/// What went wrong in rubato (its own words) or in the frame arithmetic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResampleError {
+    #[error("cannot resample from {from} Hz to {to} Hz")]
+    ZeroRate { from: u32, to: u32 },
+    #[error(transparent)]
+    Overflow(#[from] std::num::TryFromIntError),
+    #[error("{0}")]
+    Setup(String),
+    #[error("{0}")]
+    Buffer(String),
+    #[error("{0}")]
+    Process(String),
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {

@@ -1,6 +1,7 @@
 //! `[audio]`: the audio kind's build.toml table (seed 004's AudioSettings).
 
-use crate::kinds::settings::Section;
+use crate::kinds::settings::{Section, SettingsError};
+use crate::pipeline::SettingRangeError;
 use serde::{Deserialize, Serialize};
 
 /// `[audio]`: how `.wav .ogg .oga .mp3 .flac` sources become PCM `.wav` (seed 004's
@@ -27,17 +28,19 @@ impl Default for AudioSettings {
 }
 
 impl AudioSettings {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingRangeError> {
         if !(8_000..=192_000).contains(&self.sample_rate) {
-            return Err(format!(
-                "sample_rate must be 8000..=192000 Hz, got {}",
-                self.sample_rate
+            return Err(SettingRangeError::new(
+                "sample_rate",
+                "be 8000..=192000 Hz",
+                self.sample_rate,
             ));
         }
         if !matches!(self.bit_depth, 16 | 32) {
-            return Err(format!(
-                "bit_depth must be 16 (integer) or 32 (float), got {}",
-                self.bit_depth
+            return Err(SettingRangeError::new(
+                "bit_depth",
+                "be 16 (integer) or 32 (float)",
+                self.bit_depth,
             ));
         }
         Ok(())
@@ -45,7 +48,7 @@ impl AudioSettings {
 }
 
 impl Section for AudioSettings {
-    fn check_ranges(&self) -> Result<(), String> {
-        self.validate()
+    fn check_ranges(&self) -> Result<(), SettingsError> {
+        Ok(self.validate()?)
     }
 }

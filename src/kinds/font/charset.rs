@@ -2,6 +2,7 @@
 //! `font.charset` ranges and the characters of `font.charset_file`.
 
 use super::settings::{parse_entry, FontSettings};
+use crate::import::input_root::InputPathError;
 use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,27 @@ pub const MAX_CHARSET_FILE_BYTES: u64 = 16 << 20;
 /// (U+00A0-U+00FF).
 pub fn default_ranges() -> [RangeInclusive<u32>; 2] {
     [0x20..=0x7E, 0xA0..=0xFF]
+}
+
+/// Why a font's charset cannot be resolved, naming the setting or file at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CharsetError {
+    #[error("font.charset entry \"{entry}\": {why}")]
+    Entry { entry: String, why: &'static str },
+    #[error("the charset holds more than {MAX_CODEPOINTS} codepoints")]
+    TooMany,
+    #[error("font.charset_file \"{name}\": {why}")]
+    File { name: String, why: InputPathError },
+    /// The operating system's error, as it words it.
+    #[error("{}: {reason}", path.display())]
+    Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "{}: {size} bytes exceeds the charset file limit of {MAX_CHARSET_FILE_BYTES} bytes",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("{}: not UTF-8 text (byte {byte})", path.display())]
+    NotUtf8 { path: PathBuf, byte: usize },
 }
 
 /// The resolved charset: codepoints in order (never 0, which is the `.notdef`), and the
@@ -33,7 +55,7 @@ fn drawable(cp: u32) -> bool {
 }
 
 /// The charset of one font. Errors are messages for the font's `AssetError::Invalid`.
-pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, String> {
+pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, CharsetError> {
     let mut codepoints = BTreeSet::new();
     for range in default_ranges() {
         add(&mut codepoints, range)?;
@@ -45,8 +67,7 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, St
         None
     } else {
         let path = charset_file_path(&settings.charset_file, input_root)?;
-        let text = read_text(&path)
-            .map_err(|e| format!("font.charset_file \"{}\": {e}", settings.charset_file))?;
+        let text = read_text(&path)?;
         for c in text.chars() {
             let cp = u32::from(c);
             add(&mut codepoints, cp..=cp)?;
@@ -58,45 +79,47 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, St
 
 /// Adds the drawable codepoints of a range. A range twice the limit fails before it is
 /// walked, so `U+0000-U+10FFFF` costs nothing.
-fn add(codepoints: &mut BTreeSet<u32>, range: RangeInclusive<u32>) -> Result<(), String> {
+fn add(codepoints: &mut BTreeSet<u32>, range: RangeInclusive<u32>) -> Result<(), CharsetError> {
     if (*range.end() - *range.start()) as usize >= 2 * MAX_CODEPOINTS {
-        return Err(too_many());
+        return Err(CharsetError::TooMany);
     }
     codepoints.extend(range.filter(|&c| drawable(c)));
     if codepoints.len() > MAX_CODEPOINTS {
-        return Err(too_many());
+        return Err(CharsetError::TooMany);
     }
     Ok(())
 }
 
-fn too_many() -> String {
-    format!("the charset holds more than {MAX_CODEPOINTS} codepoints")
-}
-
 /// The charset file's path: relative to the input root and, once links are resolved,
 /// still below it (the input-root rule every reader shares).
-fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, String> {
-    crate::import::input_root::resolve_below(input_root, input_root, Path::new(name))
-        .map_err(|why| format!("font.charset_file \"{name}\": {why}"))
+fn charset_file_path(name: &str, input_root: &Path) -> Result<PathBuf, CharsetError> {
+    crate::import::input_root::resolve_below(input_root, input_root, Path::new(name)).map_err(
+        |why| CharsetError::File {
+            name: name.to_owned(),
+            why,
+        },
+    )
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
+fn read_text(path: &Path) -> Result<String, CharsetError> {
+    let unreadable = |e: std::io::Error| CharsetError::Unreadable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     let size = meta.len();
     if size > MAX_CHARSET_FILE_BYTES {
-        return Err(format!(
-            "{shown}: {size} bytes exceeds the charset file limit of {MAX_CHARSET_FILE_BYTES} bytes"
-        ));
+        return Err(CharsetError::TooLarge {
+            path: path.to_owned(),
+            size,
+        });
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = std::fs::read(path).map_err(unreadable)?;
     // The input's cache stamp is the bytes read here (the driver's cache, `read_log`).
     crate::read_log::note_read(path, &meta, &bytes);
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{shown}: not UTF-8 text (byte {})",
-            e.utf8_error().valid_up_to()
-        )
+    String::from_utf8(bytes).map_err(|e| CharsetError::NotUtf8 {
+        path: path.to_owned(),
+        byte: e.utf8_error().valid_up_to(),
     })
 }
 
@@ -140,7 +163,7 @@ mod tests {
             "U+0500-U+0400",
             "U+1234567",
         ] {
-            let e = parse_entry(bad).unwrap_err();
+            let e = parse_entry(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("\"{bad}\"")), "{e}");
         }
     }
@@ -189,7 +212,7 @@ mod tests {
                 charset_file: name.into(),
                 ..Default::default()
             };
-            let e = resolve(&settings, &root).unwrap_err();
+            let e = resolve(&settings, &root).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("font.charset_file \"{name}\"")),
                 "{e}"
@@ -202,6 +225,7 @@ mod tests {
         };
         assert!(resolve(&settings, &root)
             .unwrap_err()
+            .to_string()
             .contains("not UTF-8 text (byte 1)"));
     }
 
@@ -214,6 +238,7 @@ mod tests {
         };
         assert!(resolve(&settings, dir.path())
             .unwrap_err()
+            .to_string()
             .contains("more than 65536"));
     }
 

@@ -43,7 +43,7 @@ pub fn compile_face(
     codepoints: &BTreeSet<u32>,
     settings: &FontSettings,
     atlas_tex: u64,
-) -> Result<CompiledFont, String> {
+) -> Result<CompiledFont, FontCompileError> {
     let units_per_em = f64::from(face.units_per_em());
     let glyph_size = f64::from(settings.glyph_size);
     let scale = glyph_size / units_per_em;
@@ -73,16 +73,23 @@ pub fn compile_face(
     }
     let mut drawn: BTreeMap<GlyphId, Drawn> = BTreeMap::new();
     for &(cp, g) in &glyph_order {
-        let Some(o) = outline(face, g).map_err(|e| format!("glyph of U+{cp:04X}: {e}"))? else {
+        let Some(o) = outline(face, g).map_err(|source| FontCompileError::Outline {
+            codepoint: cp,
+            source,
+        })?
+        else {
             continue;
         };
         let bx = TexelBox::around(&o, scale, pad);
         if bx.width > side || bx.height > side {
-            return Err(format!(
-                "glyph of U+{cp:04X} needs a {}x{} texel tile but the atlas is {side}x{side}: \
-                 lower font.glyph_size ({}) or font.spread ({}), or raise font.atlas_size",
-                bx.width, bx.height, settings.glyph_size, settings.spread
-            ));
+            return Err(FontCompileError::TileTooLarge {
+                codepoint: cp,
+                width: bx.width,
+                height: bx.height,
+                side,
+                glyph_size: settings.glyph_size,
+                spread: settings.spread,
+            });
         }
         drawn.insert(g, Drawn { outline: o, bx });
     }
@@ -97,17 +104,13 @@ pub fn compile_face(
         .iter()
         .map(|(_, g)| drawn.get(g).map_or((0, 0), |d| (d.bx.width, d.bx.height)))
         .collect();
-    let placed = shelf_pack(&sizes, side).map_err(|i| {
-        format!(
-            "the {} glyphs drawn do not fit a {side}x{side} atlas at font.glyph_size {} and \
-             font.spread {} (U+{:04X}, glyph {} of them, is the first left out): raise \
-             font.atlas_size, or lower font.glyph_size or font.spread, or shrink the charset",
-            tiles.len(),
-            settings.glyph_size,
-            settings.spread,
-            tiles[i].0,
-            i + 1
-        )
+    let placed = shelf_pack(&sizes, side).map_err(|i| FontCompileError::AtlasFull {
+        glyphs: tiles.len(),
+        side,
+        glyph_size: settings.glyph_size,
+        spread: settings.spread,
+        first_left_out: tiles.get(i).map_or(0, |t| t.0),
+        position: i + 1,
     })?;
 
     let work: u64 = tiles
@@ -118,10 +121,7 @@ pub fn compile_face(
         })
         .sum();
     if work > MAX_FIELD_WORK {
-        return Err(format!(
-            "the outlines are too complex for their atlas: {work} distance evaluations \
-             (at most {MAX_FIELD_WORK}); lower font.glyph_size or shrink the charset"
-        ));
+        return Err(FontCompileError::TooComplex { work });
     }
     // Each field is computed on its own, so running them in parallel gives the same
     // texels whatever the thread count.
@@ -200,10 +200,8 @@ pub fn compile_face(
         line_gap: em(f64::from(face.line_gap())),
         distance_range: settings.spread,
         edge_value: EDGE_VALUE,
-        atlas_width: u16::try_from(side)
-            .map_err(|_| format!("atlas size {side} is beyond 65535"))?,
-        atlas_height: u16::try_from(side)
-            .map_err(|_| format!("atlas size {side} is beyond 65535"))?,
+        atlas_width: u16::try_from(side).map_err(|_| FontCompileError::AtlasSide(side))?,
+        atlas_height: u16::try_from(side).map_err(|_| FontCompileError::AtlasSide(side))?,
         flags: if settings.msdf { FLAG_MSDF } else { 0 },
     };
     Ok(CompiledFont {
@@ -217,12 +215,59 @@ pub fn compile_face(
     })
 }
 
+/// Why a face cannot be compiled with these settings, naming the glyph or setting to
+/// change.
+#[derive(Debug, thiserror::Error)]
+pub enum FontCompileError {
+    #[error("glyph of U+{codepoint:04X}: {source}")]
+    Outline {
+        codepoint: u32,
+        source: super::outline::OutlineError,
+    },
+    #[error(
+        "glyph of U+{codepoint:04X} needs a {width}x{height} texel tile but the atlas is \
+         {side}x{side}: lower font.glyph_size ({glyph_size}) or font.spread ({spread}), or \
+         raise font.atlas_size"
+    )]
+    TileTooLarge {
+        codepoint: u32,
+        width: u32,
+        height: u32,
+        side: u32,
+        glyph_size: u32,
+        spread: f32,
+    },
+    #[error(
+        "the {glyphs} glyphs drawn do not fit a {side}x{side} atlas at font.glyph_size \
+         {glyph_size} and font.spread {spread} (U+{first_left_out:04X}, glyph {position} of \
+         them, is the first left out): raise font.atlas_size, or lower font.glyph_size or \
+         font.spread, or shrink the charset"
+    )]
+    AtlasFull {
+        glyphs: usize,
+        side: u32,
+        glyph_size: u32,
+        spread: f32,
+        first_left_out: u32,
+        position: usize,
+    },
+    #[error(
+        "the outlines are too complex for their atlas: {work} distance evaluations (at most \
+         {MAX_FIELD_WORK}); lower font.glyph_size or shrink the charset"
+    )]
+    TooComplex { work: u64 },
+    #[error("atlas size {0} is beyond 65535")]
+    AtlasSide(u32),
+    #[error("more than {MAX_KERNING_PAIRS} kerning pairs among the charset: shrink the charset")]
+    TooManyKerningPairs,
+}
+
 /// The kerning among `entries` (codepoint, glyph), sorted by (left, right), in em.
 fn kerning_pairs(
     face: &Face,
     entries: &[(u32, GlyphId)],
     units_per_em: f64,
-) -> Result<Vec<KerningPair>, String> {
+) -> Result<Vec<KerningPair>, FontCompileError> {
     let mut codepoints_of: BTreeMap<GlyphId, Vec<u32>> = BTreeMap::new();
     for &(cp, g) in entries {
         codepoints_of.entry(g).or_default().push(cp);
@@ -241,9 +286,7 @@ fn kerning_pairs(
             }
         }
         if pairs.len() > MAX_KERNING_PAIRS {
-            return Err(format!(
-                "more than {MAX_KERNING_PAIRS} kerning pairs among the charset: shrink the charset"
-            ));
+            return Err(FontCompileError::TooManyKerningPairs);
         }
     }
     pairs.sort_by_key(|k| (k.left, k.right));

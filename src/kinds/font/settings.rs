@@ -1,6 +1,8 @@
 //! `[font]`: the font kind's build.toml table.
 
-use crate::kinds::settings::Section;
+use super::charset::CharsetError;
+use crate::kinds::settings::{Section, SettingsError};
+use crate::pipeline::SettingRangeError;
 use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 
@@ -38,21 +40,25 @@ impl Default for FontSettings {
 }
 
 impl FontSettings {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if !self.atlas_size.is_power_of_two() || !(64..=8192).contains(&self.atlas_size) {
-            return Err(format!(
-                "atlas_size must be a power of two from 64 to 8192, got {}",
-                self.atlas_size
-            ));
+            return Err(SettingRangeError::new(
+                "atlas_size",
+                "be a power of two from 64 to 8192",
+                self.atlas_size,
+            )
+            .into());
         }
         if !(8..=256).contains(&self.glyph_size) {
-            return Err(format!(
-                "glyph_size must be 8..=256 texels per em, got {}",
-                self.glyph_size
-            ));
+            return Err(SettingRangeError::new(
+                "glyph_size",
+                "be 8..=256 texels per em",
+                self.glyph_size,
+            )
+            .into());
         }
         if !(self.spread.is_finite() && self.spread >= 1.0 && self.spread <= 64.0) {
-            return Err(format!("spread must be 1..=64 texels, got {}", self.spread));
+            return Err(SettingRangeError::new("spread", "be 1..=64 texels", self.spread).into());
         }
         for entry in &self.charset {
             parse_entry(entry)?;
@@ -61,17 +67,19 @@ impl FontSettings {
     }
 }
 
-
 impl Section for FontSettings {
-    fn check_ranges(&self) -> Result<(), String> {
+    fn check_ranges(&self) -> Result<(), SettingsError> {
         self.validate()
     }
 }
 
 /// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
-pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, String> {
-    let bad = |why: &str| format!("font.charset entry \"{entry}\": {why}");
-    let one = |s: &str| -> Result<u32, String> {
+pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, CharsetError> {
+    let bad = |why: &'static str| CharsetError::Entry {
+        entry: entry.to_owned(),
+        why,
+    };
+    let one = |s: &str| -> Result<u32, CharsetError> {
         let s = s.trim();
         let hex = s
             .strip_prefix("U+")

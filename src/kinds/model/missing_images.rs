@@ -50,7 +50,7 @@ pub(super) fn leave_out(scene: &mut Scene) -> Vec<Warning> {
                 path.display(),
                 users.join(", ")
             );
-            Some(Warning::at(image.gltf_path.clone(), message).coded(DiagnosticCode::MissingFile))
+            Some(Warning::at(DiagnosticCode::MissingFile, image.gltf_path.clone(), message))
         })
         .collect()
 }

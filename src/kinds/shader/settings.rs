@@ -1,6 +1,6 @@
 //! `[shader]`: the shader kind's build.toml table.
 
-use crate::kinds::settings::Section;
+use crate::kinds::settings::{Section, SettingsError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -13,9 +13,8 @@ pub struct ShaderSettings {
     pub defines: BTreeMap<String, String>,
 }
 
-
 impl Section for ShaderSettings {
-    fn check_ranges(&self) -> Result<(), String> {
+    fn check_ranges(&self) -> Result<(), SettingsError> {
         Ok(())
     }
 }

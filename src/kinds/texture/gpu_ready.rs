@@ -5,10 +5,11 @@
 
 use super::texture_asset;
 use crate::kinds::CompileContext;
-use crate::code::Warning;
+use crate::code::{DiagnosticCode, Warning};
 use crate::kinds::asset::{AssetError, CompiledAsset};
 use crate::kinds::source::Source;
 use crate::pipeline::textures::{
+    GpuReadyError,
     standalone_dds, standalone_ktx2, GpuReady, TextureMode, DDS_MAGIC,
 };
 
@@ -21,9 +22,9 @@ pub(super) fn compile(
     mode: TextureMode,
     context: &CompileContext,
 ) -> Result<Option<CompiledAsset>, AssetError> {
-    let invalid = |message: String| AssetError::Invalid {
+    let invalid = |e: GpuReadyError| AssetError::Invalid {
         path: source.abs_path.display().to_string(),
-        message,
+        message: e.to_string(),
     };
     let settings = &context.settings.texture;
     let ready = if bytes.starts_with(&crate::formats::ktx2::IDENTIFIER) {
@@ -47,6 +48,6 @@ fn asset(source: &Source, ready: GpuReady, mode: TextureMode) -> CompiledAsset {
     for file in &mut asset.files {
         file.srgb = srgb;
     }
-    asset.warnings.extend(warning.map(Warning::new));
+    asset.warnings.extend(warning.map(|w| Warning::new(DiagnosticCode::PassedThrough, w)));
     asset
 }

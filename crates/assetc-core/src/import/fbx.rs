@@ -11,6 +11,7 @@
 //! Locations in messages name the FBX element: `meshes["Body"].materials[1]`,
 //! `skins["Armature"].clusters[4]`, or `meshes[3]` when the element has no name.
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 mod animation;
 mod load;
@@ -94,7 +95,7 @@ fn build_scene(ctx: &Ctx, source_ref: &str) -> Res<Scene> {
     dependencies.sort();
     dependencies.dedup();
     if !ctx.fbx.lights.is_empty() || !ctx.fbx.cameras.is_empty() {
-        warnings.push(Warning::from(format!(
+        warnings.push(Warning::new(DiagnosticCode::NotExported, format!(
             "the FBX importer does not read lights or cameras; {} light(s) and {} camera(s) skipped",
             ctx.fbx.lights.len(),
             ctx.fbx.cameras.len()

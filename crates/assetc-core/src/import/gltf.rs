@@ -89,23 +89,24 @@ impl Default for ImportLimits {
 
 use crate::code::{DiagnosticCode, ErrorSite};
 
+/// Every variant reads `file: detail` (see [`ImportError::detail`]).
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("{file}: cannot read: {source}")]
+    #[error("{file}: {}", self.detail())]
     Io {
         file: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("{file}: not a valid glTF/GLB container: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Container { file: String, reason: String },
-    #[error("{file}: not a readable FBX file: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Fbx { file: String, reason: String },
-    #[error("{file}: invalid glTF JSON: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Json { file: String, reason: String },
-    #[error("{file}: extension {extension} is required but not supported")]
+    #[error("{file}: {}", self.detail())]
     UnsupportedExtension { file: String, extension: String },
-    #[error("{file}: {gltf_path}: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Invalid {
         file: String,
         gltf_path: String,
@@ -113,7 +114,7 @@ pub enum ImportError {
         /// What kind of problem it is (a dangling reference, a missing file, ...).
         code: DiagnosticCode,
     },
-    #[error("{file}: {gltf_path}: resource limit exceeded: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Limit {
         file: String,
         gltf_path: String,
@@ -121,7 +122,7 @@ pub enum ImportError {
     },
     /// An OBJ or MTL file: `at` is `line 12` when the line is known, else the object,
     /// group or material (`object "Chair"`, `material "Wood"`).
-    #[error("{file}: {at}: {reason}")]
+    #[error("{file}: {}", self.detail())]
     Obj {
         file: String,
         at: String,
@@ -131,6 +132,40 @@ pub enum ImportError {
 }
 
 impl ImportError {
+    /// The file the error is in: the source, or a file it names (an OBJ's MTL library).
+    pub fn file(&self) -> &str {
+        match self {
+            Self::Io { file, .. }
+            | Self::Container { file, .. }
+            | Self::Fbx { file, .. }
+            | Self::Json { file, .. }
+            | Self::UnsupportedExtension { file, .. }
+            | Self::Invalid { file, .. }
+            | Self::Limit { file, .. }
+            | Self::Obj { file, .. } => file,
+        }
+    }
+
+    /// The error as it reads after the file's name.
+    pub fn detail(&self) -> String {
+        match self {
+            Self::Io { source, .. } => format!("cannot read: {source}"),
+            Self::Container { reason, .. } => format!("not a valid glTF/GLB container: {reason}"),
+            Self::Fbx { reason, .. } => format!("not a readable FBX file: {reason}"),
+            Self::Json { reason, .. } => format!("invalid glTF JSON: {reason}"),
+            Self::UnsupportedExtension { extension, .. } => {
+                format!("extension {extension} is required but not supported")
+            }
+            Self::Invalid {
+                gltf_path, reason, ..
+            } => format!("{gltf_path}: {reason}"),
+            Self::Limit {
+                gltf_path, reason, ..
+            } => format!("{gltf_path}: resource limit exceeded: {reason}"),
+            Self::Obj { at, reason, .. } => format!("{at}: {reason}"),
+        }
+    }
+
     /// The diagnostic code of this error, from its variant (never from its text).
     pub fn code(&self) -> DiagnosticCode {
         match self {
@@ -268,9 +303,9 @@ pub fn import_gltf(
         });
     }
     let (json_bytes, blob) = if data.starts_with(b"glTF") {
-        let glb = buffers::parse_glb(&data).map_err(|reason| ImportError::Container {
+        let glb = buffers::parse_glb(&data).map_err(|e| ImportError::Container {
             file: file.clone(),
-            reason,
+            reason: e.to_string(),
         })?;
         (glb.json, glb.bin)
     } else {
@@ -373,6 +408,7 @@ fn drop_untargeted_channels(value: &mut serde_json::Value) -> Vec<Warning> {
             let keep = ch.get("target").is_none_or(|t| t.get("node").is_some());
             if !keep {
                 warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     format!("animations[{ai}].channels[{ci}]"),
                     "target has no node; channel skipped",
                 ));

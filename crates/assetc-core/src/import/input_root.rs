@@ -5,6 +5,31 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Why a file another file names cannot be read: it would leave the input tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputPathError {
+    #[error("absolute paths are not allowed")]
+    AbsolutePath,
+    #[error("resolves to {} outside the input root {}", path.display(), root.display())]
+    OutsideRoot { path: PathBuf, root: PathBuf },
+    /// The operating system's error, as it words it.
+    #[error("{} cannot be resolved: {reason}", path.display())]
+    Unresolvable { path: PathBuf, reason: String },
+    #[error("the input root {} cannot be resolved: {reason}", root.display())]
+    RootUnresolvable { root: PathBuf, reason: String },
+    #[error(
+        "{} is a link to {}, outside the input root {}",
+        path.display(),
+        target.display(),
+        root.display()
+    )]
+    LinkOutsideRoot {
+        path: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
+}
+
 /// Resolves a file name another file gives (already decoded) against `base_dir`, the
 /// folder it is relative to, and checks that it stays inside `input_root`: first
 /// lexically (so that a missing file still gets a path its reader can report), then, for
@@ -14,18 +39,14 @@ pub fn resolve_below(
     base_dir: &Path,
     input_root: &Path,
     relative: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, InputPathError> {
     if relative.is_absolute() || relative.has_root() {
-        return Err("absolute paths are not allowed".into());
+        return Err(InputPathError::AbsolutePath);
     }
     let joined = normalize(&absolute(base_dir).join(relative));
     let root = normalize(&absolute(input_root));
     if !joined.starts_with(&root) {
-        return Err(format!(
-            "resolves to {} outside the input root {}",
-            joined.display(),
-            root.display()
-        ));
+        return Err(InputPathError::OutsideRoot { path: joined, root });
     }
     check_real_path(&joined, &root)?;
     Ok(joined)
@@ -35,21 +56,24 @@ pub fn resolve_below(
 /// outside the real input root. A path that does not exist is left to the reader, which
 /// reports it missing; a dangling link is refused here because it names a target we will
 /// not follow.
-fn check_real_path(path: &Path, root: &Path) -> Result<(), String> {
+fn check_real_path(path: &Path, root: &Path) -> Result<(), InputPathError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(());
     }
-    let real = std::fs::canonicalize(path)
-        .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
-    let real_root = std::fs::canonicalize(root)
-        .map_err(|e| format!("the input root {} cannot be resolved: {e}", root.display()))?;
+    let real = std::fs::canonicalize(path).map_err(|e| InputPathError::Unresolvable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let real_root = std::fs::canonicalize(root).map_err(|e| InputPathError::RootUnresolvable {
+        root: root.to_owned(),
+        reason: e.to_string(),
+    })?;
     if !real.starts_with(&real_root) {
-        return Err(format!(
-            "{} is a link to {}, outside the input root {}",
-            path.display(),
-            real.display(),
-            real_root.display()
-        ));
+        return Err(InputPathError::LinkOutsideRoot {
+            path: path.to_owned(),
+            target: real,
+            root: real_root,
+        });
     }
     Ok(())
 }
@@ -93,7 +117,9 @@ mod tests {
         let out_dir = link(outside.path(), "dir");
         let in_file = link(&root.path().join("inside.png"), "alias.png");
         let dangling = link(&outside.path().join("gone.png"), "dangling.png");
-        let err = check_real_path(&out_file, root.path()).unwrap_err();
+        let err = check_real_path(&out_file, root.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("outside the input root"), "{err}");
         assert!(check_real_path(&out_dir.join("secret.png"), root.path()).is_err());
         assert!(check_real_path(&in_file, root.path()).is_ok());

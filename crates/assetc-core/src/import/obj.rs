@@ -15,7 +15,7 @@ mod mtl;
 mod polygon;
 mod scan;
 
-use super::input_root::resolve_below;
+use super::input_root::{resolve_below, InputPathError};
 use super::{ImportError, ImportOptions};
 use crate::code::DiagnosticCode;
 use crate::scene::{Image, ImageSource, Material, Mesh, Node, Scene};
@@ -106,17 +106,21 @@ pub fn import_obj(
 
     let mut warnings: Vec<Warning> = Vec::new();
     if scanned.dropped_lines > 0 {
-        warnings.push(Warning::from(format!(
-            "{} point, line or fewer-than-3-corner face statements skipped (only triangles \
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "{} point, line or fewer-than-3-corner face statements skipped (only triangles \
              are exported)",
-            scanned.dropped_lines
-        )));
+                scanned.dropped_lines
+            ),
+        ));
     }
     let known: std::collections::HashSet<&str> =
         tobj_materials.iter().map(|m| m.name.as_str()).collect();
     for (line, name) in &scanned.usemtls {
         if !known.contains(name.as_str()) {
             warnings.push(Warning::at(
+                DiagnosticCode::DanglingReference,
                 format!("line {line}"),
                 format!(
                     "usemtl {name} names no material of the mtllib files; the default \
@@ -196,7 +200,7 @@ fn import_materials(
         .flat_map(|l| std::iter::repeat_n(l, l.parsed.0.len()));
     for (m, library) in tobj_materials.iter().zip(owners) {
         let folder = library.path.parent().unwrap_or(Path::new(""));
-        let resolve = |name: &str| -> Result<usize, String> {
+        let resolve = |name: &str| -> Result<usize, InputPathError> {
             let relative = name.replace('\\', "/");
             let path = resolve_below(folder, input_root, Path::new(&relative))?;
             if let Some(&i) = image_of.get(&path) {
@@ -213,10 +217,10 @@ fn import_materials(
             image_of.insert(path, images.len() - 1);
             Ok(images.len() - 1)
         };
-        let material = mtl::material(m, resolve, warnings).map_err(|reason| ImportError::Obj {
+        let material = mtl::material(m, resolve, warnings).map_err(|e| ImportError::Obj {
             file: library.path.display().to_string(),
             at: format!("material {:?}", m.name),
-            reason,
+            reason: e.to_string(),
             code: DiagnosticCode::InvalidSource,
         })?;
         materials.push(material);
@@ -260,19 +264,20 @@ fn import_meshes(
             smooth_by_groups: scanned.has_smoothing_groups,
             material: model.mesh.material_id,
         };
-        let primitive = mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|reason| {
-            match reason.strip_prefix("limit: ") {
-                Some(reason) => ImportError::Limit {
+        let primitive = mesh::primitive(&model.mesh, &ctx, &opts.limits).map_err(|e| {
+            if e.is_limit() {
+                ImportError::Limit {
                     file: file.to_string(),
                     gltf_path: path.clone(),
-                    reason: reason.to_string(),
-                },
-                None => ImportError::Obj {
+                    reason: e.to_string(),
+                }
+            } else {
+                ImportError::Obj {
                     file: file.to_string(),
                     at: path.clone(),
-                    reason,
+                    reason: e.to_string(),
                     code: DiagnosticCode::InvalidSource,
-                },
+                }
             }
         })?;
         // What the decoded arrays hold, against the same total as a glTF's accessors.

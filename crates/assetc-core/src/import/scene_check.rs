@@ -48,8 +48,9 @@ pub fn check_scene(scene: &Scene) -> Result<(), SceneProblem> {
             code,
         };
         if checked.insert((inst.mesh, inst.primitive)) {
-            check_primitive(prim).map_err(|r| fail((DiagnosticCode::InvalidSource, r)))?;
-            check_indices(prim).map_err(|r| fail((DiagnosticCode::IndexOutOfRange, r)))?;
+            check_primitive(prim)
+                .and_then(|()| check_indices(prim))
+                .map_err(|e| fail((e.code(), e.to_string())))?;
         }
         let world = scene.nodes[inst.node].world_matrix;
         if !world.is_finite() {
@@ -77,13 +78,43 @@ pub fn check_scene(scene: &Scene) -> Result<(), SceneProblem> {
     Ok(())
 }
 
-fn check_primitive(p: &Primitive) -> Result<(), String> {
+/// What is wrong with one primitive's own data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrimitiveProblem {
+    #[error("{attribute} has {len} entries for {vertices} vertices")]
+    Length {
+        attribute: String,
+        len: usize,
+        vertices: usize,
+    },
+    #[error("{attribute} holds a non-finite value (component {component})")]
+    NonFinite { attribute: String, component: usize },
+    #[error("{0} indices are not a whole number of triangles")]
+    PartialTriangle(usize),
+    #[error("index {index} is out of range for {vertices} vertices")]
+    IndexOutOfRange { index: u32, vertices: usize },
+}
+
+impl PrimitiveProblem {
+    pub fn code(&self) -> DiagnosticCode {
+        match self {
+            Self::IndexOutOfRange { .. } => DiagnosticCode::IndexOutOfRange,
+            _ => DiagnosticCode::InvalidSource,
+        }
+    }
+}
+
+fn check_primitive(p: &Primitive) -> Result<(), PrimitiveProblem> {
     let n = p.positions.len();
     let same_len = |name: &str, len: usize| {
         if len == n {
             Ok(())
         } else {
-            Err(format!("{name} has {len} entries for {n} vertices"))
+            Err(PrimitiveProblem::Length {
+                attribute: name.to_owned(),
+                len,
+                vertices: n,
+            })
         }
     };
     // Whole-slice folds first (vectorised; a 1M-triangle field's streams are millions of
@@ -94,7 +125,10 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
         }
         match values.iter().position(|v| !v.is_finite()) {
             None => Ok(()),
-            Some(i) => Err(format!("{name} holds a non-finite value (component {i})")),
+            Some(i) => Err(PrimitiveProblem::NonFinite {
+                attribute: name.to_owned(),
+                component: i,
+            }),
         }
     };
     finite("POSITION", p.positions.as_flattened())?;
@@ -150,18 +184,15 @@ fn check_primitive(p: &Primitive) -> Result<(), String> {
         }
     }
     if !p.indices.len().is_multiple_of(3) {
-        return Err(format!(
-            "{} indices are not a whole number of triangles",
-            p.indices.len()
-        ));
+        return Err(PrimitiveProblem::PartialTriangle(p.indices.len()));
     }
     Ok(())
 }
 
-fn check_indices(p: &Primitive) -> Result<(), String> {
+fn check_indices(p: &Primitive) -> Result<(), PrimitiveProblem> {
     let n = p.positions.len();
     match first_index_out_of_range(&p.indices, n) {
-        Some(i) => Err(format!("index {i} is out of range for {n} vertices")),
+        Some(index) => Err(PrimitiveProblem::IndexOutOfRange { index, vertices: n }),
         None => Ok(()),
     }
 }

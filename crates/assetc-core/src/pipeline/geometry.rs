@@ -232,25 +232,25 @@ impl Geometry {
 
     /// Index of an out-of-range vertex reference or a stream of the wrong length, if any:
     /// the stages index streams directly and rely on this having been checked.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), GeometryError> {
         let n = self.vertex_count();
         for s in &self.streams {
             if s.data.len() != n {
-                return Err(format!(
-                    "{} has {} entries for {n} vertices",
-                    s.semantic.gltf_name(s.set),
-                    s.data.len()
-                ));
+                return Err(GeometryError::StreamLength {
+                    stream: s.semantic.gltf_name(s.set),
+                    entries: s.data.len(),
+                    vertices: n,
+                });
             }
         }
         if !self.indices.len().is_multiple_of(3) {
-            return Err(format!(
-                "{} indices are not whole triangles",
-                self.indices.len()
-            ));
+            return Err(GeometryError::PartialTriangle(self.indices.len()));
         }
         if let Some(bad) = first_index_out_of_range(&self.indices, n) {
-            return Err(format!("index {bad} is not below the vertex count {n}"));
+            return Err(GeometryError::IndexOutOfRange {
+                index: bad,
+                vertices: n,
+            });
         }
         Ok(())
     }
@@ -292,6 +292,21 @@ impl Geometry {
             }
         }
     }
+}
+
+/// What [`Geometry::check`] finds wrong: the stages index streams directly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GeometryError {
+    #[error("{stream} has {entries} entries for {vertices} vertices")]
+    StreamLength {
+        stream: String,
+        entries: usize,
+        vertices: usize,
+    },
+    #[error("{0} indices are not whole triangles")]
+    PartialTriangle(usize),
+    #[error("index {index} is not below the vertex count {vertices}")]
+    IndexOutOfRange { index: u32, vertices: usize },
 }
 
 /// The split of [`Geometry::split_by_corner_values`] without the geometry: new indices,
@@ -421,9 +436,10 @@ mod tests {
         let mut g = Geometry::new("p", &[[0.0; 3]; 3], vec![0, 1, 2]);
         assert!(g.check().is_ok());
         g.indices[2] = 3;
-        assert!(g.check().unwrap_err().contains("index 3"));
+        assert!(g.check().unwrap_err().to_string().contains("index 3"));
         g.indices[2] = 2;
         g.set_stream(Semantic::Normal, 0, vec![[0.0; 4]; 2]);
-        assert!(g.check().unwrap_err().contains("NORMAL has 2 entries"));
+        let err = g.check().unwrap_err().to_string();
+        assert!(err.contains("NORMAL has 2 entries"), "{err}");
     }
 }

@@ -30,5 +30,5 @@ pub mod valence;
 pub mod weld;
 pub mod weld_grid;
 
-pub use settings::{MeshSettings, TangentMode};
+pub use settings::{MeshSettings, SettingRangeError, TangentMode};
 pub use times::StageTimes;

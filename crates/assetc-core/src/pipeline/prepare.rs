@@ -162,9 +162,9 @@ pub fn prepare(
             || (semantic == Semantic::TexCoord && Some(set) == tangent_uvs)
     });
     extra(&mut g);
-    g.check().map_err(|message| PrepareError {
+    g.check().map_err(|e| PrepareError {
         path: prim.gltf_path.clone(),
-        message,
+        message: e.to_string(),
     })?;
     times.bake = start.elapsed();
 

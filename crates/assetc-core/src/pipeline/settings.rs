@@ -130,55 +130,87 @@ impl<'de> serde::Deserialize<'de> for TangentMode {
 pub const MIN_LIGHTMAP_RESOLUTION: u32 = 16;
 pub const MAX_LIGHTMAP_RESOLUTION: u32 = 16_384;
 
+/// A setting outside the values it may take: its name (the site), what it must be, and
+/// the value given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} must {requirement}, got {value}")]
+pub struct SettingRangeError {
+    pub setting: String,
+    /// What the value must do, worded to follow "must" (`be in 0..=1`).
+    pub requirement: String,
+    pub value: String,
+}
+
+impl SettingRangeError {
+    pub fn new(
+        setting: impl Into<String>,
+        requirement: impl Into<String>,
+        value: impl std::fmt::Display,
+    ) -> Self {
+        Self {
+            setting: setting.into(),
+            requirement: requirement.into(),
+            value: value.to_string(),
+        }
+    }
+}
+
 impl MeshSettings {
     /// Checks the ranges meshoptimizer and the format can hold.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingRangeError> {
         if !(3..=255).contains(&self.meshlet_max_vertices) {
-            return Err(format!(
-                "meshlet_max_vertices must be 3..=255 (MLTR stores u8 local indices), got {}",
-                self.meshlet_max_vertices
+            return Err(SettingRangeError::new(
+                "meshlet_max_vertices",
+                "be 3..=255 (MLTR stores u8 local indices)",
+                self.meshlet_max_vertices,
             ));
         }
         if !(1..=512).contains(&self.meshlet_max_triangles)
             || !self.meshlet_max_triangles.is_multiple_of(4)
         {
-            return Err(format!(
-                "meshlet_max_triangles must be a multiple of 4 in 4..=512, got {}",
-                self.meshlet_max_triangles
+            return Err(SettingRangeError::new(
+                "meshlet_max_triangles",
+                "be a multiple of 4 in 4..=512",
+                self.meshlet_max_triangles,
             ));
         }
         if let Some(r) = self.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
-            return Err(format!("lod_ratios must each be in (0, 1), got {r}"));
+            return Err(SettingRangeError::new("lod_ratios", "each be in (0, 1)", r));
         }
         if !(self.normal_smoothing_angle >= 0.0 && self.normal_smoothing_angle <= 180.0) {
-            return Err(format!(
-                "normal_smoothing_angle must be in 0..=180 degrees, got {}",
-                self.normal_smoothing_angle
+            return Err(SettingRangeError::new(
+                "normal_smoothing_angle",
+                "be in 0..=180 degrees",
+                self.normal_smoothing_angle,
             ));
         }
         if !(self.weld_threshold >= 0.0 && self.weld_threshold.is_finite()) {
-            return Err(format!(
-                "weld_threshold must be >= 0, got {}",
-                self.weld_threshold
+            return Err(SettingRangeError::new(
+                "weld_threshold",
+                "be >= 0",
+                self.weld_threshold,
             ));
         }
         if !(self.lod_target_error >= 0.0 && self.lod_target_error <= 1.0) {
-            return Err(format!(
-                "lod_target_error must be in 0..=1, got {}",
-                self.lod_target_error
+            return Err(SettingRangeError::new(
+                "lod_target_error",
+                "be in 0..=1",
+                self.lod_target_error,
             ));
         }
         if !(MIN_LIGHTMAP_RESOLUTION..=MAX_LIGHTMAP_RESOLUTION).contains(&self.lightmap_resolution)
         {
-            return Err(format!(
-                "lightmap_resolution must be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels, got {}",
-                self.lightmap_resolution
+            return Err(SettingRangeError::new(
+                "lightmap_resolution",
+                format!("be in {MIN_LIGHTMAP_RESOLUTION}..={MAX_LIGHTMAP_RESOLUTION} texels"),
+                self.lightmap_resolution,
             ));
         }
         if !(0.0..=1.0).contains(&self.meshlet_cone_weight) {
-            return Err(format!(
-                "meshlet_cone_weight must be in 0..=1, got {}",
-                self.meshlet_cone_weight
+            return Err(SettingRangeError::new(
+                "meshlet_cone_weight",
+                "be in 0..=1",
+                self.meshlet_cone_weight,
             ));
         }
         Ok(())

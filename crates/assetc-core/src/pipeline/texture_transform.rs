@@ -13,6 +13,7 @@
 //! v' = -sin(r) * sx * u + cos(r) * sy * v + oy
 //! ```
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Material, Scene, TextureRef, TextureTransform};
 use std::borrow::Cow;
@@ -59,6 +60,7 @@ pub fn bake_texture_transforms(scene: &Scene) -> (Cow<'_, Scene>, Vec<Warning>) 
                 bakes.push((index, set, first));
             } else {
                 warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     material_label(material, index),
                     format!(
                         "its textures on UV set {set} use different KHR_texture_transforms; \

@@ -27,6 +27,7 @@
 //! `tolerance + 1e-6` radians for rotations; so the default tolerance 0 only drops keys
 //! that change the curve by float rounding at most.
 
+use crate::code::DiagnosticCode;
 use crate::formats::hanim::{
     self, AnimChannel, AnimInterp, AnimPath, Clip, HAnim, HAnimError, Key,
 };
@@ -77,7 +78,7 @@ pub fn warn_without_skeleton(scene: &Scene) -> Vec<crate::code::Warning> {
     if scene.animations.is_empty() {
         return Vec::new();
     }
-    vec![crate::code::Warning::from(format!(
+    vec![crate::code::Warning::new(DiagnosticCode::NotExported, format!(
         "{} animations not exported: the source has no skinned mesh (only joint animation is supported)",
         scene.animations.len()
     ))]
@@ -148,6 +149,7 @@ pub fn build_hanim(
                 .any(|c| c.joint == joint as u32 && c.path == path)
             {
                 warnings.push(crate::code::Warning::at(
+                    DiagnosticCode::Repaired,
                     ch.gltf_path.to_string(),
                     format!(
                         "a second {path:?} channel for nodes[{}] in one animation; skipped",
@@ -162,6 +164,7 @@ pub fn build_hanim(
         }
         if morph > 0 {
             warnings.push(crate::code::Warning::at(
+                DiagnosticCode::NotExported,
                 label.to_string(),
                 format!("{morph} morph-weight channels skipped (morph targets are not exported)"),
             ));
@@ -169,6 +172,7 @@ pub fn build_hanim(
         if !non_joint.is_empty() {
             let list: Vec<String> = non_joint.iter().map(|n| format!("nodes[{n}]")).collect();
             warnings.push(crate::code::Warning::at(
+                DiagnosticCode::NotExported,
                 label.to_string(),
                 format!(
                     "channels on {} skipped: not joints of the exported skin",
@@ -179,6 +183,7 @@ pub fn build_hanim(
         if channels.is_empty() {
             if !animation.channels.is_empty() {
                 warnings.push(crate::code::Warning::at(
+                    DiagnosticCode::NotExported,
                     label.to_string(),
                     "no channel drives the exported skeleton; no clip written",
                 ));
@@ -212,6 +217,7 @@ fn convert_channel(
     let source = (ch.components == c).then(|| linear_keys(ch)).flatten();
     let Some(source) = source else {
         warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!(
                 "{} values of {} components for {} keys of a {path:?} channel; skipped",
@@ -273,6 +279,7 @@ fn convert_channel(
     }
     if bad_time > 0 {
         warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!(
                 "{bad_time} keys with a non-finite time or one not after the previous key dropped"
@@ -281,12 +288,14 @@ fn convert_channel(
     }
     if bad_value > 0 {
         warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             format!("{bad_value} keys with non-finite or zero values dropped"),
         ));
     }
     if keys.is_empty() {
         warnings.push(crate::code::Warning::at(
+            DiagnosticCode::Repaired,
             ch.gltf_path.to_string(),
             "no usable keys; skipped",
         ));

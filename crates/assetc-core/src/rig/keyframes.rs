@@ -8,6 +8,7 @@
 //! key so that slerp takes the short way. Morph weights are tracks of one value per
 //! target; a CUBICSPLINE weight curve becomes [`WEIGHT_PIECES`] linear pieces per segment.
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::sample::linear_keys;
 use crate::scene::{Channel, ChannelPath, Interpolation, Scene};
@@ -77,7 +78,7 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
                 match weight_track(ch) {
                     Some(track) if !track.keys.is_empty() => {
                         if weights.iter().any(|w| w.node == ch.node) {
-                            warnings.push(Warning::at(ch.gltf_path.to_string(), format!("a second weights channel for nodes[{}] in one animation; it replaces the first", ch.node)));
+                            warnings.push(Warning::at(DiagnosticCode::Repaired, ch.gltf_path.to_string(), format!("a second weights channel for nodes[{}] in one animation; it replaces the first", ch.node)));
                             weights.retain(|w| w.node != ch.node);
                         }
                         weights.push(WeightKeyframes {
@@ -86,6 +87,7 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
                         });
                     }
                     _ => warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         ch.gltf_path.to_string(),
                         format!(
                             "{} values for {} keys of {} weights; skipped",
@@ -99,6 +101,7 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
             }
             let Some(source) = linear_keys(ch) else {
                 warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     ch.gltf_path.to_string(),
                     format!(
                         "{} values of {} components for {} keys; skipped",
@@ -165,10 +168,10 @@ pub fn clip_keyframes(scene: &Scene) -> (Vec<ClipKeyframes>, Vec<Warning>) {
                 ChannelPath::Weights => false,
             };
             if taken {
-                warnings.push(Warning::at(ch.gltf_path.to_string(), format!("a second {:?} channel for nodes[{}] in one animation; it replaces the first", ch.path, ch.node)));
+                warnings.push(Warning::at(DiagnosticCode::Repaired, ch.gltf_path.to_string(), format!("a second {:?} channel for nodes[{}] in one animation; it replaces the first", ch.path, ch.node)));
             }
             if dropped > 0 {
-                warnings.push(Warning::at(ch.gltf_path.to_string(), format!("{dropped} keys with a time not after the previous key or an unusable value dropped")));
+                warnings.push(Warning::at(DiagnosticCode::Repaired, ch.gltf_path.to_string(), format!("{dropped} keys with a time not after the previous key or an unusable value dropped")));
             }
         }
         weights.sort_by_key(|w| w.node);

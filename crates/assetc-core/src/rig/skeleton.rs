@@ -31,6 +31,7 @@
 //!   weight binds rigidly to joint 0. Weights that are negative or not finite, and
 //!   weights on joint indices beyond the skin, are dropped with a warning (repair).
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::hmesh::{GpuJoint, GpuSkinVertex};
 use crate::scene::{PrimitiveInstance, Scene};
@@ -213,12 +214,15 @@ pub fn select_skin(scene: &Scene) -> Option<(usize, Vec<Warning>)> {
             .filter(|&&(us, _)| us == s)
             .map(|&(_, n)| format!("nodes[{n}]"))
             .collect();
-        warnings.push(Warning::from(format!(
-            "{} (used by {}) is not exported: only the first skin, {}, is",
-            skin_label(scene, s),
-            nodes.join(", "),
-            skin_label(scene, skin_index)
-        )));
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "{} (used by {}) is not exported: only the first skin, {}, is",
+                skin_label(scene, s),
+                nodes.join(", "),
+                skin_label(scene, skin_index)
+            ),
+        ));
     }
     Some((skin_index, warnings))
 }
@@ -329,7 +333,7 @@ pub fn build_skeleton(scene: &Scene) -> Result<Option<(Skeleton, Vec<Warning>)>,
         let node = &scene.nodes[node_index];
         let offset_matrix = link.offset;
         let offset = offset_from_matrix(&offset_matrix).unwrap_or_else(|| {
-            warnings.push(Warning::at(label.to_string(), format!("joint {j} (nodes[{node_index}]) sits under non-joint nodes with non-uniform scale or shear; its animation is approximated")));
+            warnings.push(Warning::at(DiagnosticCode::Repaired, label.to_string(), format!("joint {j} (nodes[{node_index}]) sits under non-joint nodes with non-uniform scale or shear; its animation is approximated")));
             let (s, r, t) = offset_matrix.to_scale_rotation_translation();
             JointOffset {
                 translation: t,
@@ -425,7 +429,7 @@ pub fn skin_primitive(
                 usize::from(u16::MAX) + 1,
                 &mut warnings,
             )?;
-            warnings.push(Warning::from(format!(
+            warnings.push(Warning::new(DiagnosticCode::Repaired, format!(
                 "{} (nodes[{}]) uses {}; its joints were remapped onto the exported skin",
                 prim.gltf_path,
                 inst.node,
@@ -437,7 +441,7 @@ pub fn skin_primitive(
                 warnings,
             });
         }
-        Some(_) => warnings.push(Warning::from(format!(
+        Some(_) => warnings.push(Warning::new(DiagnosticCode::Repaired, format!(
             "{} (nodes[{}]) is on a skinned node but has no JOINTS_0/WEIGHTS_0; bound rigidly as a static mesh",
             prim.gltf_path, inst.node
         ))),
@@ -452,7 +456,7 @@ pub fn skin_primitive(
                 .iter()
                 .position(|j| j.parent < 0)
                 .unwrap_or(0);
-            warnings.push(Warning::from(format!(
+            warnings.push(Warning::new(DiagnosticCode::Repaired, format!(
                 "{} (nodes[{}]) is not under a joint of the skin; bound rigidly to joint {root}, whose animation it follows",
                 prim.gltf_path, inst.node
             )));
@@ -615,18 +619,21 @@ fn influences(
     }
     if bad_joint > 0 {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{bad_joint} weights on joint indices beyond the skin were dropped"),
         ));
     }
     if bad_weight > 0 {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{bad_weight} negative or non-finite weights were dropped"),
         ));
     }
     if unweighted > 0 {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             prim.gltf_path.to_string(),
             format!("{unweighted} vertices without weight were bound rigidly to joint 0"),
         ));

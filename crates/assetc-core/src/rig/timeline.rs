@@ -6,7 +6,7 @@
 //! by the same amount, so that its earliest key is at 0: the motion and the channels'
 //! relative timing are kept, only the clip's start moves.
 
-use crate::code::Warning;
+use crate::code::{DiagnosticCode, Warning};
 use crate::scene::Animation;
 
 /// Shifts each animation whose earliest key time is negative so that it starts at 0.
@@ -31,14 +31,14 @@ pub fn start_clips_at_zero(animations: &mut [Animation]) -> Option<Warning> {
     if shifted.is_empty() {
         return None;
     }
-    Some(
+    Some(Warning::new(
+        DiagnosticCode::Repaired,
         format!(
             "{} clip(s) had key times below zero (glTF requires >= 0); shifted to start at 0 s: {}",
             shifted.len(),
             shifted.join(", ")
-        )
-        .into(),
-    )
+        ),
+    ))
 }
 
 /// Earliest finite key time of any channel (weights included); 0 without keys.

@@ -380,8 +380,26 @@ pub enum Ktx2Error {
     Unsupported(String),
     #[error("level {level}: {message}")]
     Level { level: usize, message: String },
+    #[error("level {level}: {source}")]
+    Inflate { level: usize, source: InflateError },
     #[error("cannot write: {0}")]
     Write(String),
+}
+
+/// Why a supercompressed level does not inflate to the bytes its index says.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum InflateError {
+    #[error("zstd data is corrupt: {0}")]
+    ZstdCorrupt(String),
+    #[error("zstd data does not inflate to {expected} bytes: {reason}")]
+    ZstdShort { expected: u64, reason: String },
+    #[error("zlib data is corrupt: {0}")]
+    ZlibCorrupt(String),
+    /// Inflating through a fixed buffer stops one byte past what the level needs.
+    #[error("inflates to {produced} bytes or more, the level needs {expected}")]
+    AtLeast { produced: u64, expected: u64 },
+    #[error("inflates to {produced} bytes, the level needs {expected}")]
+    Exactly { produced: u64, expected: u64 },
 }
 
 impl Ktx2Error {

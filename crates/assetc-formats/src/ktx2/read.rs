@@ -5,9 +5,10 @@
 //! and keeps nothing, so checking such a file costs time but no memory.
 
 use super::{
-    level_depth, BlockInfo, Dfd, Ktx2Error, PixelFormat, CUBE_FACES, DEFAULT_INFLATE_BUDGET,
-    HEADER_SIZE, IDENTIFIER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES, MAX_TOTAL_BYTES,
-    SUPERCOMPRESSION_BASISLZ, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB, SUPERCOMPRESSION_ZSTD,
+    level_depth, BlockInfo, Dfd, InflateError, Ktx2Error, PixelFormat, CUBE_FACES,
+    DEFAULT_INFLATE_BUDGET, HEADER_SIZE, IDENTIFIER, LEVEL_INDEX_ENTRY_SIZE, MAX_LEVEL_BYTES,
+    MAX_TOTAL_BYTES, SUPERCOMPRESSION_BASISLZ, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZLIB,
+    SUPERCOMPRESSION_ZSTD,
 };
 use crate::bytes::Reader;
 use std::io::Read as _;
@@ -314,10 +315,10 @@ pub fn read_with(bytes: &[u8], options: &ReadOptions) -> Result<Ktx2, Ktx2Error>
                 // The sum of these sizes was checked against the limit above.
                 if options.keep_levels {
                     inflate(stored, supercompression, expected as usize)
-                        .map_err(|m| Ktx2Error::level(i, m))?
+                        .map_err(|source| Ktx2Error::Inflate { level: i, source })?
                 } else {
                     inflate_and_discard(stored, supercompression, expected)
-                        .map_err(|m| Ktx2Error::level(i, m))?;
+                        .map_err(|source| Ktx2Error::Inflate { level: i, source })?;
                     Vec::new()
                 }
             }
@@ -373,45 +374,49 @@ fn keep(
 
 /// Inflates one level through a fixed buffer, checking that it yields exactly
 /// `expected` bytes (reading at most one byte more), and keeps nothing.
-fn inflate_and_discard(stored: &[u8], scheme: u32, expected: u64) -> Result<(), String> {
+fn inflate_and_discard(stored: &[u8], scheme: u32, expected: u64) -> Result<(), InflateError> {
     let produced = if scheme == SUPERCOMPRESSION_ZSTD {
         let decoder = zstd::stream::read::Decoder::with_buffer(stored)
-            .map_err(|e| format!("zstd data is corrupt: {e}"))?;
-        std::io::copy(&mut decoder.take(expected + 1), &mut std::io::sink())
-            .map_err(|e| format!("zstd data does not inflate to {expected} bytes: {e}"))?
+            .map_err(|e| InflateError::ZstdCorrupt(e.to_string()))?;
+        std::io::copy(&mut decoder.take(expected + 1), &mut std::io::sink()).map_err(|e| {
+            InflateError::ZstdShort {
+                expected,
+                reason: e.to_string(),
+            }
+        })?
     } else {
         let decoder = flate2::read::ZlibDecoder::new(stored);
         std::io::copy(&mut decoder.take(expected + 1), &mut std::io::sink())
-            .map_err(|e| format!("zlib data is corrupt: {e}"))?
+            .map_err(|e| InflateError::ZlibCorrupt(e.to_string()))?
     };
     if produced != expected {
-        return Err(format!(
-            "inflates to {produced} bytes or more, the level needs {expected}"
-        ));
+        return Err(InflateError::AtLeast { produced, expected });
     }
     Ok(())
 }
 
 /// Inflates one level to exactly `expected` bytes, reading at most one byte more to
 /// detect data that would inflate further.
-fn inflate(stored: &[u8], scheme: u32, expected: usize) -> Result<Vec<u8>, String> {
+fn inflate(stored: &[u8], scheme: u32, expected: usize) -> Result<Vec<u8>, InflateError> {
     let out = if scheme == SUPERCOMPRESSION_ZSTD {
         // Bulk decompression refuses to grow past the capacity it is given.
-        zstd::bulk::decompress(stored, expected)
-            .map_err(|e| format!("zstd data does not inflate to {expected} bytes: {e}"))?
+        zstd::bulk::decompress(stored, expected).map_err(|e| InflateError::ZstdShort {
+            expected: expected as u64,
+            reason: e.to_string(),
+        })?
     } else {
         let mut out = Vec::with_capacity(expected);
         flate2::read::ZlibDecoder::new(stored)
             .take(expected as u64 + 1)
             .read_to_end(&mut out)
-            .map_err(|e| format!("zlib data is corrupt: {e}"))?;
+            .map_err(|e| InflateError::ZlibCorrupt(e.to_string()))?;
         out
     };
     if out.len() != expected {
-        return Err(format!(
-            "inflates to {} bytes, the level needs {expected}",
-            out.len()
-        ));
+        return Err(InflateError::Exactly {
+            produced: out.len() as u64,
+            expected: expected as u64,
+        });
     }
     Ok(out)
 }

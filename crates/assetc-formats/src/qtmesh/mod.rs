@@ -25,6 +25,7 @@ use thiserror::Error;
 
 pub use describe::describe;
 pub use format::FORMAT;
+pub use morph::LegacyMorphError;
 pub use read::read;
 pub use validate::validate;
 pub use write::write;
@@ -278,5 +279,24 @@ pub enum QtMeshError {
     #[error("only mesh versions 5 and 7 can be written, not {0}")]
     UnsupportedWriteVersion(u16),
     #[error("cannot write mesh {id}: {reason}")]
-    Unwritable { id: u32, reason: String },
+    Unwritable { id: u32, reason: LayoutError },
+}
+
+/// Why a mesh cannot be laid out as a file of the version asked.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum LayoutError {
+    #[error("another mesh in the file has the same id")]
+    DuplicateId,
+    #[error("file larger than 4 GiB")]
+    FileOver4GiB,
+    #[error("attribute name {0:?} contains a zero byte")]
+    ZeroInAttributeName(String),
+    #[error("subset name {0:?} contains a zero")]
+    ZeroInSubsetName(String),
+    #[error("{what} is larger than 4 GiB")]
+    Over4GiB { what: &'static str },
+    #[error("levels of detail need mesh version 6 or later, not {0}")]
+    LodsNeedVersion6(u16),
+    #[error(transparent)]
+    LegacyMorph(#[from] morph::LegacyMorphError),
 }

@@ -246,7 +246,7 @@ fn entry_bytes(e: &VertexEntry) -> usize {
 
 /// The vertex buffer a version 3 to 6 file stores: `mesh`'s attributes followed, in
 /// every vertex, by one attribute per target and kind, named as Balsam 6.4 names them.
-pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String> {
+pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, LegacyMorphError> {
     let vb = &mesh.vertex_buffer;
     let Some(tb) = mesh
         .target_buffer
@@ -256,34 +256,25 @@ pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String
         return Ok(vb.clone());
     };
     if tb.target_count == 0 || tb.target_count > MAX_LEGACY_TARGETS {
-        return Err(format!(
-            "{} morph targets: versions before 7 hold 1 to {MAX_LEGACY_TARGETS}",
-            tb.target_count
-        ));
+        return Err(LegacyMorphError::TargetCount(tb.target_count));
     }
     if vb.stride == 0 || !vb.data.len().is_multiple_of(vb.stride as usize) {
-        return Err("vertex data is not a whole number of strides".into());
+        return Err(LegacyMorphError::PartialVertex);
     }
     let stride = vb.stride as usize;
     let vertex_count = vb.data.len() / stride;
-    let block = target_block_size(vertex_count).ok_or("too many vertices")?;
+    let block = target_block_size(vertex_count).ok_or(LegacyMorphError::TooManyVertices)?;
     let mut kinds = Vec::with_capacity(tb.entries.len());
     for e in &tb.entries {
         let kind = kind_of_v7_name(&e.name)
-            .ok_or_else(|| format!("target attribute {:?} has no pre-7 equivalent", e.name))?;
+            .ok_or_else(|| LegacyMorphError::NoLegacyName(e.name.clone()))?;
         if e.component_type != component::F32 || !(1..=4).contains(&e.component_count) {
-            return Err(format!(
-                "target attribute {:?} is not 1 to 4 float32",
-                e.name
-            ));
+            return Err(LegacyMorphError::NotFloat(e.name.clone()));
         }
         let last_block_end = (e.offset as usize)
             .checked_add((tb.target_count as usize - 1) * block + vertex_count * TEXEL_SIZE);
         if last_block_end.is_none_or(|end| end > tb.data.len()) {
-            return Err(format!(
-                "target attribute {:?} runs past the target data",
-                e.name
-            ));
+            return Err(LegacyMorphError::PastTargetData(e.name.clone()));
         }
         kinds.push(kind);
     }
@@ -293,8 +284,10 @@ pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String
     let mut legacy_counts = [0u32; KINDS.len()];
     for _target in 0..tb.target_count {
         for (e, &kind) in tb.entries.iter().zip(&kinds) {
-            let k = KINDS.get(kind).ok_or("unknown kind")?;
-            let index = legacy_counts.get_mut(kind).ok_or("unknown kind")?;
+            let k = KINDS.get(kind).ok_or(LegacyMorphError::UnknownKind)?;
+            let index = legacy_counts
+                .get_mut(kind)
+                .ok_or(LegacyMorphError::UnknownKind)?;
             let name = if *index < k.legacy_limit {
                 format!("{}{}", k.legacy_prefix, index)
             } else {
@@ -305,7 +298,7 @@ pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String
                 name,
                 component_type: e.component_type,
                 component_count: e.component_count,
-                offset: u32::try_from(offset).map_err(|_| "vertex stride over 4 GiB")?,
+                offset: u32::try_from(offset).map_err(|_| LegacyMorphError::StrideOver4GiB)?,
             });
             offset += e.component_count as usize * 4;
         }
@@ -321,14 +314,37 @@ pub(super) fn to_legacy_attributes(mesh: &QtMesh) -> Result<VertexBuffer, String
                 data.extend_from_slice(
                     tb.data
                         .get(start..start + bytes)
-                        .ok_or("target data out of range")?,
+                        .ok_or(LegacyMorphError::TargetDataOutOfRange)?,
                 );
             }
         }
     }
     Ok(VertexBuffer {
         entries,
-        stride: u32::try_from(new_stride).map_err(|_| "vertex stride over 4 GiB")?,
+        stride: u32::try_from(new_stride).map_err(|_| LegacyMorphError::StrideOver4GiB)?,
         data,
     })
+}
+
+/// Why morph targets cannot be stored as the per-vertex attributes of versions 3 to 6.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum LegacyMorphError {
+    #[error("{0} morph targets: versions before 7 hold 1 to {MAX_LEGACY_TARGETS}")]
+    TargetCount(u32),
+    #[error("vertex data is not a whole number of strides")]
+    PartialVertex,
+    #[error("too many vertices")]
+    TooManyVertices,
+    #[error("target attribute {0:?} has no pre-7 equivalent")]
+    NoLegacyName(String),
+    #[error("target attribute {0:?} is not 1 to 4 float32")]
+    NotFloat(String),
+    #[error("target attribute {0:?} runs past the target data")]
+    PastTargetData(String),
+    #[error("unknown kind")]
+    UnknownKind,
+    #[error("vertex stride over 4 GiB")]
+    StrideOver4GiB,
+    #[error("target data out of range")]
+    TargetDataOutOfRange,
 }

@@ -2,7 +2,7 @@
 //! and 6.12 output).
 
 use super::read::{pad_len, subset_size, HEADER_SIZE};
-use super::{attr, morph, QtMesh, QtMeshError, QtMeshFile, VertexEntry};
+use super::{attr, morph, LayoutError, QtMesh, QtMeshError, QtMeshFile, VertexEntry};
 use super::{CONTAINER_FILE_ID, CONTAINER_VERSION, MESH_FILE_ID};
 use crate::bytes::WriteLe;
 
@@ -17,7 +17,7 @@ pub fn write(file: &QtMeshFile, version: u16) -> Result<Vec<u8>, QtMeshError> {
         if file.meshes.iter().take(i).any(|(other, _)| other == id) {
             return Err(QtMeshError::Unwritable {
                 id: *id,
-                reason: "another mesh in the file has the same id".into(),
+                reason: LayoutError::DuplicateId,
             });
         }
         let offset = out.len() as u64;
@@ -27,7 +27,7 @@ pub fn write(file: &QtMeshFile, version: u16) -> Result<Vec<u8>, QtMeshError> {
     }
     let entries_offset = u32::try_from(out.len()).map_err(|_| QtMeshError::Unwritable {
         id: 0,
-        reason: "file larger than 4 GiB".into(),
+        reason: LayoutError::FileOver4GiB,
     })?;
     for (offset, id) in entries {
         out.put_u64(offset);
@@ -53,7 +53,7 @@ impl MeshWriter<'_> {
         self.out.resize(self.out.len() + n, 0);
     }
 
-    fn entries(&mut self, entries: &[VertexEntry]) -> Result<(), String> {
+    fn entries(&mut self, entries: &[VertexEntry]) -> Result<(), LayoutError> {
         for e in entries {
             self.out.put_u32(0);
             self.out.put_u32(e.component_type);
@@ -69,7 +69,7 @@ impl MeshWriter<'_> {
                 e.name.as_str()
             };
             if name.contains('\0') {
-                return Err(format!("attribute name {name:?} contains a zero byte"));
+                return Err(LayoutError::ZeroInAttributeName(name.to_string()));
             }
             self.out.put_u32(len32(name.len() + 1, "attribute name")?);
             self.out.extend_from_slice(name.as_bytes());
@@ -80,13 +80,17 @@ impl MeshWriter<'_> {
     }
 }
 
-fn len32(n: usize, what: &str) -> Result<u32, String> {
-    u32::try_from(n).map_err(|_| format!("{what} is larger than 4 GiB"))
+fn len32(n: usize, what: &'static str) -> Result<u32, LayoutError> {
+    u32::try_from(n).map_err(|_| LayoutError::Over4GiB { what })
 }
 
 /// Lays out one mesh for any version 3 to 7; [`write`] only offers 5 and 7, and
 /// `describe` uses the rest to report sizes for files read at other versions.
-pub(super) fn write_mesh(out: &mut Vec<u8>, mesh: &QtMesh, version: u16) -> Result<(), String> {
+pub(super) fn write_mesh(
+    out: &mut Vec<u8>,
+    mesh: &QtMesh,
+    version: u16,
+) -> Result<(), LayoutError> {
     let separate_targets = version >= 7;
     let legacy;
     let vb = if separate_targets {
@@ -96,9 +100,7 @@ pub(super) fn write_mesh(out: &mut Vec<u8>, mesh: &QtMesh, version: u16) -> Resu
         &legacy
     };
     if version < 6 && mesh.subsets.iter().any(|s| !s.lods.is_empty()) {
-        return Err(format!(
-            "levels of detail need mesh version 6 or later, not {version}"
-        ));
+        return Err(LayoutError::LodsNeedVersion6(version));
     }
     let empty = Default::default();
     let tb = match (&mesh.target_buffer, separate_targets) {
@@ -143,7 +145,7 @@ pub(super) fn write_mesh(out: &mut Vec<u8>, mesh: &QtMesh, version: u16) -> Resu
     let mut names = Vec::with_capacity(mesh.subsets.len());
     for s in &mesh.subsets {
         if s.name.contains('\0') {
-            return Err(format!("subset name {:?} contains a zero", s.name));
+            return Err(LayoutError::ZeroInSubsetName(s.name.clone()));
         }
         let mut units: Vec<u16> = s.name.encode_utf16().collect();
         units.push(0);

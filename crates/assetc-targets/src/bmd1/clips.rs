@@ -4,6 +4,7 @@
 
 use super::skeleton::{quantize_rotation, raw_to_quat, Skeleton};
 use super::{invalid, Bmd1Settings};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     sample_track, track_from_frames, AnimTolerance, Animation, BoneFrames, Track,
@@ -40,11 +41,12 @@ pub(crate) fn build_animations(
         for c in &anim.channels {
             if c.path == ChannelPath::Weights {
                 warnings.push(Warning::at(
+                    DiagnosticCode::TargetLimit,
                     c.gltf_path.to_string(),
                     "morph weight animation dropped (BMD1 has no morph targets)",
                 ));
             } else if !moved_by_skin.contains(&c.node) {
-                warnings.push(Warning::at(c.gltf_path.to_string(), format!("node {} is not a joint of the exported skin nor above one; BMD1 keeps it still", c.node)));
+                warnings.push(Warning::at(DiagnosticCode::TargetLimit, c.gltf_path.to_string(), format!("node {} is not a joint of the exported skin nor above one; BMD1 keeps it still", c.node)));
             }
         }
         let length = duration(anim);
@@ -60,7 +62,7 @@ pub(crate) fn build_animations(
             ));
         }
         if rate != rate_quarter_hz(settings.sample_rate_hz) {
-            warnings.push(Warning::at(path.to_string(), format!("clip lasts {length} s; sampled at {} Hz instead of {} Hz to stay within 255 frames", f32::from(rate) / 4.0, settings.sample_rate_hz)));
+            warnings.push(Warning::at(DiagnosticCode::TargetLimit, path.to_string(), format!("clip lasts {length} s; sampled at {} Hz instead of {} Hz to stay within 255 frames", f32::from(rate) / 4.0, settings.sample_rate_hz)));
         }
         let hz = f32::from(rate) / 4.0;
         let sample = |frame: usize| -> Vec<Mat4> {
@@ -226,6 +228,7 @@ fn unique_name(
     }
     if name != given && !given.is_empty() {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("animation name {given:?} has NUL or repeats an earlier clip; named {name:?}"),
         ));

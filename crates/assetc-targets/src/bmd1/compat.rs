@@ -23,6 +23,7 @@
 //!
 //! The costs (file size on the corpus) are in docs/targets.md.
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     sample_track, Bmd1, Key, Lod, MeshDef, Primitive, Track, TriangleListKind, MAX_MESH_VERTICES,
@@ -52,7 +53,11 @@ const LOADER_MIN_MATERIAL: usize = 4;
 const ENGINE_MAX_BONES: usize = 64;
 
 /// Applies the loader rules (see the module docs) to `model`; warnings name `source`.
-pub fn for_loader(model: Bmd1, source: &str, warnings: &mut Vec<Warning>) -> Result<Bmd1, String> {
+pub fn for_loader(
+    model: Bmd1,
+    source: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Bmd1, LoaderError> {
     let mut model = model;
     for mesh in &mut model.meshes {
         quads_to_triangles(mesh);
@@ -70,7 +75,7 @@ pub fn for_loader(model: Bmd1, source: &str, warnings: &mut Vec<Warning>) -> Res
     }
     check_tables(&model)?;
     if model.bones.len() > ENGINE_MAX_BONES {
-        warnings.push(Warning::at(source.to_string(), format!("{} bones; BGBTech3's skeleton cache holds {ENGINE_MAX_BONES}, so the engine cannot draw this model animated", model.bones.len())));
+        warnings.push(Warning::at(DiagnosticCode::TargetLimit, source.to_string(), format!("{} bones; BGBTech3's skeleton cache holds {ENGINE_MAX_BONES}, so the engine cannot draw this model animated", model.bones.len())));
     }
     Ok(model)
 }
@@ -103,7 +108,7 @@ fn quads_to_triangles(mesh: &mut MeshDef) {
 /// Rule 2, first half: meshes with more than 1024 triangles become pieces of at most 1024
 /// triangles and 1024 vertices (primitive order kept, shared vertices duplicated); LOD
 /// ranges and bone solids follow their meshes.
-fn split_large_meshes(model: Bmd1) -> Result<Bmd1, String> {
+fn split_large_meshes(model: Bmd1) -> Result<Bmd1, LoaderError> {
     if model
         .meshes
         .iter()
@@ -126,20 +131,17 @@ fn split_large_meshes(model: Bmd1) -> Result<Bmd1, String> {
             out.push(mesh);
         } else {
             if bones.iter().any(|b| usize::from(b.solid) == i) {
-                return Err(format!(
-                    "mesh {i} is a bone solid with {} triangles; BGBTech3's loader needs at most 1024 (or compat = \"spec\")",
-                    mesh.primitives.len()
-                ));
+                return Err(LoaderError::LargeBoneSolid {
+                    mesh: i,
+                    triangles: mesh.primitives.len(),
+                });
             }
             out.extend(split_mesh(&mesh));
         }
         new_range.push(start..out.len());
     }
     if out.len() > LOADER_MAX_MESHES {
-        return Err(format!(
-            "splitting meshes to at most 1024 triangles gives {} meshes; BMD1 LODs and BGBTech3's loader reach 255",
-            out.len()
-        ));
+        return Err(LoaderError::TooManySplitMeshes(out.len()));
     }
     let mut new_lods = Vec::with_capacity(lods.len());
     for lod in lods {
@@ -152,9 +154,7 @@ fn split_large_meshes(model: Bmd1) -> Result<Bmd1, String> {
             .max(start);
         let (Ok(first_mesh), Ok(mesh_count)) = (u8::try_from(start), u8::try_from(stop - start))
         else {
-            return Err(format!(
-                "after splitting meshes to at most 1024 triangles, LOD meshes {start}..{stop} do not fit BMD1's 8-bit LOD range"
-            ));
+            return Err(LoaderError::LodRange { start, stop });
         };
         new_lods.push(Lod {
             first_mesh,
@@ -165,8 +165,8 @@ fn split_large_meshes(model: Bmd1) -> Result<Bmd1, String> {
     for bone in &mut bones {
         if bone.solid != 0 {
             if let Some(r) = new_range.get(usize::from(bone.solid)) {
-                bone.solid = u8::try_from(r.start)
-                    .map_err(|_| format!("a bone solid moved to mesh {}, beyond 255", r.start))?;
+                bone.solid =
+                    u8::try_from(r.start).map_err(|_| LoaderError::BoneSolidMoved(r.start))?;
             }
         }
     }
@@ -419,37 +419,58 @@ fn last_key_is_redundant(track: &Track, frame_count: u8, looping: bool) -> bool 
 }
 
 /// Rule 5: the loader's fixed tables and buffers.
-fn check_tables(model: &Bmd1) -> Result<(), String> {
-    let loader = "BGBTech3's loader";
+fn check_tables(model: &Bmd1) -> Result<(), LoaderError> {
+    let over = |table, count, most| LoaderError::Table { table, count, most };
     if model.meshes.len() > LOADER_MAX_MESHES {
-        return Err(format!(
-            "{} meshes; {loader} holds {LOADER_MAX_MESHES}",
-            model.meshes.len()
-        ));
+        return Err(over("meshes", model.meshes.len(), LOADER_MAX_MESHES));
     }
     if model.animations.len() > LOADER_MAX_ANIMS {
-        return Err(format!(
-            "{} animations; {loader} holds {LOADER_MAX_ANIMS}",
-            model.animations.len()
-        ));
+        return Err(over("animations", model.animations.len(), LOADER_MAX_ANIMS));
     }
     if model.lods.len() > LOADER_MAX_LODS {
-        return Err(format!(
-            "{} LODs; {loader} holds {LOADER_MAX_LODS}",
-            model.lods.len()
-        ));
+        return Err(over("LODs", model.lods.len(), LOADER_MAX_LODS));
     }
     for (i, mesh) in model.meshes.iter().enumerate() {
         if let Some(name) = &mesh.material {
             if !(LOADER_MIN_MATERIAL..=LOADER_MAX_MATERIAL).contains(&name.len()) {
-                return Err(format!(
-                    "mesh {i}: material name {name:?} has {} bytes; {loader} needs {LOADER_MIN_MATERIAL}..={LOADER_MAX_MATERIAL} (or compat = \"spec\")",
-                    name.len()
-                ));
+                return Err(LoaderError::MaterialName {
+                    mesh: i,
+                    name: name.clone(),
+                });
             }
         }
     }
     Ok(())
+}
+
+/// What BGBTech3's loader cannot take (see the module docs' rules).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoaderError {
+    #[error(
+        "mesh {mesh} is a bone solid with {triangles} triangles; BGBTech3's loader needs at most 1024 (or compat = \"spec\")"
+    )]
+    LargeBoneSolid { mesh: usize, triangles: usize },
+    #[error(
+        "splitting meshes to at most 1024 triangles gives {0} meshes; BMD1 LODs and BGBTech3's loader reach 255"
+    )]
+    TooManySplitMeshes(usize),
+    #[error(
+        "after splitting meshes to at most 1024 triangles, LOD meshes {start}..{stop} do not fit BMD1's 8-bit LOD range"
+    )]
+    LodRange { start: usize, stop: usize },
+    #[error("a bone solid moved to mesh {0}, beyond 255")]
+    BoneSolidMoved(usize),
+    #[error("{count} {table}; BGBTech3's loader holds {most}")]
+    Table {
+        table: &'static str,
+        count: usize,
+        most: usize,
+    },
+    #[error(
+        "mesh {mesh}: material name {name:?} has {} bytes; BGBTech3's loader needs {LOADER_MIN_MATERIAL}..={LOADER_MAX_MATERIAL} (or compat = \"spec\")",
+        name.len()
+    )]
+    MaterialName { mesh: usize, name: String },
 }
 
 #[cfg(test)]
@@ -678,7 +699,8 @@ mod tests {
             "t",
             &mut Vec::new(),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("material name \"abc\""), "{err}");
     }
 }

@@ -3,6 +3,7 @@
 
 use super::skeleton::Skeleton;
 use super::{invalid, Bmd1Settings, Bmd1VertexEncoding};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     encode_vertex, encoding_error, pick_encoding, ErrorBound, Vertex, VertexEncoding, VertexIn,
@@ -47,6 +48,7 @@ pub(crate) fn prepare(
     let skinned_by = match skinned_by {
         Some(_) if prim.joints.is_empty() => {
             warnings.push(Warning::at(
+                DiagnosticCode::Repaired,
                 path.to_string(),
                 "skinned node but no JOINTS_0; placed rigidly in its node's bind pose",
             ));
@@ -57,6 +59,7 @@ pub(crate) fn prepare(
     if let Some(n) = node {
         if n.skin.is_some() && skinned_by.is_none() && !prim.joints.is_empty() {
             warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 path.to_string(),
                 format!(
                     "uses skins[{}] but BMD1 exports one skin; placed rigidly",
@@ -212,20 +215,28 @@ fn implied_normal_ok(v: &VertexIn) -> bool {
     }
 }
 
+/// Why no vertex encoding holds a vertex.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodingError {
+    #[error(transparent)]
+    Vertex(crate::formats::bmd1::VertexError),
+    #[error("cannot be stored as {0:?}")]
+    Unstorable(VertexEncoding),
+}
+
 fn choose_encoding(
     v: &VertexIn,
     has_normal: bool,
     setting: Bmd1VertexEncoding,
     bound: ErrorBound,
-) -> Result<VertexEncoding, String> {
+) -> Result<VertexEncoding, EncodingError> {
     use VertexEncoding::*;
     let one = std::slice::from_ref(v);
     let fits = |e: VertexEncoding| encode_vertex(v, e).is_ok();
     let describe = |e: VertexEncoding| {
-        encode_vertex(v, e).err().map_or_else(
-            || format!("cannot be stored as {e:?}"),
-            |err| err.to_string(),
-        )
+        encode_vertex(v, e)
+            .err()
+            .map_or(EncodingError::Unstorable(e), EncodingError::Vertex)
     };
     match setting {
         Bmd1VertexEncoding::Bits64 => fits(V64).then_some(V64).ok_or_else(|| describe(V64)),

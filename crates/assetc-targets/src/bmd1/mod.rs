@@ -17,6 +17,7 @@
 //! Skinning, animation and LODs: see the `skeleton` module (bones, bind pose and the
 //! pose convention), `clips` (resampling) and [`build_bmd1`].
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 mod clips;
 mod compat;
@@ -26,7 +27,7 @@ mod skeleton;
 use crate::formats::bmd1::{self, split_mesh, Bmd1, Lod, MeshDef, SourcePrimitive};
 use crate::pipeline::material_refs::material_ref;
 use crate::pipeline::prepare::PrepareCache;
-use crate::pipeline::MeshSettings;
+use crate::pipeline::{MeshSettings, SettingRangeError};
 use crate::scene::Scene;
 use crate::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 
@@ -91,11 +92,12 @@ impl Default for Bmd1Settings {
 }
 
 impl Bmd1Settings {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingRangeError> {
         if !(0.25..=31.75).contains(&self.sample_rate_hz) {
-            return Err(format!(
-                "bmd1 sample_rate_hz must be in 0.25..=31.75 (stored in 0.25 Hz steps up to 127), got {}",
-                self.sample_rate_hz
+            return Err(SettingRangeError::new(
+                "bmd1 sample_rate_hz",
+                "be in 0.25..=31.75 (stored in 0.25 Hz steps up to 127)",
+                self.sample_rate_hz,
             ));
         }
         for (name, v) in [
@@ -103,7 +105,11 @@ impl Bmd1Settings {
             ("uv_error", self.uv_error),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("bmd1 {name} must be a finite number >= 0, got {v}"));
+                return Err(SettingRangeError::new(
+                    format!("bmd1 {name}"),
+                    "be a finite number >= 0",
+                    v,
+                ));
             }
         }
         Ok(())
@@ -144,7 +150,7 @@ pub fn build_bmd1_shared(
     settings
         .validate()
         .and_then(|()| mesh.validate())
-        .map_err(|m| invalid(&scene.source_ref, m))?;
+        .map_err(|m| invalid(&scene.source_ref, m.to_string()))?;
     let mut warnings: Vec<Warning> = Vec::new();
     let skeleton = skeleton::build_skeleton(scene, &mut warnings)?;
     let mut prepared = Vec::new();
@@ -164,6 +170,7 @@ pub fn build_bmd1_shared(
     }
     if prepared.is_empty() {
         warnings.push(Warning::at(
+            DiagnosticCode::NothingWritten,
             scene.source_ref.to_string(),
             "no triangle geometry; no .bmd written",
         ));
@@ -188,7 +195,7 @@ pub fn build_bmd1_shared(
         }
         None => {
             if !scene.animations.is_empty() {
-                warnings.push(Warning::at(scene.source_ref.to_string(), format!("{} animation(s) dropped: the source has no skin and BMD1 animates only bones", scene.animations.len())));
+                warnings.push(Warning::at(DiagnosticCode::TargetLimit, scene.source_ref.to_string(), format!("{} animation(s) dropped: the source has no skin and BMD1 animates only bones", scene.animations.len())));
             }
             (Vec::new(), Vec::new())
         }
@@ -266,6 +273,7 @@ fn assemble(
                 ));
             }
             warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 scene.source_ref.to_string(),
                 format!("LOD {level} and below dropped: BMD1 LOD ranges reach only mesh 255"),
             ));

@@ -9,6 +9,7 @@
 //! does not pile up down the chain.
 
 use super::invalid;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::bmd1::{
     f8a_decode, f8a_encode, xyz_decode, xyz_encode, Bone, BoneKind, F8A_MAX,
@@ -193,6 +194,7 @@ fn bone_name(
     }
     if name != given {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             joint_path.to_string(),
             format!(
                 "bone name {given:?} is empty, has NUL or repeats an earlier bone; named {name:?}"

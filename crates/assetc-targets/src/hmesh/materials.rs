@@ -1,6 +1,7 @@
 //! The material stage: the `.hmat` rows of one source, in material-slot order, and the
 //! textures those rows refer to.
 
+use crate::code::DiagnosticCode;
 use crate::formats::hmat::{
     self, GpuMaterial, SlotSampler, ALPHA_MODE_SHIFT, FLAG_DOUBLE_SIDED, FLAG_UNLIT,
 };
@@ -69,6 +70,7 @@ pub fn build_material_table(
         let repaired = repair_factors(&mut row);
         if !repaired.is_empty() {
             table.warnings.push(crate::code::Warning::at(
+                DiagnosticCode::Repaired,
                 where_.to_string(),
                 repaired.join("; "),
             ));
@@ -166,10 +168,13 @@ pub fn build_material_table(
             .into_iter()
             .map(|(what, places)| format!("{what} on {}", places.join(", ")))
             .collect();
-        table.warnings.push(crate::code::Warning::from(format!(
-            "materials: dropped what .hmat cannot hold: {}",
-            parts.join("; ")
-        )));
+        table.warnings.push(crate::code::Warning::new(
+            DiagnosticCode::NotExported,
+            format!(
+                "materials: dropped what .hmat cannot hold: {}",
+                parts.join("; ")
+            ),
+        ));
     }
     Ok(table)
 }

@@ -2,6 +2,7 @@
 //! `GpuVertex`es, with meshlets, LODs, material slots and bounds.
 
 use super::pack::{pack_skin, pack_uv1, pack_vertices, skin_streams};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::hmesh::clod::{encode_topology, ClusterLod};
 use crate::formats::hmesh::{HMesh, Lods, MeshLod, Skinning, SubMesh};
@@ -25,7 +26,7 @@ use std::time::Instant;
 #[derive(Debug, thiserror::Error)]
 pub enum MeshError {
     #[error("invalid mesh settings: {0}")]
-    Settings(String),
+    Settings(#[from] crate::pipeline::SettingRangeError),
     #[error(transparent)]
     Skin(#[from] SkinError),
     #[error("the scene has no triangle geometry to export")]
@@ -126,7 +127,11 @@ pub fn build_hmesh(
                     // A primitive bound to a second skin that cannot be expressed with the
                     // exported joints is dropped alone rather than failing the asset.
                     Err(e @ SkinError::ForeignSkin { .. }) => {
-                        warnings.push(Warning::at(path.to_string(), format!("dropped: {e}")));
+                        warnings.push(Warning::at(
+                            DiagnosticCode::NotExported,
+                            path.to_string(),
+                            format!("dropped: {e}"),
+                        ));
                         return Ok((None, warnings));
                     }
                     Err(e) => return Err(MeshError::Skin(e)),
@@ -258,7 +263,7 @@ fn gather_cluster_lods(
     if compress {
         total.topology = encode_topology(&total).map_err(|e| MeshError::ClusterLod {
             path: "cluster topology".into(),
-            source: ClusterLodError::Input(e),
+            source: ClusterLodError::Codec(e),
         })?;
     }
     Ok(total)

@@ -1,6 +1,7 @@
 //! One glTF mesh to one Qt `.mesh`: a shared vertex buffer, one subset per primitive,
 //! reduced levels of detail and morph targets.
 
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::formats::qtmesh::{
     attr, component, target_block_size, IndexBuffer, Lod, QtMesh, Subset, TargetBuffer,
@@ -72,6 +73,24 @@ struct Layout {
     lightmap: bool,
 }
 
+/// Why one glTF mesh cannot become a Qt mesh.
+#[derive(Debug, thiserror::Error)]
+pub enum QtMeshBuildError {
+    #[error("meshes[{0}] does not exist")]
+    NoMesh(usize),
+    #[error("{gltf_path}: JOINTS_n and WEIGHTS_n must come together")]
+    UnpairedSkin { gltf_path: String },
+    #[error(transparent)]
+    Prepare(#[from] crate::pipeline::prepare::PrepareError),
+    #[error("meshes[{index}]: {source}")]
+    Lightmap {
+        index: usize,
+        source: crate::pipeline::lightmap_uvs::LightmapError,
+    },
+    #[error("{0} vertices do not fit 32-bit indices")]
+    TooManyVertices(usize),
+}
+
 /// Builds the Qt mesh for `scene.meshes[index]`. `with_lods` is false for versions
 /// before 6, which cannot hold levels of detail.
 pub fn build_mesh(
@@ -81,11 +100,11 @@ pub fn build_mesh(
     with_lods: bool,
     cache: &PrepareCache,
     warnings: &mut Vec<Warning>,
-) -> Result<BuiltMesh, String> {
+) -> Result<BuiltMesh, QtMeshBuildError> {
     let mesh: &Mesh = scene
         .meshes
         .get(index)
-        .ok_or_else(|| format!("meshes[{index}] does not exist"))?;
+        .ok_or(QtMeshBuildError::NoMesh(index))?;
     // Balsam writes the source's tangent frame only for meshes whose materials sample a
     // normal map; everything else would be unused bytes.
     let normal_mapped = mesh.primitives.iter().any(|p| {
@@ -132,21 +151,21 @@ pub fn build_mesh(
     for (j, p) in mesh.primitives.iter().enumerate() {
         if p.joints.len() > 1 {
             warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 p.gltf_path.to_string(),
                 "only JOINTS_0/WEIGHTS_0 are written (Qt skins with 4 influences)",
             ));
         }
         if p.joints.len() != p.weights.len() {
-            return Err(format!(
-                "{}: JOINTS_n and WEIGHTS_n must come together",
-                p.gltf_path
-            ));
+            return Err(QtMeshBuildError::UnpairedSkin {
+                gltf_path: p.gltf_path.to_string(),
+            });
         }
         let id = PrimitiveId {
             mesh: index,
             primitive: j,
         };
-        let prepared = prepare(scene, id, &request, cache, |_| {}).map_err(|e| e.to_string())?;
+        let prepared = prepare(scene, id, &request, cache, |_| {})?;
         prims.push(Prim {
             g: prepared.geometry,
             lods: prepared.lods,
@@ -156,7 +175,7 @@ pub fn build_mesh(
     let lightmap_size_hint = if settings.generate_lightmap_uvs {
         let mut geometries: Vec<&mut Geometry> = prims.iter_mut().map(|p| &mut p.g).collect();
         pack_charts(&mut geometries, settings.lightmap_resolution)
-            .map_err(|e| format!("meshes[{index}]: {e}"))?;
+            .map_err(|source| QtMeshBuildError::Lightmap { index, source })?;
         // Balsam's hint is the size of xatlas' atlas; ours is always the square we fill.
         [settings.lightmap_resolution; 2]
     } else {
@@ -176,7 +195,7 @@ pub fn build_mesh(
     let vertex_buffer = vertex_buffer(&prims, layout, vertex_count);
     let wide = vertex_count > usize::from(u16::MAX) + 1;
     if u32::try_from(vertex_count).is_err() {
-        return Err(format!("{vertex_count} vertices do not fit 32-bit indices"));
+        return Err(QtMeshBuildError::TooManyVertices(vertex_count));
     }
 
     // The index buffer's bytes are written as the subsets are laid out: a 1M-triangle

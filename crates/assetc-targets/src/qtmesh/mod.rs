@@ -45,7 +45,7 @@ use super::{OutputFile, TargetError, TargetInput, TargetOutput, TargetWriter};
 use crate::formats::qtmesh::{self, QtMeshFile};
 use crate::pipeline::prepare::PrepareCache;
 use crate::pipeline::textures::HeaderError;
-use crate::pipeline::MeshSettings;
+use crate::pipeline::{MeshSettings, SettingRangeError};
 use crate::scene::{ImageSource, Scene};
 use names::{balsam_stem, component_file_name, file_name, Unique};
 
@@ -90,10 +90,10 @@ impl QtTargetSettings {
 
     /// Why `version` cannot be written, if it cannot: the one statement of that rule for
     /// build.toml, `--qt-mesh-version` and the target itself.
-    pub fn check_mesh_version(version: u16) -> Result<(), String> {
+    pub fn check_mesh_version(version: u16) -> Result<(), SettingRangeError> {
         match Self::MESH_VERSIONS.contains(&version) {
             true => Ok(()),
-            false => Err(format!("mesh_version must be 5 or 7, got {version}")),
+            false => Err(SettingRangeError::new("mesh_version", "be 5 or 7", version)),
         }
     }
 
@@ -145,7 +145,7 @@ pub fn build_qtmesh_shared(
     cache: &PrepareCache,
 ) -> Result<TargetOutput, TargetError> {
     QtTargetSettings::check_mesh_version(settings.mesh_version)
-        .map_err(|message| invalid(&scene.source_ref, message))?;
+        .map_err(|e| invalid(&scene.source_ref, e.to_string()))?;
     let root = format!("{}.qt", scene.source_ref);
     let mut out = TargetOutput::default();
 
@@ -180,7 +180,7 @@ pub fn build_qtmesh_shared(
             cache,
             &mut out.warnings,
         )
-        .map_err(|e| invalid(format!("meshes[{index}]"), e))?;
+        .map_err(|e| invalid(format!("meshes[{index}]"), e.to_string()))?;
         let bytes = qtmesh::write(
             &QtMeshFile {
                 meshes: vec![(1, built.mesh)],
@@ -257,10 +257,11 @@ fn copy_images(
         let bytes = match crate::pipeline::textures::load_image_bytes(scene, i) {
             Ok(b) => b,
             Err(e) => {
-                out.warnings.push(
-                    Warning::at(img.gltf_path.to_string(), format!("not copied: {e}"))
-                        .coded(e.code()),
-                );
+                out.warnings.push(Warning::at(
+                    e.code(),
+                    img.gltf_path.to_string(),
+                    format!("not copied: {e}"),
+                ));
                 continue;
             }
         };
@@ -273,13 +274,11 @@ fn copy_images(
                 return Err(invalid(&img.gltf_path, reason));
             }
             // A format assetc does not read (Qt reads a few more) is copied unchecked.
-            Err(HeaderError::Unreadable(reason)) => out.warnings.push(
-                Warning::at(
-                    img.gltf_path.to_string(),
-                    format!("copied without a size check: {reason}"),
-                )
-                .coded(crate::code::DiagnosticCode::BadImage),
-            ),
+            Err(HeaderError::Unreadable(reason)) => out.warnings.push(Warning::at(
+                crate::code::DiagnosticCode::BadImage,
+                img.gltf_path.to_string(),
+                format!("copied without a size check: {reason}"),
+            )),
         }
         let (base, ext) = match (&img.source, &img.uri) {
             (ImageSource::File(path), _) => {

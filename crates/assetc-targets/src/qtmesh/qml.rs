@@ -4,6 +4,7 @@
 use super::literals::{num, quoted};
 use super::names::{qml_id, Unique};
 use super::{placed, timeline};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{AlphaMode, Material, Sampler, Scene, TextureRef, TextureTransform, Wrap};
 use std::collections::HashMap;
@@ -246,6 +247,7 @@ impl Writer<'_> {
             s.push_str("        indexUV: 1\n");
         } else if t.tex_coord > 1 {
             self.warnings.push(Warning::at(
+                DiagnosticCode::TargetLimit,
                 format!("images[{}] ({slot})", t.image),
                 format!("texCoord {} is not available in Qt (UV0 used)", t.tex_coord),
             ));

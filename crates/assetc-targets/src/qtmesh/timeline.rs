@@ -16,6 +16,7 @@
 //!   the rig's tolerance (`rig::keyframes`), as for the other targets.
 
 use super::literals::{num, quoted};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::keyframes::{clip_keyframes, Track};
 use glam::{Quat, Vec3};
@@ -109,6 +110,7 @@ pub fn write_timelines(
         }
         if left_out > 0 {
             warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 format!("animations[{}] ({:?})", clip.animation, clip.name),
                 format!(
                     "{left_out} animated node(s) are not in the scene; their keys are left out"

@@ -8,6 +8,7 @@
 
 use super::super::gltf::{bad, Res};
 use super::{morph, names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation, Mesh};
@@ -96,6 +97,7 @@ pub fn import_animations(
         channels.extend(weight_channels(ctx, &baked, &targets, meshes, &path)?);
         if channels.is_empty() {
             warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 "animates nothing this importer reads; clip kept empty",
             ));

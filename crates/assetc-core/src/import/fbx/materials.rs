@@ -7,6 +7,7 @@
 use super::super::gltf::{bad, Res};
 use super::load::file_name_in_folder;
 use super::{names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::import::input_root::resolve_below;
 use crate::scene::{AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, Wrap};
@@ -31,6 +32,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
             let relative: &str = &f.relative_filename;
             if relative.is_empty() {
                 warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     gltf_path.to_string(),
                     format!(
                         "the FBX gives only the exporter's absolute path {:?}; \
@@ -41,7 +43,7 @@ pub fn import_images(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Image>> 
             }
             match resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(&name)) {
                 Ok(file) => (ImageSource::File(file), Vec::new(), Some(name)),
-                Err(reason) => return bad(gltf_path, reason),
+                Err(reason) => return bad(gltf_path, reason.to_string()),
             }
         };
         images.push(Image {
@@ -207,6 +209,7 @@ fn texture_ref(
     };
     let Some(image) = file else {
         warnings.push(Warning::at(
+            DiagnosticCode::DanglingReference,
             path.to_string(),
             format!(
                 "{} names no image file; slot left empty",

@@ -6,6 +6,7 @@ use super::super::gltf::{bad, over_limit, Res};
 use super::morph::{self, ControlPointTarget};
 use super::skin::{self, MAX_INFLUENCES};
 use super::{names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Mesh, MorphTarget, Primitive};
 use std::collections::HashMap;
@@ -34,6 +35,7 @@ struct Shared<'a> {
 fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warning>) -> Res<Mesh> {
     if mesh.skin_deformers.len() > 1 {
         warnings.push(Warning::at(
+            DiagnosticCode::NotExported,
             path.to_string(),
             format!(
                 "{} skin deformers; only the first is used",
@@ -43,6 +45,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
     }
     if mesh.uv_sets.len() > 2 {
         warnings.push(Warning::at(
+            DiagnosticCode::NotExported,
             path.to_string(),
             format!(
                 "{} UV sets; the first two are kept (TEXCOORD_0, TEXCOORD_1)",
@@ -67,6 +70,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
         if part.num_triangles == 0 {
             if part.num_faces > 0 {
                 warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     format!("{path}.materials[{}]", part.index),
                     format!(
                         "{} point or line faces and no polygon; skipped",
@@ -92,6 +96,7 @@ fn import_mesh(ctx: &Ctx, mesh: &ufbx::Mesh, path: &str, warnings: &mut Vec<Warn
     let skipped = mesh.num_point_faces + mesh.num_line_faces;
     if skipped > 0 && !primitives.is_empty() {
         warnings.push(Warning::at(
+            DiagnosticCode::NotExported,
             path.to_string(),
             format!("{skipped} point or line faces skipped"),
         ));

@@ -7,6 +7,7 @@
 use super::super::gltf::{bad, Res};
 use super::nodes::mat4;
 use super::{names, Ctx};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Skin;
 
@@ -65,6 +66,7 @@ pub fn import_skins(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Skin>> {
         }
         if d.max_weights_per_vertex > MAX_INFLUENCES {
             warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 format!(
                     "up to {} influences per vertex; the {MAX_INFLUENCES} largest are kept",

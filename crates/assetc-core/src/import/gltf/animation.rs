@@ -4,6 +4,7 @@
 
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::rig::timeline::start_clips_at_zero;
 use crate::scene::{Animation, Channel, ChannelPath, Interpolation};
@@ -28,6 +29,7 @@ pub fn import_animations(
             }
             let Checked::Valid(property) = ch.target.path else {
                 warnings.push(Warning::at(
+                    DiagnosticCode::NotExported,
                     path.to_string(),
                     "unknown target path; channel skipped",
                 ));
@@ -147,6 +149,7 @@ fn read_times(
     // Negative times are repaired for the whole clip by the caller.
     if times.iter().any(|t| !t.is_finite()) {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             ipath.to_string(),
             "key times must be finite; channel skipped",
         ));
@@ -154,6 +157,7 @@ fn read_times(
     }
     if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             ipath.to_string(),
             format!(
                 "key times are not increasing at {} ({} then {}); channel skipped",

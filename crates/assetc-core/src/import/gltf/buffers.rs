@@ -21,17 +21,40 @@ fn u32_at(data: &[u8], at: usize) -> Option<u32> {
 const CHUNK_JSON: u32 = 0x4E4F_534A;
 const CHUNK_BIN: u32 = 0x004E_4942;
 
-pub fn parse_glb(data: &[u8]) -> Result<Glb<'_>, String> {
-    let version = u32_at(data, 4).ok_or("truncated GLB header")?;
+/// Why a file is not a GLB container we can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlbError {
+    #[error("truncated GLB header")]
+    TruncatedHeader,
+    #[error("GLB version {0}, expected 2")]
+    Version(u32),
+    #[error("GLB header length {length} does not fit the file of {file_len} bytes")]
+    Length { length: usize, file_len: usize },
+    #[error("truncated chunk header")]
+    TruncatedChunkHeader,
+    #[error("chunk {index} of {len} bytes runs past the end")]
+    ChunkPastEnd { index: usize, len: usize },
+    #[error("first chunk is not JSON")]
+    FirstNotJson,
+    #[error("more than one JSON chunk")]
+    SecondJson,
+    #[error("BIN chunk is not the second chunk")]
+    MisplacedBin,
+    #[error("no JSON chunk")]
+    NoJson,
+}
+
+pub fn parse_glb(data: &[u8]) -> Result<Glb<'_>, GlbError> {
+    let version = u32_at(data, 4).ok_or(GlbError::TruncatedHeader)?;
     if version != 2 {
-        return Err(format!("GLB version {version}, expected 2"));
+        return Err(GlbError::Version(version));
     }
-    let length = u32_at(data, 8).ok_or("truncated GLB header")? as usize;
+    let length = u32_at(data, 8).ok_or(GlbError::TruncatedHeader)? as usize;
     if length < 12 || length > data.len() {
-        return Err(format!(
-            "GLB header length {length} does not fit the file of {} bytes",
-            data.len()
-        ));
+        return Err(GlbError::Length {
+            length,
+            file_len: data.len(),
+        });
     }
     let data = &data[..length];
     let mut at = 12usize;
@@ -39,20 +62,23 @@ pub fn parse_glb(data: &[u8]) -> Result<Glb<'_>, String> {
     let mut bin = None;
     let mut index = 0usize;
     while at < data.len() {
-        let chunk_len = u32_at(data, at).ok_or("truncated chunk header")? as usize;
-        let chunk_type = u32_at(data, at + 4).ok_or("truncated chunk header")?;
+        let chunk_len = u32_at(data, at).ok_or(GlbError::TruncatedChunkHeader)? as usize;
+        let chunk_type = u32_at(data, at + 4).ok_or(GlbError::TruncatedChunkHeader)?;
         let start = at + 8;
         let end = start
             .checked_add(chunk_len)
             .filter(|&e| e <= data.len())
-            .ok_or_else(|| format!("chunk {index} of {chunk_len} bytes runs past the end"))?;
+            .ok_or(GlbError::ChunkPastEnd {
+                index,
+                len: chunk_len,
+            })?;
         let body = &data[start..end];
         match (index, chunk_type) {
             (0, CHUNK_JSON) => json = Some(body),
-            (0, _) => return Err("first chunk is not JSON".into()),
+            (0, _) => return Err(GlbError::FirstNotJson),
             (1, CHUNK_BIN) => bin = Some(body),
-            (_, CHUNK_JSON) => return Err("more than one JSON chunk".into()),
-            (_, CHUNK_BIN) => return Err("BIN chunk is not the second chunk".into()),
+            (_, CHUNK_JSON) => return Err(GlbError::SecondJson),
+            (_, CHUNK_BIN) => return Err(GlbError::MisplacedBin),
             // Unknown chunk types are skipped, as the GLB spec requires.
             _ => {}
         }
@@ -62,7 +88,7 @@ pub fn parse_glb(data: &[u8]) -> Result<Glb<'_>, String> {
             .checked_add(3)
             .map_or(end, |e| (e & !3).min(data.len()).max(end));
     }
-    let json = json.ok_or("no JSON chunk")?;
+    let json = json.ok_or(GlbError::NoJson)?;
     Ok(Glb { json, bin })
 }
 
@@ -190,12 +216,12 @@ fn load_uri(ctx: &Ctx, path: &str, uri: &str) -> Res<Vec<u8>> {
     if let Some(parsed) = paths::parse_data_uri(uri) {
         return match parsed {
             Ok(d) => Ok(d.bytes),
-            Err(reason) => bad(path, reason),
+            Err(reason) => bad(path, reason.to_string()),
         };
     }
     let file = match paths::resolve_relative(ctx, uri) {
         Ok(f) => f,
-        Err(reason) => return bad(format!("{path} ({uri})"), reason),
+        Err(reason) => return bad(format!("{path} ({uri})"), reason.to_string()),
     };
     let meta = std::fs::metadata(&file).map_err(|e| super::Bad {
         path: format!("{path} ({uri})"),

@@ -3,6 +3,7 @@
 
 use super::buffers::BufferData;
 use super::{bad, dangling, paths, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{
     AlphaMode, Image, ImageSource, Material, Sampler, TextureRef, TextureTransform, Wrap,
@@ -25,10 +26,10 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
                     mime_type = mime_type.or(d.mime_type);
                     (ImageSource::Embedded, d.bytes)
                 }
-                Some(Err(reason)) => return bad(gltf_path, reason),
+                Some(Err(reason)) => return bad(gltf_path, reason.to_string()),
                 None => match paths::resolve_relative(ctx, uri) {
                     Ok(file) => (ImageSource::File(file), Vec::new()),
-                    Err(reason) => return bad(gltf_path, reason),
+                    Err(reason) => return bad(gltf_path, reason.to_string()),
                 },
             },
             (None, Some(view)) => {
@@ -196,6 +197,7 @@ fn texture_ref(
                 transform = Some(values);
             } else {
                 warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     "KHR_texture_transform has values that are not finite; ignored",
                 ));
@@ -237,6 +239,7 @@ fn texture_ref(
     if image == u32::MAX as usize {
         // `source` is optional; the gltf crate marks its absence with u32::MAX.
         warnings.push(Warning::at(
+            DiagnosticCode::DanglingReference,
             path.to_string(),
             format!("textures[{t}] has no image source; slot left empty"),
         ));
@@ -309,7 +312,7 @@ fn sampler(
 
 /// Adds a warning once (a sampler is shared by every texture that names it).
 fn note(warnings: &mut Vec<Warning>, message: String) {
-    let warning = Warning::from(message);
+    let warning = Warning::new(DiagnosticCode::Repaired, message);
     if !warnings.contains(&warning) {
         warnings.push(warning);
     }

@@ -3,6 +3,7 @@
 
 use super::accessor::{group, Layout, Reader};
 use super::{bad, dangling, over_limit, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Material, Mesh, MorphTarget, Primitive};
 use gltf::json::accessor::{ComponentType, Type};
@@ -49,6 +50,7 @@ fn import_primitive(
         Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
     ) {
         warnings.push(Warning::at(
+            DiagnosticCode::NotExported,
             path.to_string(),
             format!("mode {mode:?} is not triangles; skipped"),
         ));
@@ -68,6 +70,7 @@ fn import_primitive(
     }
     let Some(position) = position else {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             "no POSITION attribute; skipped",
         ));
@@ -126,15 +129,18 @@ fn import_primitive(
                 weights.insert(*n, attr.vec::<4>(reader, &name, a, &[Type::Vec4])?);
             }
             Checked::Valid(other) => warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
                 path.to_string(),
                 format!(
                     "attribute {} dropped (no runtime format holds it)",
                     semantic_name(other)
                 ),
             )),
-            Checked::Invalid => {
-                warnings.push(Warning::at(path.to_string(), "unknown attribute dropped"))
-            }
+            Checked::Invalid => warnings.push(Warning::at(
+                DiagnosticCode::NotExported,
+                path.to_string(),
+                "unknown attribute dropped",
+            )),
         }
     }
     pair_skin_sets(path, joints, weights, &mut prim, warnings);
@@ -146,6 +152,7 @@ fn import_primitive(
     let (list, dropped) = to_triangle_list(mode, &indices);
     if dropped > 0 {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("{dropped} trailing indices do not form a triangle; dropped"),
         ));
@@ -201,6 +208,7 @@ fn pair_skin_sets(
     }
     if (n as usize) < total {
         warnings.push(Warning::at(
+            DiagnosticCode::Repaired,
             path.to_string(),
             format!("JOINTS/WEIGHTS sets from {n} on are unpaired or not contiguous; dropped"),
         ));
@@ -272,6 +280,7 @@ fn note_variants(
         }
     }
     warnings.push(Warning::at(
+        DiagnosticCode::NotExported,
         path.to_string(),
         "KHR_materials_variants mappings ignored; the default material is used",
     ));

@@ -59,9 +59,24 @@ impl<const N: usize> Default for Vertex<N> {
     }
 }
 
-fn decode_vertices<const N: usize>(src: &[u8], count: usize) -> Result<Vec<u8>, String> {
-    let v: Vec<Vertex<N>> =
-        ::meshopt::encoding::decode_vertex_buffer(src, count).map_err(|e| e.to_string())?;
+/// Why a compressed bufferView does not decode (the extension's name is added by
+/// [`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ViewError {
+    /// meshoptimizer's own error text.
+    #[error("{0}")]
+    Codec(String),
+    #[error("byteStride {0} is invalid")]
+    Stride(usize),
+    #[error("TRIANGLES count {0} is not a multiple of 3")]
+    PartialTriangle(usize),
+    #[error("mode {mode} with byteStride {stride} is invalid")]
+    Mode { mode: String, stride: usize },
+}
+
+fn decode_vertices<const N: usize>(src: &[u8], count: usize) -> Result<Vec<u8>, ViewError> {
+    let v: Vec<Vertex<N>> = ::meshopt::encoding::decode_vertex_buffer(src, count)
+        .map_err(|e| ViewError::Codec(e.to_string()))?;
     Ok(v.iter().flat_map(|x| x.0).collect())
 }
 
@@ -69,12 +84,12 @@ macro_rules! dispatch_stride {
     ($stride:expr, $src:expr, $count:expr, [$($n:literal)*]) => {
         match $stride {
             $($n => decode_vertices::<$n>($src, $count),)*
-            other => Err(format!("byteStride {other} is invalid")),
+            other => Err(ViewError::Stride(other)),
         }
     };
 }
 
-fn decode_attributes(src: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, String> {
+fn decode_attributes(src: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, ViewError> {
     dispatch_stride!(stride, src, count, [
         4 8 12 16 20 24 28 32 36 40 44 48 52 56 60 64 68 72 76 80 84 88 92 96 100 104 108 112
         116 120 124 128 132 136 140 144 148 152 156 160 164 168 172 176 180 184 188 192 196 200
@@ -86,19 +101,17 @@ pub fn decode(ext: &MeshoptView, src: &[u8], path: &str) -> Res<Vec<u8>> {
     let count = usize::try_from(ext.count).unwrap_or(usize::MAX);
     let stride = ext.byte_stride;
     let to_bytes =
-        |r: Result<Vec<u32>, ::meshopt::Error>, size: usize| -> Result<Vec<u8>, String> {
-            let v = r.map_err(|e| e.to_string())?;
+        |r: Result<Vec<u32>, ::meshopt::Error>, size: usize| -> Result<Vec<u8>, ViewError> {
+            let v = r.map_err(|e| ViewError::Codec(e.to_string()))?;
             Ok(v.iter()
                 .flat_map(|x| x.to_le_bytes()[..size].to_vec())
                 .collect())
         };
     let widen =
         |r: Result<Vec<u16>, ::meshopt::Error>| r.map(|v| v.into_iter().map(u32::from).collect());
-    let decoded: Result<Vec<u8>, String> = match (ext.mode.as_str(), stride) {
+    let decoded: Result<Vec<u8>, ViewError> = match (ext.mode.as_str(), stride) {
         ("ATTRIBUTES", _) => decode_attributes(src, count, stride),
-        ("TRIANGLES", 2 | 4) if count % 3 != 0 => {
-            Err(format!("TRIANGLES count {count} is not a multiple of 3"))
-        }
+        ("TRIANGLES", 2 | 4) if count % 3 != 0 => Err(ViewError::PartialTriangle(count)),
         ("TRIANGLES", 2) => to_bytes(
             widen(::meshopt::encoding::decode_index_buffer::<u16>(src, count)),
             2,
@@ -117,7 +130,10 @@ pub fn decode(ext: &MeshoptView, src: &[u8], path: &str) -> Res<Vec<u8>> {
             ::meshopt::encoding::decode_index_sequence::<u32>(src, count),
             4,
         ),
-        (mode, _) => Err(format!("mode {mode} with byteStride {stride} is invalid")),
+        (mode, _) => Err(ViewError::Mode {
+            mode: mode.to_owned(),
+            stride,
+        }),
     };
     let mut bytes = match decoded {
         Ok(b) => b,

@@ -2,6 +2,7 @@
 //! errors), scene roots and world matrices.
 
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Node;
 use glam::{Mat4, Quat, Vec3};
@@ -23,6 +24,7 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                     (s, r.normalize())
                 } else {
                     warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         path.to_string(),
                         "matrix cannot be decomposed; TRS is identity",
                     ));
@@ -38,6 +40,7 @@ pub fn import_nodes(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Node>> {
                     len if len.is_finite() && (len - 1.0).abs() <= 1e-3 => r,
                     len if len.is_finite() && len > 1e-6 => {
                         warnings.push(Warning::at(
+                            DiagnosticCode::Repaired,
                             path.to_string(),
                             "rotation is not unit length; normalized",
                         ));
@@ -143,7 +146,10 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -
         None => (0..root.scenes.len()).collect(),
     };
     if root.scenes.is_empty() && !nodes.is_empty() {
-        warnings.push("scenes: the file has no scene, so no node is exported".into());
+        warnings.push(Warning::new(
+            DiagnosticCode::NotExported,
+            "scenes: the file has no scene, so no node is exported",
+        ));
     }
     let mut roots = Vec::new();
     for s in scenes {
@@ -156,6 +162,7 @@ pub fn scene_roots(ctx: &Ctx, nodes: &mut [Node], warnings: &mut Vec<Warning>) -
             if let Some(p) = node.parent.take() {
                 nodes[p].children.retain(|&c| c != n);
                 warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("nodes[{n}] is a child of nodes[{p}]; detached to be a root"),
                 ));

@@ -5,7 +5,24 @@ use super::Ctx;
 use base64::Engine;
 use std::path::{Path, PathBuf};
 
-use crate::import::input_root::resolve_below;
+use crate::import::input_root::{resolve_below, InputPathError};
+
+/// Why a URI or a file name cannot be read from: a `data:` URI we cannot decode, or a
+/// reference that would leave the input tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    #[error("data: URI without a ',' separator")]
+    NoSeparator,
+    #[error("bad base64 in data: URI: {0}")]
+    BadBase64(String),
+    #[error("absolute or remote URIs are not allowed")]
+    AbsoluteUri,
+    #[error("URI is not UTF-8 after percent-decoding")]
+    NotUtf8,
+    /// A file name that leaves the input tree.
+    #[error(transparent)]
+    Path(#[from] InputPathError),
+}
 
 /// A decoded `data:` URI.
 pub struct DataUri {
@@ -14,10 +31,10 @@ pub struct DataUri {
 }
 
 /// `None` when `uri` is not a `data:` URI; `Some(Err)` when it is one we cannot decode.
-pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
+pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, UriError>> {
     let rest = uri.strip_prefix("data:")?;
     let Some((header, payload)) = rest.split_once(',') else {
-        return Some(Err("data: URI without a ',' separator".into()));
+        return Some(Err(UriError::NoSeparator));
     };
     let (mime, is_base64) = match header.strip_suffix(";base64") {
         Some(mime) => (mime, true),
@@ -27,7 +44,7 @@ pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
     let bytes = if is_base64 {
         match base64::engine::general_purpose::STANDARD.decode(payload.trim()) {
             Ok(b) => b,
-            Err(e) => return Some(Err(format!("bad base64 in data: URI: {e}"))),
+            Err(e) => return Some(Err(UriError::BadBase64(e.to_string()))),
         }
     } else {
         percent_encoding::percent_decode_str(payload).collect()
@@ -39,14 +56,18 @@ pub fn parse_data_uri(uri: &str) -> Option<Result<DataUri, String>> {
 /// input root: first lexically (so that a missing file still gets a path the texture stage
 /// can report), then, for a file that exists, by its real path, so that a symbolic link in
 /// the tree cannot lead a build to read (or the Qt target to copy) a file outside it.
-pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, String> {
+pub fn resolve_relative(ctx: &Ctx, uri: &str) -> Result<PathBuf, UriError> {
     if uri.contains("://") || uri.starts_with('/') || uri.starts_with('\\') {
-        return Err("absolute or remote URIs are not allowed".into());
+        return Err(UriError::AbsoluteUri);
     }
     let decoded = percent_encoding::percent_decode_str(uri)
         .decode_utf8()
-        .map_err(|_| "URI is not UTF-8 after percent-decoding".to_string())?;
-    resolve_below(&ctx.base_dir, &ctx.input_root, Path::new(decoded.as_ref()))
+        .map_err(|_| UriError::NotUtf8)?;
+    Ok(resolve_below(
+        &ctx.base_dir,
+        &ctx.input_root,
+        Path::new(decoded.as_ref()),
+    )?)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! them; a bad light or camera is dropped with a warning, since no geometry depends on it.
 
 use super::Ctx;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::{Camera, Light, LightKind, NodeWeights, Projection};
 use gltf::json;
@@ -38,10 +39,12 @@ pub fn import_placed(
             match def.map(|d| light(i, d)) {
                 Some(Ok(l)) => lights.push(l),
                 Some(Err(reason)) => warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("KHR_lights_punctual light {index} {reason}; light dropped"),
                 )),
                 None => warnings.push(Warning::at(
+                    DiagnosticCode::DanglingReference,
                     path.to_string(),
                     format!("KHR_lights_punctual light {index} does not exist; light dropped"),
                 )),
@@ -55,10 +58,12 @@ pub fn import_placed(
                     projection,
                 }),
                 Some(Err(reason)) => warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     format!("cameras[{c}] {reason}; camera dropped"),
                 )),
                 None => warnings.push(Warning::at(
+                    DiagnosticCode::DanglingReference,
                     path.to_string(),
                     format!("camera {c} does not exist; camera dropped"),
                 )),
@@ -76,6 +81,7 @@ pub fn import_placed(
                 });
             } else {
                 warnings.push(Warning::at(
+                    DiagnosticCode::Repaired,
                     path.to_string(),
                     "morph weights are not finite; ignored",
                 ));
@@ -85,17 +91,35 @@ pub fn import_placed(
     (lights, cameras, weights)
 }
 
-fn number(v: &Value, key: &str) -> Result<Option<f32>, String> {
+/// Why a light or camera is dropped, worded to follow its name ("cameras[2] has ...").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Unusable {
+    #[error("has a {0} that is not a finite number")]
+    NotFinite(&'static str),
+    /// The type as JSON gave it (`Debug` of the string, `None` when absent).
+    #[error("has an unknown type {0:?}")]
+    UnknownType(Option<String>),
+    #[error("has a color that is not 3 finite numbers")]
+    Color,
+    #[error("has a perspective projection that is not usable")]
+    Perspective,
+    #[error("has an orthographic projection that is not finite")]
+    Orthographic,
+    #[error("has no projection matching its type")]
+    NoProjection,
+}
+
+fn number(v: &Value, key: &'static str) -> Result<Option<f32>, Unusable> {
     match v.get(key) {
         None => Ok(None),
         Some(x) => match x.as_f64().map(|f| f as f32) {
             Some(f) if f.is_finite() => Ok(Some(f)),
-            _ => Err(format!("has a {key} that is not a finite number")),
+            _ => Err(Unusable::NotFinite(key)),
         },
     }
 }
 
-fn light(node: usize, def: &Value) -> Result<Light, String> {
+fn light(node: usize, def: &Value) -> Result<Light, Unusable> {
     let kind = match def.get("type").and_then(Value::as_str) {
         Some("directional") => LightKind::Directional,
         Some("point") => LightKind::Point,
@@ -106,7 +130,7 @@ fn light(node: usize, def: &Value) -> Result<Light, String> {
                 outer_cone: number(spot, "outerConeAngle")?.unwrap_or(std::f32::consts::FRAC_PI_4),
             }
         }
-        other => return Err(format!("has an unknown type {other:?}")),
+        other => return Err(Unusable::UnknownType(other.map(str::to_owned))),
     };
     let mut color = [1.0f32; 3];
     if let Some(c) = def.get("color") {
@@ -116,7 +140,7 @@ fn light(node: usize, def: &Value) -> Result<Light, String> {
             .and_then(|v: Option<Vec<f32>>| v);
         match values.as_deref() {
             Some(&[r, g, b]) if [r, g, b].iter().all(|f| f.is_finite()) => color = [r, g, b],
-            _ => return Err("has a color that is not 3 finite numbers".into()),
+            _ => return Err(Unusable::Color),
         }
     }
     Ok(Light {
@@ -129,12 +153,12 @@ fn light(node: usize, def: &Value) -> Result<Light, String> {
     })
 }
 
-fn camera(c: &json::Camera) -> Result<Projection, String> {
+fn camera(c: &json::Camera) -> Result<Projection, Unusable> {
     let finite = |fs: &[f32]| fs.iter().all(|f| f.is_finite());
     match (&c.type_, &c.perspective, &c.orthographic) {
         (Checked::Valid(json::camera::Type::Perspective), Some(p), _) => {
             if !finite(&[p.yfov, p.znear]) || p.yfov <= 0.0 {
-                return Err("has a perspective projection that is not usable".into());
+                return Err(Unusable::Perspective);
             }
             Ok(Projection::Perspective {
                 yfov: p.yfov,
@@ -145,7 +169,7 @@ fn camera(c: &json::Camera) -> Result<Projection, String> {
         }
         (Checked::Valid(json::camera::Type::Orthographic), _, Some(o)) => {
             if !finite(&[o.xmag, o.ymag, o.znear, o.zfar]) {
-                return Err("has an orthographic projection that is not finite".into());
+                return Err(Unusable::Orthographic);
             }
             Ok(Projection::Orthographic {
                 xmag: o.xmag,
@@ -154,6 +178,6 @@ fn camera(c: &json::Camera) -> Result<Projection, String> {
                 zfar: o.zfar,
             })
         }
-        _ => Err("has no projection matching its type".into()),
+        _ => Err(Unusable::NoProjection),
     }
 }

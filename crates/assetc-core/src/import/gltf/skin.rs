@@ -2,6 +2,7 @@
 
 use super::accessor::Reader;
 use super::{bad, dangling, Ctx, Res};
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
 use crate::scene::Skin;
 use glam::Mat4;
@@ -54,6 +55,7 @@ pub fn import_skins(ctx: &Ctx, reader: &mut Reader, warnings: &mut Vec<Warning>)
                 }
                 if layout.count > joints.len() {
                     warnings.push(Warning::at(
+                        DiagnosticCode::Repaired,
                         where_.to_string(),
                         format!(
                             "{} matrices for {} joints; extra ones ignored",

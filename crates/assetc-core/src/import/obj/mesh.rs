@@ -25,12 +25,42 @@ pub struct ModelContext<'a> {
     pub material: Option<usize>,
 }
 
+/// Why a model's faces do not make a primitive.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjMeshError {
+    #[error("{corners} face corners do not add up to the {indices} indices read")]
+    CornerCount { corners: usize, indices: usize },
+    #[error(
+        "{triangles} triangles ({} indices) exceed the limit of {limit} indices per primitive",
+        triangles * 3
+    )]
+    TooManyIndices { triangles: u64, limit: u64 },
+    #[error(
+        "{corners} face corners (up to as many vertices) exceed the limit of {limit} vertices per primitive"
+    )]
+    TooManyCorners { corners: usize, limit: u64 },
+    #[error("{read} faces read but {recorded} recorded")]
+    FaceCount { read: usize, recorded: usize },
+    #[error("{what} {index} does not exist")]
+    Missing { what: &'static str, index: usize },
+}
+
+impl ObjMeshError {
+    /// Past one of the import limits (a [`super::super::ImportError::Limit`]).
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            Self::TooManyIndices { .. } | Self::TooManyCorners { .. }
+        )
+    }
+}
+
 /// The model's triangles. Fails over the per-primitive limits, before the arrays are built.
 pub fn primitive(
     mesh: &tobj::Mesh,
     ctx: &ModelContext,
     limits: &ImportLimits,
-) -> Result<Primitive, String> {
+) -> Result<Primitive, ObjMeshError> {
     let corners = mesh.indices.len();
     let arities: Vec<usize> = if mesh.face_arities.is_empty() {
         vec![3; corners / 3]
@@ -38,35 +68,32 @@ pub fn primitive(
         mesh.face_arities.iter().map(|&a| a as usize).collect()
     };
     if arities.iter().sum::<usize>() != corners {
-        return Err(format!(
-            "{} face corners do not add up to the {corners} indices read",
-            arities.iter().sum::<usize>()
-        ));
+        return Err(ObjMeshError::CornerCount {
+            corners: arities.iter().sum::<usize>(),
+            indices: corners,
+        });
     }
     let triangles: u64 = arities.iter().map(|&a| a.saturating_sub(2) as u64).sum();
     if triangles * 3 > limits.max_indices_per_primitive {
-        return Err(format!(
-            "limit: {triangles} triangles ({} indices) exceed the limit of {} indices per primitive",
-            triangles * 3,
-            limits.max_indices_per_primitive
-        ));
+        return Err(ObjMeshError::TooManyIndices {
+            triangles,
+            limit: limits.max_indices_per_primitive,
+        });
     }
     if corners as u64 > limits.max_vertices_per_primitive {
-        return Err(format!(
-            "limit: {corners} face corners (up to as many vertices) exceed the limit of {} \
-             vertices per primitive",
-            limits.max_vertices_per_primitive
-        ));
+        return Err(ObjMeshError::TooManyCorners {
+            corners,
+            limit: limits.max_vertices_per_primitive,
+        });
     }
     let has_uv = !mesh.texcoord_indices.is_empty();
     let has_normals = !mesh.normal_indices.is_empty();
     let by_groups = ctx.smooth_by_groups && !has_normals;
     if by_groups && ctx.face_groups.len() != arities.len() {
-        return Err(format!(
-            "{} faces read but {} recorded",
-            arities.len(),
-            ctx.face_groups.len()
-        ));
+        return Err(ObjMeshError::FaceCount {
+            read: arities.len(),
+            recorded: ctx.face_groups.len(),
+        });
     }
 
     // One vertex per distinct (position, uv, normal, smoothing key) corner.
@@ -105,11 +132,11 @@ pub fn primitive(
         start += arity;
     }
 
-    let get3 = |data: &[f32], i: u32, what: &str| -> Result<[f32; 3], String> {
+    let get3 = |data: &[f32], i: u32, what: &'static str| -> Result<[f32; 3], ObjMeshError> {
         let i = i as usize;
         data.get(i * 3..i * 3 + 3)
             .map(|s| [s[0], s[1], s[2]])
-            .ok_or_else(|| format!("{what} {i} does not exist"))
+            .ok_or(ObjMeshError::Missing { what, index: i })
     };
     let mut positions = Vec::with_capacity(keys.len());
     let mut uvs = Vec::with_capacity(if has_uv { keys.len() } else { 0 });
@@ -121,7 +148,10 @@ pub fn primitive(
             let uv = mesh
                 .texcoords
                 .get(i * 2..i * 2 + 2)
-                .ok_or_else(|| format!("texture coordinate {i} does not exist"))?;
+                .ok_or(ObjMeshError::Missing {
+                    what: "texture coordinate",
+                    index: i,
+                })?;
             // OBJ's V runs up from the bottom of the image, glTF's (and the runtime
             // formats') down from the top.
             uvs.push([uv[0], 1.0 - uv[1]]);
@@ -304,6 +334,7 @@ mod tests {
             ..Default::default()
         };
         let e = primitive(&models[0].mesh, &ctx(&[0, 0], false), &limits).unwrap_err();
-        assert!(e.contains("4 triangles (12 indices)"), "{e}");
+        assert!(e.is_limit(), "{e:?}");
+        assert!(e.to_string().contains("4 triangles (12 indices)"), "{e}");
     }
 }

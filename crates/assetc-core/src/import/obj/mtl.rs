@@ -14,7 +14,9 @@
 //!   (`-bm` its scale), all on the only UV set OBJ has.
 
 use super::scan::LineError;
+use crate::code::DiagnosticCode;
 use crate::code::Warning;
+use crate::import::input_root::InputPathError;
 use crate::scene::{AlphaMode, Material, TextureRef};
 
 /// Refuses the MTL statements `tobj` cannot read without panicking: a colour (`Ka`, `Kd`,
@@ -75,13 +77,27 @@ pub fn texture_statement(value: &str) -> Option<TextureStatement> {
     })
 }
 
+/// Why an MTL entry's texture statement cannot be kept, naming the material and slot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialError {
+    #[error("material {material:?}: {slot} names no file")]
+    NoFile { material: String, slot: String },
+    #[error("material {material:?}: {slot} {file}: {source}")]
+    Image {
+        material: String,
+        slot: String,
+        file: String,
+        source: Box<InputPathError>,
+    },
+}
+
 /// The material of one MTL entry. `image` resolves a texture statement's file to an index
 /// into the scene's images (or says why it cannot).
 pub fn material(
     m: &tobj::Material,
-    mut image: impl FnMut(&str) -> Result<usize, String>,
+    mut image: impl FnMut(&str) -> Result<usize, InputPathError>,
     warnings: &mut Vec<Warning>,
-) -> Result<Material, String> {
+) -> Result<Material, MaterialError> {
     let param = |key: &str| -> Option<f32> { m.unknown_param.get(key)?.trim().parse().ok() };
     let kd = m.diffuse.unwrap_or([1.0; 3]);
     let alpha = m
@@ -93,28 +109,37 @@ pub fn material(
         Some(ns) if ns.is_finite() => (2.0 / (ns.max(0.0) + 2.0)).powf(0.25),
         _ => 1.0,
     });
-    let mut texture = |slot: &str, value: &str| -> Result<(TextureRef, TextureStatement), String> {
-        let statement = texture_statement(value)
-            .ok_or_else(|| format!("material {:?}: {slot} names no file", m.name))?;
-        let index = image(&statement.file).map_err(|reason| {
-            format!("material {:?}: {slot} {}: {reason}", m.name, statement.file)
-        })?;
-        if statement.transformed {
-            warnings.push(Warning::from(format!(
+    let mut texture =
+        |slot: &str, value: &str| -> Result<(TextureRef, TextureStatement), MaterialError> {
+            let statement = texture_statement(value).ok_or_else(|| MaterialError::NoFile {
+                material: m.name.clone(),
+                slot: slot.to_owned(),
+            })?;
+            let index = image(&statement.file).map_err(|source| MaterialError::Image {
+                material: m.name.clone(),
+                slot: slot.to_owned(),
+                file: statement.file.clone(),
+                source: Box::new(source),
+            })?;
+            if statement.transformed {
+                warnings.push(Warning::new(
+                    DiagnosticCode::NotExported,
+                    format!(
                 "material {:?}: {slot} {}: -o/-s/-t texture offsets and scales are not kept",
                 m.name, statement.file
-            )));
-        }
-        let reference = TextureRef {
-            image: index,
-            tex_coord: 0,
-            has_transform: false,
-            transform: None,
-            // MTL's `-clamp on` is read by no importer we compare with; maps repeat.
-            sampler: Default::default(),
+            ),
+                ));
+            }
+            let reference = TextureRef {
+                image: index,
+                tex_coord: 0,
+                has_transform: false,
+                transform: None,
+                // MTL's `-clamp on` is read by no importer we compare with; maps repeat.
+                sampler: Default::default(),
+            };
+            Ok((reference, statement))
         };
-        Ok((reference, statement))
-    };
     let base_color_texture = match &m.diffuse_texture {
         Some(v) => Some(texture("map_Kd", v)?.0),
         None => None,
@@ -140,11 +165,14 @@ pub fn material(
                 .and_then(texture_statement)
                 .map(|s| s.file);
         if !same {
-            warnings.push(Warning::from(format!(
+            warnings.push(Warning::new(
+                DiagnosticCode::NotExported,
+                format!(
                 "material {:?}: map_d {map_d} is not the map_Kd texture; the runtime materials \
                  take opacity from the base colour texture's alpha, so it is not kept",
                 m.name
-            )));
+            ),
+            ));
         }
     }
     let blend = alpha < 1.0 || m.dissolve_texture.is_some();

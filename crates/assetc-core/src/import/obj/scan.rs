@@ -57,9 +57,9 @@ pub fn scan(text: &str) -> Result<Scanned, LineError> {
         let mut keep = true;
         match keyword {
             Some("v") => {
-                let numbers = floats(words, "v").map_err(err)?;
+                let numbers = floats(words, "v").map_err(|e| err(e.to_string()))?;
                 check_count(numbers.len(), &[3, 4, 6], "v", "x y z [w] or x y z r g b")
-                    .map_err(err)?;
+                    .map_err(|e| err(e.to_string()))?;
                 if numbers.len() == 4 && numbers[3] == 0.0 {
                     return Err(err("v: w is 0 (the position would be divided by 0)".into()));
                 }
@@ -73,14 +73,14 @@ pub fn scan(text: &str) -> Result<Scanned, LineError> {
                 }
             }
             Some("vt") => {
-                let n = floats(words, "vt").map_err(err)?.len();
+                let n = floats(words, "vt").map_err(|e| err(e.to_string()))?.len();
                 if n < 2 {
                     return Err(err(format!("vt: {n} numbers, expected u v [w]")));
                 }
                 counts[1] += 1;
             }
             Some("vn") => {
-                let n = floats(words, "vn").map_err(err)?.len();
+                let n = floats(words, "vn").map_err(|e| err(e.to_string()))?.len();
                 if n < 3 {
                     return Err(err(format!("vn: {n} numbers, expected x y z")));
                 }
@@ -118,7 +118,7 @@ pub fn scan(text: &str) -> Result<Scanned, LineError> {
             // Written back as `keyword name` with one space: tobj takes the name after the
             // first space, so a tab or a second space would change it.
             Some(key @ ("mtllib" | "usemtl")) => {
-                let name = rest_of(raw, key).map_err(err)?;
+                let name = rest_of(raw, key).map_err(|e| err(e.to_string()))?;
                 out.text.push_str(&format!("{key} {name}\n"));
                 let list = if key == "mtllib" {
                     &mut out.mtllibs
@@ -144,21 +144,50 @@ pub fn scan(text: &str) -> Result<Scanned, LineError> {
     Ok(out)
 }
 
+/// What is wrong with the words of one statement, naming its keyword.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum StatementError {
+    #[error("{keyword}: {word:?} is not a number")]
+    NotANumber { keyword: &'static str, word: String },
+    #[error("{keyword}: {count} numbers, expected {form}")]
+    Count {
+        keyword: &'static str,
+        count: usize,
+        form: &'static str,
+    },
+    #[error("{0}: no name given")]
+    NoName(String),
+}
+
 /// Every word after the keyword as a number, or the word that is not one.
-fn floats<'a>(words: impl Iterator<Item = &'a str>, keyword: &str) -> Result<Vec<f64>, String> {
+fn floats<'a>(
+    words: impl Iterator<Item = &'a str>,
+    keyword: &'static str,
+) -> Result<Vec<f64>, StatementError> {
     words
         .map(|w| {
-            w.parse::<f64>()
-                .map_err(|_| format!("{keyword}: {w:?} is not a number"))
+            w.parse::<f64>().map_err(|_| StatementError::NotANumber {
+                keyword,
+                word: w.to_owned(),
+            })
         })
         .collect()
 }
 
-fn check_count(n: usize, allowed: &[usize], keyword: &str, form: &str) -> Result<(), String> {
-    if allowed.contains(&n) {
+fn check_count(
+    count: usize,
+    allowed: &[usize],
+    keyword: &'static str,
+    form: &'static str,
+) -> Result<(), StatementError> {
+    if allowed.contains(&count) {
         Ok(())
     } else {
-        Err(format!("{keyword}: {n} numbers, expected {form}"))
+        Err(StatementError::Count {
+            keyword,
+            count,
+            form,
+        })
     }
 }
 
@@ -211,10 +240,10 @@ fn check_corner(word: &str, counts: &[usize; 3]) -> Result<(), (DiagnosticCode, 
 
 /// The rest of the line after `keyword`, trimmed: a file or material name, which may hold
 /// spaces (as `tobj` reads it).
-fn rest_of(raw: &str, keyword: &str) -> Result<String, String> {
+fn rest_of(raw: &str, keyword: &str) -> Result<String, StatementError> {
     let rest = raw.trim().get(keyword.len()..).unwrap_or("").trim();
     if rest.is_empty() {
-        return Err(format!("{keyword}: no name given"));
+        return Err(StatementError::NoName(keyword.to_owned()));
     }
     Ok(rest.to_string())
 }

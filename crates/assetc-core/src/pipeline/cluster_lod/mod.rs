@@ -39,6 +39,8 @@ const UV_WEIGHT: f32 = 1.0;
 pub enum ClusterLodError {
     #[error("cluster LOD: {0}")]
     Input(String),
+    #[error("cluster LOD: {0}")]
+    Codec(#[from] crate::formats::hmesh::clod::TopologyCodecError),
 }
 
 /// One primitive's streams, in its own vertex numbering.

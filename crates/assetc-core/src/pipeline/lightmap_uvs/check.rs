@@ -44,20 +44,19 @@ pub fn check_lightmap(
     uvs: &[[f32; 2]],
     resolution: u32,
     padding: u32,
-) -> Result<LightmapReport, String> {
+) -> Result<LightmapReport, LightmapCheckError> {
     if uvs.len() != positions.len() {
-        return Err(format!(
-            "{} lightmap UVs for {} vertices",
-            uvs.len(),
-            positions.len()
-        ));
+        return Err(LightmapCheckError::UvCount {
+            uvs: uvs.len(),
+            vertices: positions.len(),
+        });
     }
-    if let Some(bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
-        return Err(format!("index {bad} is past the vertices"));
+    if let Some(&bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
+        return Err(LightmapCheckError::IndexPastVertices(bad));
     }
     for (v, uv) in uvs.iter().enumerate() {
         if !uv.iter().all(|c| (0.0..=1.0).contains(c)) {
-            return Err(format!("vertex {v}: lightmap UV {uv:?} is outside [0, 1]"));
+            return Err(LightmapCheckError::OutsideUnitSquare { vertex: v, uv: *uv });
         }
     }
     let triangles: Vec<[usize; 3]> = indices
@@ -104,9 +103,7 @@ pub fn check_lightmap(
         if world > 0.0 && tiny {
             tiny_triangles += 1;
         } else if !tiny && flat == 0.0 {
-            return Err(format!(
-                "triangle {t}: model area {world:e} but no lightmap area"
-            ));
+            return Err(LightmapCheckError::NoArea { triangle: t, world });
         }
         // Tiny triangles' directions are rounding noise: they do not weigh in a density.
         if !tiny {
@@ -137,9 +134,7 @@ pub fn check_lightmap(
         for (x, y) in touched_texels(&uv, resolution) {
             let cell = &mut owner[y * r + x];
             if *cell != u32::MAX && *cell != chart[t] {
-                return Err(format!(
-                    "texel ({x}, {y}) is covered by two charts (triangle {t} and another)"
-                ));
+                return Err(LightmapCheckError::Overlap { x, y, triangle: t });
             }
             *cell = chart[t];
         }
@@ -158,10 +153,11 @@ pub fn check_lightmap(
                 for nx in x.saturating_sub(p)..=(x + p).min(r - 1) {
                     let o = owner[ny * r + nx];
                     if o != u32::MAX && o != c {
-                        return Err(format!(
-                            "texels ({x}, {y}) and ({nx}, {ny}) of two charts are closer \
-                             than {padding} texels of padding"
-                        ));
+                        return Err(LightmapCheckError::Padding {
+                            at: (x, y),
+                            near: (nx, ny),
+                            padding,
+                        });
                     }
                 }
             }
@@ -251,4 +247,28 @@ fn touched_texels(uv: &[[f64; 2]; 3], resolution: u32) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// What is wrong with a lightmap UV set, naming the vertex, triangle or texel at fault.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LightmapCheckError {
+    #[error("{uvs} lightmap UVs for {vertices} vertices")]
+    UvCount { uvs: usize, vertices: usize },
+    #[error("index {0} is past the vertices")]
+    IndexPastVertices(u32),
+    #[error("vertex {vertex}: lightmap UV {uv:?} is outside [0, 1]")]
+    OutsideUnitSquare { vertex: usize, uv: [f32; 2] },
+    #[error("triangle {triangle}: model area {world:e} but no lightmap area")]
+    NoArea { triangle: usize, world: f64 },
+    #[error("texel ({x}, {y}) is covered by two charts (triangle {triangle} and another)")]
+    Overlap { x: usize, y: usize, triangle: usize },
+    #[error(
+        "texels ({}, {}) and ({}, {}) of two charts are closer than {padding} texels of padding",
+        at.0, at.1, near.0, near.1
+    )]
+    Padding {
+        at: (usize, usize),
+        near: (usize, usize),
+        padding: u32,
+    },
 }

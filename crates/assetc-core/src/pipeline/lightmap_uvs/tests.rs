@@ -168,13 +168,19 @@ fn the_checker_sees_overlap_padding_and_lost_area() {
     assert_eq!(report.density_ratio, 1.0);
     // Texels 0..=4 and 8..=12 are touched: 3 empty columns between them.
     assert!(check_lightmap(&positions, &indices, &apart, 16, 3).is_ok());
-    let err = check_lightmap(&positions, &indices, &apart, 16, 4).unwrap_err();
+    let err = check_lightmap(&positions, &indices, &apart, 16, 4)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("padding"), "{err}");
     let close: Vec<[f32; 2]> = [at(0.5), at(4.25)].concat();
-    let err = check_lightmap(&positions, &indices, &close, 16, 0).unwrap_err();
+    let err = check_lightmap(&positions, &indices, &close, 16, 0)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("covered by two charts"), "{err}");
     let mut flat = apart.clone();
     flat[2] = flat[1];
-    let err = check_lightmap(&positions, &indices, &flat, 16, 2).unwrap_err();
+    let err = check_lightmap(&positions, &indices, &flat, 16, 2)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("no lightmap area"), "{err}");
 }

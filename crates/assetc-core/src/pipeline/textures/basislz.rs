@@ -27,10 +27,10 @@ const SGD_HEADER_SIZE: usize = 20;
 const IMAGE_DESC_SIZE: usize = 20;
 
 /// Little-endian `u32`/`u16` at `at`, or an error naming `what`.
-fn le(bytes: &[u8], at: usize, n: usize, what: &str) -> Result<u32, String> {
+fn le(bytes: &[u8], at: usize, n: usize, what: &'static str) -> Result<u32, BasisLzError> {
     let b = bytes
         .get(at..at + n)
-        .ok_or_else(|| format!("BasisLZ global data ends before its {what}"))?;
+        .ok_or(BasisLzError::GlobalDataEnds { what })?;
     Ok(b.iter().rev().fold(0, |v, &x| (v << 8) | u32::from(x)))
 }
 
@@ -47,7 +47,7 @@ pub(super) fn decode_etc1s_level0(
     level0: &[u8],
     w: u32,
     h: u32,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, BasisLzError> {
     let endpoints = le(sgd, 0, 2, "endpoint count")?;
     let selectors = le(sgd, 2, 2, "selector count")?;
     let endpoints_len = le(sgd, 4, 4, "endpoint length")? as usize;
@@ -63,26 +63,27 @@ pub(super) fn decode_etc1s_level0(
     let codebooks_at = image_count
         .checked_mul(IMAGE_DESC_SIZE)
         .and_then(|n| n.checked_add(SGD_HEADER_SIZE))
-        .ok_or("BasisLZ global data declares absurd lengths")?;
+        .ok_or(BasisLzError::AbsurdLengths)?;
     let codebooks_end = [endpoints_len, selectors_len, tables_len]
         .into_iter()
         .try_fold(codebooks_at, usize::checked_add)
         .filter(|&end| end <= sgd.len())
-        .ok_or("BasisLZ global data is shorter than its codebooks")?;
+        .ok_or(BasisLzError::ShortCodebooks)?;
     let codebooks = &sgd[codebooks_at..codebooks_end];
     let slice = |at: usize, len: usize| {
         level0
             .get(at..at.saturating_add(len))
-            .ok_or("a BasisLZ slice lies outside level 0")
+            .ok_or(BasisLzError::SliceOutside)
     };
     let rgb = slice(rgb_at, rgb_len)?;
     let alpha = (alpha_len > 0)
         .then(|| slice(alpha_at, alpha_len))
         .transpose()?;
     let (Ok(width), Ok(height)) = (u16::try_from(w), u16::try_from(h)) else {
-        return Err(format!(
-            "BasisLZ image {w}x{h} is larger than 65535 per side"
-        ));
+        return Err(BasisLzError::TooWide {
+            width: w,
+            height: h,
+        });
     };
 
     let slices = 1 + usize::from(alpha.is_some());
@@ -90,7 +91,7 @@ pub(super) fn decode_etc1s_level0(
     let codebooks_file_at = descs_at + slices * BASIS_SLICE_DESC_SIZE;
     let data_at = codebooks_file_at + codebooks.len();
     let total = data_at + rgb.len() + alpha.map_or(0, <[u8]>::len);
-    let file_u32 = |v: usize| u32::try_from(v).map_err(|_| "BasisLZ level 0 is too large");
+    let file_u32 = |v: usize| u32::try_from(v).map_err(|_| BasisLzError::TooLarge);
     let mut basis = Vec::with_capacity(total);
     put(&mut basis, u32::from(b'B') << 8 | u32::from(b's'), 2); // sig
     put(&mut basis, BASIS_VERSION, 2);
@@ -153,22 +154,53 @@ pub(super) fn decode_etc1s_level0(
     let mut transcoder = Transcoder::new();
     transcoder
         .prepare_transcoding(&basis)
-        .map_err(|()| "BasisLZ data does not decode (its codebooks are damaged)".to_string())?;
+        .map_err(|()| BasisLzError::DamagedCodebooks)?;
     let pixels = transcoder
         .transcode_image_level(
             &basis,
             TranscoderTextureFormat::RGBA32,
             TranscodeParameters::default(),
         )
-        .map_err(|e| format!("BasisLZ level 0 does not transcode: {e:?}"));
+        .map_err(|e| BasisLzError::Untranscodable(format!("{e:?}")));
     transcoder.end_transcoding();
     let pixels = pixels?;
     let want = w as usize * h as usize * 4;
     if pixels.len() < want {
-        return Err(format!(
-            "BasisLZ level 0 transcoded to {} bytes, {w}x{h} needs {want}",
-            pixels.len()
-        ));
+        return Err(BasisLzError::ShortTranscode {
+            got: pixels.len(),
+            width: w,
+            height: h,
+            want,
+        });
     }
     Ok(pixels[..want].to_vec())
+}
+
+/// Why a BasisLZ (ETC1S) level 0 cannot be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BasisLzError {
+    #[error("BasisLZ global data ends before its {what}")]
+    GlobalDataEnds { what: &'static str },
+    #[error("BasisLZ global data declares absurd lengths")]
+    AbsurdLengths,
+    #[error("BasisLZ global data is shorter than its codebooks")]
+    ShortCodebooks,
+    #[error("a BasisLZ slice lies outside level 0")]
+    SliceOutside,
+    #[error("BasisLZ image {width}x{height} is larger than 65535 per side")]
+    TooWide { width: u32, height: u32 },
+    #[error("BasisLZ level 0 is too large")]
+    TooLarge,
+    #[error("BasisLZ data does not decode (its codebooks are damaged)")]
+    DamagedCodebooks,
+    /// The transcoder's error, as its `Debug` names it.
+    #[error("BasisLZ level 0 does not transcode: {0}")]
+    Untranscodable(String),
+    #[error("BasisLZ level 0 transcoded to {got} bytes, {width}x{height} needs {want}")]
+    ShortTranscode {
+        got: usize,
+        width: u32,
+        height: u32,
+        want: usize,
+    },
 }

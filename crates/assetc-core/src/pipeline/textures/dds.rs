@@ -223,17 +223,58 @@ fn typed(format: DxgiFormat, srgb: bool) -> DxgiFormat {
     }
 }
 
+/// Why a DDS file cannot be carried into KTX2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DdsError {
+    /// The `ddsfile` crate's parse error.
+    #[error("invalid DDS file: {0}")]
+    Invalid(String),
+    /// The DXGI format as `ddsfile` names it.
+    #[error(
+        "DDS format DXGI_FORMAT {0} is not one assetc converts (RGBA8, BGRA8, RGBA16F, RGBA32F, R11G11B10F, BC1-BC7)"
+    )]
+    UnknownDxgi(String),
+    /// The legacy (D3D) format as `ddsfile` names it.
+    #[error(
+        "DDS format {0} is not one assetc converts (RGBA8, BGRA8, RGBA16F, RGBA32F, DXT1-DXT5, BC4, BC5)"
+    )]
+    UnknownLegacy(String),
+    #[error("DDS cubemap lacks some of its six faces")]
+    PartialCube,
+    #[error("DDS surface is {width}x{height}")]
+    EmptySurface { width: u32, height: u32 },
+    #[error("DDS 1D texture has height {height}")]
+    TallOneD { height: u32 },
+    #[error("DDS resource dimension {0} is not a texture")]
+    NotATexture(String),
+    #[error(
+        "DDS declared size {width}x{height}x{depth} exceeds the limit ({MAX_SIDE} per side, {MAX_PIXELS} pixels a surface)"
+    )]
+    TooLarge { width: u32, height: u32, depth: u32 },
+    #[error("DDS cubemap faces are {width}x{height}, not square")]
+    CubeNotSquare { width: u32, height: u32 },
+    #[error("DDS declares {levels} mip levels, a {width}x{height} image has {most}")]
+    TooManyLevels {
+        levels: u32,
+        width: u32,
+        height: u32,
+        most: u32,
+    },
+    #[error("DDS format has no block size")]
+    NoBlockSize,
+    #[error("DDS level {level} exceeds the {MAX_LEVEL_BYTES}-byte limit")]
+    LevelTooLarge { level: u32 },
+    #[error("DDS data holds {held} bytes, its header needs {needed}")]
+    ShortData { held: usize, needed: u64 },
+}
+
 /// The format of a DDS file. A legacy header (DXT1/3/5 FourCC, bit masks) or a TYPELESS
 /// DXGI format says nothing of the colour space: the texture's mode decides (sRGB for
 /// colour textures).
-fn format_of(dds: &Dds, mode: TextureMode) -> Result<KtxFormat, String> {
+fn format_of(dds: &Dds, mode: TextureMode) -> Result<KtxFormat, DdsError> {
     if let Some(h10) = &dds.header10 {
-        return from_dxgi(typed(h10.dxgi_format, mode.is_srgb())).ok_or_else(|| {
-            format!(
-                "DDS format DXGI_FORMAT {:?} is not one assetc converts (RGBA8, BGRA8, RGBA16F, RGBA32F, R11G11B10F, BC1-BC7)",
-                h10.dxgi_format
-            )
-        });
+        return from_dxgi(typed(h10.dxgi_format, mode.is_srgb()))
+            .ok_or_else(|| DdsError::UnknownDxgi(format!("{:?}", h10.dxgi_format)));
     }
     let srgb = mode.is_srgb();
     let pick = |unorm: DxgiFormat, srgb_format: DxgiFormat| {
@@ -258,12 +299,7 @@ fn format_of(dds: &Dds, mode: TextureMode) -> Result<KtxFormat, String> {
         // ATI1 / ATI2 (BC4 / BC5) FourCCs, which ddsfile names as DXGI formats.
         _ => dds.get_dxgi_format().and_then(from_dxgi),
     };
-    found.ok_or_else(|| {
-        format!(
-            "DDS format {:?} is not one assetc converts (RGBA8, BGRA8, RGBA16F, RGBA32F, DXT1-DXT5, BC4, BC5)",
-            dds.get_d3d_format()
-        )
-    })
+    found.ok_or_else(|| DdsError::UnknownLegacy(format!("{:?}", dds.get_d3d_format())))
 }
 
 /// The layout a DDS header declares: KTX2's pixelHeight (0 in 1D), pixelDepth (0 unless
@@ -277,7 +313,7 @@ struct Layout {
     levels: u32,
 }
 
-fn layout_of(dds: &Dds) -> Result<Layout, String> {
+fn layout_of(dds: &Dds) -> Result<Layout, DdsError> {
     let header = &dds.header;
     let (width, height) = (header.width, header.height);
     let (dimension, cube, array_size) = match &dds.header10 {
@@ -291,7 +327,7 @@ fn layout_of(dds: &Dds) -> Result<Layout, String> {
             let volume = header.caps2.contains(Caps2::VOLUME) && header.depth.unwrap_or(0) > 1;
             let cube = header.caps2.contains(Caps2::CUBEMAP);
             if cube && !header.caps2.contains(Caps2::CUBEMAP_ALLFACES) {
-                return Err("DDS cubemap lacks some of its six faces".into());
+                return Err(DdsError::PartialCube);
             }
             let dimension = if volume {
                 D3D10ResourceDimension::Texture3D
@@ -302,37 +338,40 @@ fn layout_of(dds: &Dds) -> Result<Layout, String> {
         }
     };
     if width == 0 || height == 0 {
-        return Err(format!("DDS surface is {width}x{height}"));
+        return Err(DdsError::EmptySurface { width, height });
     }
     let (height, depth) = match dimension {
         D3D10ResourceDimension::Texture1D if height == 1 => (0, 0),
         D3D10ResourceDimension::Texture1D => {
-            return Err(format!("DDS 1D texture has height {height}"));
+            return Err(DdsError::TallOneD { height });
         }
         D3D10ResourceDimension::Texture3D => (height, header.depth.unwrap_or(1).max(1)),
         D3D10ResourceDimension::Texture2D => (height, 0),
-        other => return Err(format!("DDS resource dimension {other:?} is not a texture")),
+        other => return Err(DdsError::NotATexture(format!("{other:?}"))),
     };
     let too_large = width > MAX_SIDE
         || height > MAX_SIDE
         || depth > MAX_SIDE
         || u64::from(width) * u64::from(height.max(1)) > MAX_PIXELS;
     if too_large {
-        return Err(format!(
-            "DDS declared size {width}x{height}x{depth} exceeds the limit ({MAX_SIDE} per side, {MAX_PIXELS} pixels a surface)"
-        ));
+        return Err(DdsError::TooLarge {
+            width,
+            height,
+            depth,
+        });
     }
     if cube && (width != height || depth > 0) {
-        return Err(format!(
-            "DDS cubemap faces are {width}x{height}, not square"
-        ));
+        return Err(DdsError::CubeNotSquare { width, height });
     }
     let levels = header.mip_map_count.unwrap_or(1).max(1);
     let most = full_mip_count_3d(width, height, depth);
     if levels > most {
-        return Err(format!(
-            "DDS declares {levels} mip levels, a {width}x{height} image has {most}"
-        ));
+        return Err(DdsError::TooManyLevels {
+            levels,
+            width,
+            height,
+            most,
+        });
     }
     Ok(Layout {
         width,
@@ -346,12 +385,12 @@ fn layout_of(dds: &Dds) -> Result<Layout, String> {
 
 /// A DDS file as a KTX2 container of the same layout and format (levels not
 /// supercompressed, orientation `rd`, as DDS rows run top to bottom).
-pub fn dds_to_ktx2(bytes: &[u8], mode: TextureMode) -> Result<StoredKtx2, String> {
-    let dds = Dds::read(bytes).map_err(|e| format!("invalid DDS file: {e}"))?;
+pub fn dds_to_ktx2(bytes: &[u8], mode: TextureMode) -> Result<StoredKtx2, DdsError> {
+    let dds = Dds::read(bytes).map_err(|e| DdsError::Invalid(e.to_string()))?;
     let format = format_of(&dds, mode)?;
     let layout = layout_of(&dds)?;
-    let block = BlockInfo::for_vk_format(format.vk_format, &format.dfd)
-        .ok_or("DDS format has no block size")?;
+    let block =
+        BlockInfo::for_vk_format(format.vk_format, &format.dfd).ok_or(DdsError::NoBlockSize)?;
     let images = u64::from(layout.layers.max(1)) * u64::from(layout.faces);
     // Bytes of one image (one layer's face) at each level, all its depth slices.
     let image_bytes: Vec<u64> = (0..layout.levels)
@@ -360,18 +399,16 @@ pub fn dds_to_ktx2(bytes: &[u8], mode: TextureMode) -> Result<StoredKtx2, String
             block
                 .level_bytes(layout.width, layout.height, level, slices)
                 .filter(|&n| n.saturating_mul(images) <= MAX_LEVEL_BYTES)
-                .ok_or_else(|| {
-                    format!("DDS level {level} exceeds the {MAX_LEVEL_BYTES}-byte limit")
-                })
+                .ok_or(DdsError::LevelTooLarge { level })
         })
         .collect::<Result<_, _>>()?;
     let chain: u64 = image_bytes.iter().sum();
     let needed = chain * images;
     if (dds.data.len() as u64) < needed {
-        return Err(format!(
-            "DDS data holds {} bytes, its header needs {needed}",
-            dds.data.len()
-        ));
+        return Err(DdsError::ShortData {
+            held: dds.data.len(),
+            needed,
+        });
     }
     // DDS stores each image's whole mip chain in turn (layer by layer, faces within a
     // layer); KTX2 stores each level in turn, every layer's faces within it.
@@ -499,9 +536,10 @@ mod tests {
         let mut huge = bytes.clone();
         huge[16..20].copy_from_slice(&(1u32 << 30).to_le_bytes());
         let e = dds_to_ktx2(&huge, TextureMode::Color).unwrap_err();
-        assert!(e.contains("exceeds the limit"), "{e}");
+        assert!(matches!(e, DdsError::TooLarge { .. }), "{e}");
+        assert!(e.to_string().contains("exceeds the limit"), "{e}");
         let e = dds_to_ktx2(&bytes[..bytes.len() - 1], TextureMode::Color).unwrap_err();
-        assert!(e.contains("DDS data holds"), "{e}");
+        assert!(matches!(e, DdsError::ShortData { .. }), "{e}");
         assert!(dds_to_ktx2(b"DDS ", TextureMode::Color).is_err());
     }
 }

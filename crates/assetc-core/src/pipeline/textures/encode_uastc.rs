@@ -129,15 +129,16 @@ pub fn decode_uastc_rgba(
     width: u32,
     height: u32,
     has_alpha: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, UastcDecodeError> {
     let (bx, by) = (width.div_ceil(4), height.div_ceil(4));
     if blocks.len() != bx as usize * by as usize * UASTC_BLOCK_BYTES || width == 0 || height == 0 {
-        return Err(format!(
-            "{} bytes of UASTC for {width}x{height}",
-            blocks.len()
-        ));
+        return Err(UastcDecodeError::WrongSize {
+            bytes: blocks.len(),
+            width,
+            height,
+        });
     }
-    let len = u32::try_from(blocks.len()).map_err(|_| "level too large".to_string())?;
+    let len = u32::try_from(blocks.len()).map_err(|_| UastcDecodeError::TooLarge)?;
     transcoder_init();
     let mut out = vec![0u8; width as usize * height as usize * 4];
     // SAFETY: `out` holds exactly `height` rows of `width` RGBA32 texels, the pitch and row
@@ -171,6 +172,21 @@ pub fn decode_uastc_rgba(
     if ok {
         Ok(out)
     } else {
-        Err("UASTC transcode failed".into())
+        Err(UastcDecodeError::Failed)
     }
+}
+
+/// Why UASTC blocks cannot be decoded to RGBA8.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UastcDecodeError {
+    #[error("{bytes} bytes of UASTC for {width}x{height}")]
+    WrongSize {
+        bytes: usize,
+        width: u32,
+        height: u32,
+    },
+    #[error("level too large")]
+    TooLarge,
+    #[error("UASTC transcode failed")]
+    Failed,
 }

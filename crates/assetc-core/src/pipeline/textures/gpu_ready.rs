@@ -19,6 +19,31 @@ pub struct GpuReady {
     pub warning: Option<String>,
 }
 
+/// Why a GPU-ready input cannot pass through.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GpuReadyError {
+    #[error("invalid KTX2 source: {0}")]
+    InvalidKtx2(ktx2::Ktx2Error),
+    #[error("invalid DFD: {0}")]
+    Dfd(ktx2::Ktx2Error),
+    #[error(transparent)]
+    Dds(#[from] super::dds::DdsError),
+    /// `why`: the writer's error, as it words it.
+    #[error("{format}, {layout}: {why}")]
+    Unwritable {
+        format: String,
+        layout: String,
+        why: String,
+    },
+    /// `problems`: what the validator found, as it words each.
+    #[error("{format}, {layout}: cannot be passed through: {}", problems.join("; "))]
+    Invalid {
+        format: String,
+        layout: String,
+        problems: Vec<String>,
+    },
+}
+
 /// What the KTX2 writer says it is when the input names no writer.
 const WRITER: &str = concat!("assetc ", env!("CARGO_PKG_VERSION"), " (passed through)");
 
@@ -75,8 +100,8 @@ pub fn standalone_ktx2(
     bytes: &[u8],
     mode: TextureMode,
     settings: &TextureSettings,
-) -> Result<Option<GpuReady>, String> {
-    let stored = StoredKtx2::from_file(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
+) -> Result<Option<GpuReady>, GpuReadyError> {
+    let stored = StoredKtx2::from_file(bytes).map_err(GpuReadyError::InvalidKtx2)?;
     if is_reencodable(&stored) {
         return Ok(None);
     }
@@ -89,7 +114,7 @@ pub fn standalone_dds(
     bytes: &[u8],
     mode: TextureMode,
     settings: &TextureSettings,
-) -> Result<GpuReady, String> {
+) -> Result<GpuReady, GpuReadyError> {
     let stored = super::dds::dds_to_ktx2(bytes, mode)?;
     pass_through(
         stored,
@@ -107,19 +132,23 @@ fn pass_through(
     mode: TextureMode,
     settings: &TextureSettings,
     why_kept: Option<&str>,
-) -> Result<GpuReady, String> {
-    let dfd = ktx2::Dfd::parse(&stored.dfd, 0).map_err(|e| format!("invalid DFD: {e}"))?;
+) -> Result<GpuReady, GpuReadyError> {
+    let dfd = ktx2::Dfd::parse(&stored.dfd, 0).map_err(GpuReadyError::Dfd)?;
     stored.name_writer_if_missing(WRITER);
     let name = describe_vk_format(stored.vk_format);
     let layout = describe_layout(&stored);
-    let out = ktx2::write_stored(&stored).map_err(|e| format!("{name}, {layout}: {e}"))?;
+    let out = ktx2::write_stored(&stored).map_err(|e| GpuReadyError::Unwritable {
+        format: name.clone(),
+        layout: layout.clone(),
+        why: e.to_string(),
+    })?;
     let problems = ktx2::validate(&out);
     if !problems.is_empty() {
-        let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        return Err(format!(
-            "{name}, {layout}: cannot be passed through: {}",
-            list.join("; ")
-        ));
+        return Err(GpuReadyError::Invalid {
+            format: name,
+            layout,
+            problems: problems.iter().map(ToString::to_string).collect(),
+        });
     }
     let held = PixelFormat::from_vk_format(stored.vk_format, dfd.color_model).map(|(f, _)| f);
     let wanted = settings_format(settings, mode, is_hdr(stored.vk_format));
@@ -259,6 +288,6 @@ mod tests {
             &Default::default(),
         )
         .unwrap_err();
-        assert!(e.starts_with("invalid KTX2 source"), "{e}");
+        assert!(matches!(e, GpuReadyError::InvalidKtx2(_)), "{e}");
     }
 }

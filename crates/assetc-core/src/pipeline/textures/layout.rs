@@ -41,7 +41,7 @@ impl CubeLayout {
 
     /// The aspect of `aspects` a `width` x `height` image has exactly, or an error naming
     /// its size and the sizes near it that would fit.
-    pub fn aspect_of(self, width: u32, height: u32) -> Result<(u32, u32), String> {
+    pub fn aspect_of(self, width: u32, height: u32) -> Result<(u32, u32), LayoutError> {
         let aspects = self.aspects();
         if let Some(&a) = aspects.iter().find(|&&(aw, ah)| {
             u64::from(width) * u64::from(ah) == u64::from(height) * u64::from(aw)
@@ -50,13 +50,13 @@ impl CubeLayout {
             return Ok(a);
         }
         let ratios: Vec<String> = aspects.iter().map(|(w, h)| format!("{w}:{h}")).collect();
-        Err(format!(
-            "{width}x{height} does not fit `cubemap = \"{}\"`, which needs {}: {} would \
-             (the image is not resampled to fit)",
-            self.name(),
-            ratios.join(" or "),
-            or_list(&fitting_sizes(width, height, aspects)),
-        ))
+        Err(LayoutError::CubeAspect {
+            width,
+            height,
+            layout: self.name(),
+            ratios: ratios.join(" or "),
+            fitting: or_list(&fitting_sizes(width, height, aspects)),
+        })
     }
 }
 
@@ -100,7 +100,7 @@ pub struct ArrayStrip {
 
 /// The strip a `width` x `height` image of `layers` layers is, or an error naming its size
 /// and the nearest sizes that would be one.
-pub fn array_strip(width: u32, height: u32, layers: u32) -> Result<ArrayStrip, String> {
+pub fn array_strip(width: u32, height: u32, layers: u32) -> Result<ArrayStrip, LayoutError> {
     let layers = layers.max(1);
     let vertical = height >= width;
     let long = if vertical { height } else { width };
@@ -126,13 +126,41 @@ pub fn array_strip(width: u32, height: u32, layers: u32) -> Result<ArrayStrip, S
         .iter()
         .map(|&l| if vertical { (width, l) } else { (l, height) })
         .collect();
-    Err(format!(
-        "{width}x{height} is not a strip of {layers} equal layers ({} {long} is not a \
-         multiple of {layers}; layers are cut along the longer side, top to bottom when \
-         square): {} would be",
-        if vertical { "its height" } else { "its width" },
-        or_list(&sizes),
-    ))
+    Err(LayoutError::NotAStrip {
+        width,
+        height,
+        layers,
+        side: if vertical { "its height" } else { "its width" },
+        long,
+        fitting: or_list(&sizes),
+    })
+}
+
+/// Why an image cannot be cut into a cube's faces or an array's layers: its size, and
+/// the sizes near it that would be (`fitting`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error(
+        "{width}x{height} does not fit `cubemap = \"{layout}\"`, which needs {ratios}: {fitting} would (the image is not resampled to fit)"
+    )]
+    CubeAspect {
+        width: u32,
+        height: u32,
+        layout: &'static str,
+        ratios: String,
+        fitting: String,
+    },
+    #[error(
+        "{width}x{height} is not a strip of {layers} equal layers ({side} {long} is not a multiple of {layers}; layers are cut along the longer side, top to bottom when square): {fitting} would be"
+    )]
+    NotAStrip {
+        width: u32,
+        height: u32,
+        layers: u32,
+        side: &'static str,
+        long: u32,
+        fitting: String,
+    },
 }
 
 /// The largest `texture.array_layers` accepted: Vulkan's guaranteed minimum of
@@ -199,10 +227,16 @@ mod tests {
         assert_eq!(CubeLayout::Cross.aspect_of(512, 384), Ok((4, 3)));
         assert_eq!(CubeLayout::Cross.aspect_of(384, 512), Ok((3, 4)));
         // The square lightmap that once became a 32x32 cube without a word.
-        let e = CubeLayout::Panorama.aspect_of(128, 128).unwrap_err();
+        let e = CubeLayout::Panorama
+            .aspect_of(128, 128)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("128x128") && e.contains("2:1"), "{e}");
         assert!(e.contains("256x128 or 128x64"), "{e}");
-        let e = CubeLayout::Cross.aspect_of(500, 400).unwrap_err();
+        let e = CubeLayout::Cross
+            .aspect_of(500, 400)
+            .unwrap_err()
+            .to_string();
         // 4:3 keeping the height: cells of 133 -> 532x399; keeping the width: 125 -> 500x375.
         assert!(e.contains("532x399") && e.contains("500x375"), "{e}");
         for (w, h) in fitting_sizes(500, 400, CubeLayout::Cross.aspects()) {
@@ -221,7 +255,7 @@ mod tests {
         );
         let s = array_strip(128, 128, 2).unwrap();
         assert_eq!((s.layer_width, s.layer_height, s.vertical), (128, 64, true));
-        let e = array_strip(128, 200, 3).unwrap_err();
+        let e = array_strip(128, 200, 3).unwrap_err().to_string();
         assert!(
             e.contains("128x200") && e.contains("128x198 or 128x201"),
             "{e}"

@@ -113,15 +113,15 @@ pub fn mime_from_extension(ext: &str) -> Option<&'static str> {
 /// channels are scaled, grey is replicated). The format comes from the bytes themselves,
 /// the MIME type only breaks ties (and names TGA, which has no signature). The dimensions
 /// are read from the header and checked before decoding.
-pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, String> {
-    let open = || -> Result<ImageReader<Cursor<&[u8]>>, String> {
+pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, ImageDecodeError> {
+    let open = || -> Result<ImageReader<Cursor<&[u8]>>, ImageDecodeError> {
         let mut reader = ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()
-            .map_err(|e| format!("cannot read: {e}"))?;
+            .map_err(|e| ImageDecodeError::Unreadable(e.to_string()))?;
         if reader.format().is_none() {
             match mime.and_then(format_from_mime) {
                 Some(f) => reader.set_format(f),
-                None => return Err(format!("unrecognised image format (MIME type {mime:?})")),
+                None => return Err(ImageDecodeError::UnknownFormat(mime.map(str::to_owned))),
             }
         }
         let mut limits = Limits::default();
@@ -131,16 +131,101 @@ pub fn decode_image(bytes: &[u8], mime: Option<&str>) -> Result<DecodedImage, St
         reader.limits(limits);
         Ok(reader)
     };
-    declared_size(bytes, mime).map_err(|e| e.to_string())?;
+    declared_size(bytes, mime)?;
     let decoded = open()?
         .decode()
-        .map_err(|e| format!("cannot decode: {e}"))?;
+        .map_err(|e| ImageDecodeError::Undecodable(e.to_string()))?;
     let rgba = decoded.into_rgba8();
     Ok(DecodedImage {
         width: rgba.width(),
         height: rgba.height(),
         pixels: rgba.into_raw(),
     })
+}
+
+/// Why an image source cannot be decoded to texels.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImageDecodeError {
+    #[error(transparent)]
+    Header(#[from] HeaderError),
+    #[error(transparent)]
+    Dimensions(#[from] DimensionError),
+    #[error("cannot read: {0}")]
+    Unreadable(String),
+    #[error("cannot read the image header: {0}")]
+    UnreadableHeader(String),
+    /// Neither the bytes nor the MIME type (shown as `Debug`, `None` when absent) name a
+    /// format.
+    #[error("unrecognised image format (MIME type {0:?})")]
+    UnknownFormat(Option<String>),
+    #[error("cannot decode: {0}")]
+    Undecodable(String),
+    #[error(transparent)]
+    Ktx2(#[from] ForeignKtx2Error),
+}
+
+/// An image size refused before any texel memory is allocated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DimensionError {
+    #[error("image is {width}x{height}")]
+    Empty { width: u32, height: u32 },
+    #[error(
+        "declared size {width}x{height} exceeds the limit ({MAX_SIDE} per side, {MAX_PIXELS} pixels)"
+    )]
+    OverLimit { width: u32, height: u32 },
+}
+
+/// Why a foreign `.ktx2` source cannot be passed through or decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ForeignKtx2Error {
+    /// The `ktx2` crate's parse error.
+    #[error("invalid KTX2 source: {0}")]
+    Invalid(String),
+    /// `shape` says which layout ("a cubemap", "a 3D texture of depth 9"), `format` names
+    /// its vkFormat.
+    #[error(
+        "KTX2 source is {shape} ({format}), not a single 2D image; a standalone .ktx2 of any layout passes through, a material's image must be 2D"
+    )]
+    Not2d { shape: String, format: String },
+    #[error(transparent)]
+    Dimensions(#[from] DimensionError),
+    #[error("KTX2 source was not decoded")]
+    NotDecoded,
+    #[error("KTX2 source has no level")]
+    NoLevel,
+    #[error("KTX2 source level declares an absurd size")]
+    AbsurdLevelSize,
+    #[error("KTX2 source level 0 does not inflate: {0}")]
+    Uninflatable(String),
+    #[error("KTX2 source (ETC1S): {0}")]
+    Etc1s(#[from] super::basislz::BasisLzError),
+    /// The scheme as the `ktx2` crate's `Debug` names it.
+    #[error(
+        "KTX2 source uses {0} supercompression, which assetc cannot decode; convert it to UASTC or PNG"
+    )]
+    Supercompression(String),
+    #[error("KTX2 source level 0 holds {held} bytes, {width}x{height} needs {needed}")]
+    ShortLevel {
+        held: usize,
+        width: u32,
+        height: u32,
+        needed: usize,
+    },
+    #[error("KTX2 source level 0: {0}")]
+    Astc(crate::pipeline::textures::decode::LevelDecodeError),
+    #[error("KTX2 source level 0 is shorter than its UASTC blocks")]
+    ShortUastc,
+    #[error(transparent)]
+    Uastc(#[from] super::encode_uastc::UastcDecodeError),
+    /// `format` names the vkFormat (and the DFD colour model when it is 0).
+    #[error(
+        "KTX2 source holds {format}, which assetc cannot decode to re-encode (it decodes 8-bit R/RG/RGB(A), BC1/BC3/BC4/BC5/BC7, ASTC LDR, UASTC and ETC1S); a standalone .ktx2 in that format passes through as it is"
+    )]
+    UnknownFormat { format: String },
+    #[error("KTX2 source level 0 is shorter than its blocks")]
+    ShortBlocks,
+    #[error("KTX2 source orientation {0:?} is not a 2D orientation (rd, ru, ld, lu)")]
+    Orientation(String),
 }
 
 /// Why [`declared_size`] refuses an image.
@@ -188,18 +273,17 @@ pub fn declared_size(bytes: &[u8], mime: Option<&str>) -> Result<(u32, u32), Hea
     if w == 0 || h == 0 {
         return Err(HeaderError::Unreadable(format!("image is {w}x{h}")));
     }
-    check_dimensions(w, h).map_err(HeaderError::OverLimit)?;
+    check_dimensions(w, h).map_err(|e| HeaderError::OverLimit(e.to_string()))?;
     Ok((w, h))
 }
 
-pub(crate) fn check_dimensions(w: u32, h: u32) -> Result<(), String> {
-    if w == 0 || h == 0 {
-        return Err(format!("image is {w}x{h}"));
+pub(crate) fn check_dimensions(width: u32, height: u32) -> Result<(), DimensionError> {
+    if width == 0 || height == 0 {
+        return Err(DimensionError::Empty { width, height });
     }
-    if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
-        return Err(format!(
-            "declared size {w}x{h} exceeds the limit ({MAX_SIDE} per side, {MAX_PIXELS} pixels)"
-        ));
+    let pixels = u64::from(width) * u64::from(height);
+    if width > MAX_SIDE || height > MAX_SIDE || pixels > MAX_PIXELS {
+        return Err(DimensionError::OverLimit { width, height });
     }
     Ok(())
 }
@@ -233,23 +317,26 @@ const ORIENTATION: &str = "rd";
 /// and UASTC through the Basis transcoder; none, zstd or zlib supercompression; BasisLZ
 /// (ETC1S) through the Basis transcoder (`basislz`). Other formats are refused with a
 /// message naming them.
-pub fn read_foreign_ktx2(bytes: &[u8], wanted: &Ktx2Wanted) -> Result<ForeignKtx2, String> {
+pub fn read_foreign_ktx2(
+    bytes: &[u8],
+    wanted: &Ktx2Wanted,
+) -> Result<ForeignKtx2, ForeignKtx2Error> {
     read_ktx2(bytes, Some(wanted))
 }
 
 /// Level 0 of a foreign KTX2 image decoded to RGBA8 whatever it holds, for callers that
 /// need the texels themselves (a cubemap face); decodes what [`read_foreign_ktx2`] does.
-pub fn decode_foreign_ktx2(bytes: &[u8]) -> Result<DecodedImage, String> {
+pub fn decode_foreign_ktx2(bytes: &[u8]) -> Result<DecodedImage, ForeignKtx2Error> {
     match read_ktx2(bytes, None)? {
         ForeignKtx2::Decoded(image) => Ok(image),
-        ForeignKtx2::PassThrough => Err("KTX2 source was not decoded".into()),
+        ForeignKtx2::PassThrough => Err(ForeignKtx2Error::NotDecoded),
     }
 }
 
 /// [`read_foreign_ktx2`], passing through only when `wanted` is given and met.
-fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, String> {
+fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, ForeignKtx2Error> {
     use crate::formats::ktx2 as ours;
-    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2 source: {e}"))?;
+    let reader = ktx2::Reader::new(bytes).map_err(|e| ForeignKtx2Error::Invalid(e.to_string()))?;
     let header = reader.header();
     let (w, h) = (header.pixel_width, header.pixel_height.max(1));
     if header.pixel_depth > 1 || header.layer_count > 1 || header.face_count != 1 {
@@ -260,10 +347,10 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
         } else {
             format!("an array of {} layers", header.layer_count)
         };
-        return Err(format!(
-            "KTX2 source is {shape} ({}), not a single 2D image; a standalone .ktx2 of any layout passes through, a material's image must be 2D",
-            ours::describe_vk_format(header.format.map_or(0, |f| f.value()))
-        ));
+        return Err(ForeignKtx2Error::Not2d {
+            shape,
+            format: ours::describe_vk_format(header.format.map_or(0, |f| f.value())),
+        });
     }
     check_dimensions(w, h)?;
     let orientation = reader
@@ -296,16 +383,16 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
         return Ok(ForeignKtx2::PassThrough);
     }
 
-    let level = reader.levels().next().ok_or("KTX2 source has no level")?;
+    let level = reader.levels().next().ok_or(ForeignKtx2Error::NoLevel)?;
     let data = match header.supercompression_scheme {
         None => level.data.to_vec(),
         Some(ktx2::SupercompressionScheme::Zstandard) => {
             let size = usize::try_from(level.uncompressed_byte_length)
                 .ok()
                 .filter(|&n| n as u64 <= MAX_PIXELS * 16)
-                .ok_or("KTX2 source level declares an absurd size")?;
+                .ok_or(ForeignKtx2Error::AbsurdLevelSize)?;
             zstd::bulk::decompress(level.data, size)
-                .map_err(|e| format!("KTX2 source level 0 does not inflate: {e}"))?
+                .map_err(|e| ForeignKtx2Error::Uninflatable(e.to_string()))?
         }
         Some(ktx2::SupercompressionScheme::ZLIB) => {
             use std::io::Read;
@@ -313,7 +400,7 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
             flate2::read::ZlibDecoder::new(level.data)
                 .take(MAX_PIXELS * 16)
                 .read_to_end(&mut out)
-                .map_err(|e| format!("KTX2 source level 0 does not inflate: {e}"))?;
+                .map_err(|e| ForeignKtx2Error::Uninflatable(e.to_string()))?;
             out
         }
         Some(ktx2::SupercompressionScheme::BasisLZ) => {
@@ -323,8 +410,7 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
                 level.data,
                 w,
                 h,
-            )
-            .map_err(|e| format!("KTX2 source (ETC1S): {e}"))?;
+            )?;
             let pixels = orient(pixels, w, &orientation)?;
             return Ok(ForeignKtx2::Decoded(DecodedImage {
                 width: w,
@@ -332,11 +418,7 @@ fn read_ktx2(bytes: &[u8], wanted: Option<&Ktx2Wanted>) -> Result<ForeignKtx2, S
                 pixels,
             }));
         }
-        Some(other) => {
-            return Err(format!(
-                "KTX2 source uses {other:?} supercompression, which assetc cannot decode; convert it to UASTC or PNG"
-            ))
-        }
+        Some(other) => return Err(ForeignKtx2Error::Supercompression(format!("{other:?}"))),
     };
     let pixels = decode_level(vk, u32::from(model), &data, w, h)?;
     let pixels = orient(pixels, w, &orientation)?;
@@ -376,7 +458,7 @@ pub(super) fn decode_level(
     data: &[u8],
     w: u32,
     h: u32,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ForeignKtx2Error> {
     let texels = w as usize * h as usize;
     // (bytes per texel, channel order as indices into RGBA; None = 255 alpha / 0 colour)
     let raw: Option<(usize, [Option<usize>; 4])> = match vk {
@@ -389,13 +471,14 @@ pub(super) fn decode_level(
         _ => None,
     };
     if let Some((size, order)) = raw {
-        let texels_in = data.get(..texels * size).ok_or_else(|| {
-            format!(
-                "KTX2 source level 0 holds {} bytes, {w}x{h} needs {}",
-                data.len(),
-                texels * size
-            )
-        })?;
+        let texels_in = data
+            .get(..texels * size)
+            .ok_or(ForeignKtx2Error::ShortLevel {
+                held: data.len(),
+                width: w,
+                height: h,
+                needed: texels * size,
+            })?;
         let mut out = Vec::with_capacity(texels * 4);
         for t in texels_in.chunks_exact(size) {
             for (c, pick) in order.iter().enumerate() {
@@ -424,24 +507,27 @@ pub(super) fn decode_level(
         crate::formats::ktx2::PixelFormat::from_vk_format(vk, 0)
     {
         return crate::pipeline::textures::decode::astc_rgba(data, w, h, block)
-            .map_err(|e| format!("KTX2 source level 0: {e}"));
+            .map_err(ForeignKtx2Error::Astc);
     }
     if vk == 0 && model == MODEL_UASTC {
         let blocks = data
             .get(..bx * by * 16)
-            .ok_or("KTX2 source level 0 is shorter than its UASTC blocks")?;
-        return super::decode_uastc_rgba(blocks, w, h, true);
+            .ok_or(ForeignKtx2Error::ShortUastc)?;
+        return Ok(super::decode_uastc_rgba(blocks, w, h, true)?);
     }
     let Some((block_bytes, decode)) = block else {
-        return Err(format!(
-            "KTX2 source holds {}{}, which assetc cannot decode to re-encode (it decodes 8-bit R/RG/RGB(A), BC1/BC3/BC4/BC5/BC7, ASTC LDR, UASTC and ETC1S); a standalone .ktx2 in that format passes through as it is",
-            crate::formats::ktx2::describe_vk_format(vk),
-            if vk == 0 { format!(" (DFD colour model {model})") } else { String::new() }
-        ));
+        let model = if vk == 0 {
+            format!(" (DFD colour model {model})")
+        } else {
+            String::new()
+        };
+        return Err(ForeignKtx2Error::UnknownFormat {
+            format: format!("{}{model}", crate::formats::ktx2::describe_vk_format(vk)),
+        });
     };
     let blocks = data
         .get(..bx * by * block_bytes)
-        .ok_or("KTX2 source level 0 is shorter than its blocks")?;
+        .ok_or(ForeignKtx2Error::ShortBlocks)?;
     // Decode into a block-padded canvas, then crop to w x h.
     let pitch = bx * 16;
     let mut padded = vec![0u8; pitch * by * 4];
@@ -460,13 +546,11 @@ pub(super) fn decode_level(
 
 /// RGBA8 texels stored with `orientation` ("rd", "ru", "ld", "lu") to rows top to bottom,
 /// texels left to right.
-fn orient(mut pixels: Vec<u8>, w: u32, orientation: &str) -> Result<Vec<u8>, String> {
+fn orient(mut pixels: Vec<u8>, w: u32, orientation: &str) -> Result<Vec<u8>, ForeignKtx2Error> {
     let o = orientation.as_bytes();
     let (x, y) = (o.first().copied(), o.get(1).copied());
     if !matches!(x, Some(b'r' | b'l')) || !matches!(y, Some(b'd' | b'u')) {
-        return Err(format!(
-            "KTX2 source orientation {orientation:?} is not a 2D orientation (rd, ru, ld, lu)"
-        ));
+        return Err(ForeignKtx2Error::Orientation(orientation.to_owned()));
     }
     let row = w as usize * 4;
     if y == Some(b'u') {

@@ -30,17 +30,21 @@ pub use standalone::{
     StandaloneTexture,
 };
 
+pub use basislz::BasisLzError;
 pub use bc7_rdo::RdoParams;
 pub use dds::DDS_MAGIC;
 pub use encode_astc::AstcPreset;
 pub use encode_bc::{encode_bc6h_f16, Bc7Preset};
-pub use encode_uastc::{decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcKnobs};
-pub use gpu_ready::{standalone_dds, standalone_ktx2, GpuReady};
+pub use encode_uastc::{
+    decode_uastc_rgba, prepare as prepare_uastc_encoder, UastcDecodeError, UastcKnobs,
+};
+pub use gpu_ready::{standalone_dds, standalone_ktx2, GpuReady, GpuReadyError};
 pub use id::texture_id;
 pub use layout::{CubeLayout, MAX_ARRAY_LAYERS};
 pub use load::{
     declared_size, decode_foreign_ktx2, decode_image, load_image_bytes, mime_from_extension,
-    read_foreign_ktx2, ForeignKtx2, HeaderError, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
+    read_foreign_ktx2, DimensionError, ForeignKtx2, ForeignKtx2Error, HeaderError,
+    ImageDecodeError, Ktx2Wanted, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE,
 };
 pub use mips::{build_levels, RgbaLevel};
 
@@ -139,9 +143,14 @@ impl TextureFormat {
     }
 }
 
+/// A texture format name that is none of [`TextureFormat`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown texture format {0:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, astc, rgba8)")]
+pub struct UnknownTextureFormat(pub String);
+
 impl std::str::FromStr for TextureFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownTextureFormat;
+    fn from_str(s: &str) -> Result<Self, UnknownTextureFormat> {
         Ok(match s.to_ascii_lowercase().as_str() {
             "uastc" => Self::Uastc,
             "bc7" => Self::Bc7,
@@ -152,11 +161,7 @@ impl std::str::FromStr for TextureFormat {
             "bc6h" => Self::Bc6h,
             "astc" => Self::Astc,
             "rgba8" => Self::Rgba8,
-            _ => {
-                return Err(format!(
-                "unknown texture format {s:?} (uastc, bc7, bc1, bc3, bc4, bc5, bc6h, astc, rgba8)"
-            ))
-            }
+            _ => return Err(UnknownTextureFormat(s.to_owned())),
         })
     }
 }
@@ -473,6 +478,23 @@ impl TextureError {
             },
         }
     }
+    /// The image the error is about (its glTF path and name, as [`Self::named`] set it)
+    /// and what is wrong with it.
+    pub fn site(&self) -> crate::code::ErrorSite {
+        let (at, detail) = match self {
+            Self::Image { image, reason } => (image, reason.clone()),
+            Self::Unreadable {
+                image,
+                path,
+                source,
+            } => (image, format!("cannot read {}: {source}", path.display())),
+        };
+        crate::code::ErrorSite {
+            at: at.clone(),
+            detail,
+        }
+    }
+
     /// The diagnostic code: a file that cannot be read, else an image that cannot be
     /// decoded or encoded.
     pub fn code(&self) -> crate::code::DiagnosticCode {
@@ -504,12 +526,14 @@ pub fn encode_texture(
             mipmaps: settings.mipmaps,
             max_size: settings.max_size,
         };
-        match read_foreign_ktx2(bytes, &wanted).map_err(|r| TextureError::new("image", r))? {
+        match read_foreign_ktx2(bytes, &wanted)
+            .map_err(|r| TextureError::new("image", r.to_string()))?
+        {
             ForeignKtx2::PassThrough => return Ok(bytes.to_vec()),
             ForeignKtx2::Decoded(image) => image,
         }
     } else {
-        decode_image(bytes, mime).map_err(|r| TextureError::new("image", r))?
+        decode_image(bytes, mime).map_err(|r| TextureError::new("image", r.to_string()))?
     };
     let levels = build_levels(source, mode, alpha_cutoff, settings);
     let Some(first) = levels.first() else {

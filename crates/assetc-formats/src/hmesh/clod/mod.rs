@@ -224,7 +224,7 @@ impl ClusterLod {
 /// Decodes encoded topology into plain arrays, cluster by cluster with meshoptimizer's
 /// decoder (safe on untrusted input). Plain topology is returned as it is.
 #[cfg(feature = "meshlet-codec")]
-pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
+pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, TopologyCodecError> {
     let (offsets, data) = match &lod.topology {
         ClodTopology::Plain { .. } => return Ok(lod.topology.clone()),
         ClodTopology::Encoded { offsets, data } => (offsets, data),
@@ -233,20 +233,28 @@ pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
     let mut triangles = Vec::new();
     for (i, c) in lod.clusters.iter().enumerate() {
         let (Some(&a), Some(&b)) = (offsets.get(i), offsets.get(i + 1)) else {
-            return Err(format!("cluster {i} has no entry in CLCO"));
+            return Err(TopologyCodecError::NoOffset { cluster: i });
         };
         let stream = data
             .get(a as usize..b as usize)
-            .ok_or_else(|| format!("cluster {i} stream [{a}, {b}) lies outside CLCD"))?;
+            .ok_or(TopologyCodecError::StreamOutside {
+                cluster: i,
+                start: a,
+                end: b,
+            })?;
         if c.vertex_count > 256 || c.triangle_count > 256 {
-            return Err(format!(
-                "cluster {i} has {} vertices / {} triangles; the codec holds at most 256",
-                c.vertex_count, c.triangle_count
-            ));
+            return Err(TopologyCodecError::ClusterTooLarge {
+                cluster: i,
+                vertices: c.vertex_count,
+                triangles: c.triangle_count,
+            });
         }
         let (v, t) =
             meshopt::decode_meshlet(stream, c.vertex_count as usize, c.triangle_count as usize)
-                .map_err(|e| format!("cluster {i}: the meshlet codec refused its stream: {e}"))?;
+                .map_err(|e| TopologyCodecError::Refused {
+                    cluster: i,
+                    reason: e.to_string(),
+                })?;
         vertices.extend_from_slice(&v);
         triangles.extend(
             t.chunks_exact(3)
@@ -261,7 +269,7 @@ pub fn decode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
 
 /// Encodes plain topology with meshoptimizer's meshlet codec, one stream per cluster.
 #[cfg(feature = "meshlet-codec")]
-pub fn encode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
+pub fn encode_topology(lod: &ClusterLod) -> Result<ClodTopology, TopologyCodecError> {
     let ClodTopology::Plain {
         vertices,
         triangles,
@@ -277,20 +285,50 @@ pub fn encode_topology(lod: &ClusterLod) -> Result<ClodTopology, String> {
         let verts = vertices.get(v0..v0 + cl.vertex_count as usize);
         let tris = triangles.get(t0..t0 + cl.triangle_count as usize);
         let (Some(verts), Some(tris)) = (verts, tris) else {
-            return Err(format!("cluster {c} ranges lie outside the topology"));
+            return Err(TopologyCodecError::RangesOutside { cluster: c });
         };
         let local: Vec<u8> = tris.iter().flat_map(|t| t.0).collect();
         let stream = meshopt::encode_meshlet(meshopt::Meshlet {
             vertices: verts,
             triangles: &local,
         })
-        .map_err(|e| format!("cluster {c}: {e}"))?;
+        .map_err(|e| TopologyCodecError::Unencodable {
+            cluster: c,
+            reason: e.to_string(),
+        })?;
         data.extend_from_slice(&stream);
-        offsets.push(
-            u32::try_from(data.len()).map_err(|_| "encoded topology over 4 GiB".to_string())?,
-        );
+        offsets.push(u32::try_from(data.len()).map_err(|_| TopologyCodecError::Over4GiB)?);
     }
     Ok(ClodTopology::Encoded { offsets, data })
+}
+
+/// Why cluster topology cannot go through meshoptimizer's meshlet codec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopologyCodecError {
+    #[error("cluster {cluster} has no entry in CLCO")]
+    NoOffset { cluster: usize },
+    #[error("cluster {cluster} stream [{start}, {end}) lies outside CLCD")]
+    StreamOutside {
+        cluster: usize,
+        start: u32,
+        end: u32,
+    },
+    #[error(
+        "cluster {cluster} has {vertices} vertices / {triangles} triangles; the codec holds at most 256"
+    )]
+    ClusterTooLarge {
+        cluster: usize,
+        vertices: u32,
+        triangles: u32,
+    },
+    #[error("cluster {cluster}: the meshlet codec refused its stream: {reason}")]
+    Refused { cluster: usize, reason: String },
+    #[error("cluster {cluster} ranges lie outside the topology")]
+    RangesOutside { cluster: usize },
+    #[error("cluster {cluster}: {reason}")]
+    Unencodable { cluster: usize, reason: String },
+    #[error("encoded topology over 4 GiB")]
+    Over4GiB,
 }
 
 #[cfg(test)]

@@ -280,7 +280,7 @@ fn validate_clusters(lod: &ClusterLod, at: &ClodOffsets, vertex_count: u32, sink
             match decoded(lod) {
                 Some(Ok((v, t))) => (v, t),
                 Some(Err(e)) => {
-                    sink.at("cluster lod codec", at[9], || e);
+                    sink.at("cluster lod codec", at[9], || e.to_string());
                     return;
                 }
                 // A formats-only build has no decoder: the framing above is what it checks.
@@ -323,7 +323,7 @@ fn validate_clusters(lod: &ClusterLod, at: &ClodOffsets, vertex_count: u32, sink
 }
 
 /// Decoded topology: the vertex references and the local triangles, or why not.
-type Decoded = Result<(Vec<u32>, Vec<MeshletTriangle>), String>;
+type Decoded = Result<(Vec<u32>, Vec<MeshletTriangle>), super::TopologyCodecError>;
 
 #[cfg(feature = "meshlet-codec")]
 fn decoded(lod: &ClusterLod) -> Option<Decoded> {

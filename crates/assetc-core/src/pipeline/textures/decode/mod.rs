@@ -7,8 +7,11 @@
 
 use crate::formats::ktx2::{AstcBlock, Ktx2, PixelFormat};
 
+mod error;
 pub mod tonemap;
 pub mod unfold;
+
+pub use error::LevelDecodeError;
 
 /// An RGBA8 picture, sampled with nearest filtering and repeat wrapping: what a decoded
 /// level is, and what the preview's rasteriser draws with.
@@ -79,21 +82,24 @@ pub fn format_name(ktx: &Ktx2) -> String {
 /// unfolded into a cross ([`unfold::cube_cross`]), a 3D texture as a strip of its depth
 /// slices ([`unfold::slice_strip`]); of an array, the first layer. RGBA16F is tone mapped
 /// for display ([`tonemap`]: Reinhard, then sRGB).
-pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
+pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, LevelDecodeError> {
     let data = &ktx
         .levels
         .get(level)
-        .ok_or_else(|| format!("has {} mip level(s), not level {level}", ktx.levels.len()))?
+        .ok_or(LevelDecodeError::NoSuchLevel {
+            levels: ktx.levels.len(),
+            level,
+        })?
         .data;
     let (width, height) = ktx.level_size(level);
     let (format, _) = ktx
         .pixel_format()
-        .ok_or_else(|| format!("vkFormat {} cannot be previewed", ktx.vk_format))?;
+        .ok_or(LevelDecodeError::NotPreviewable(ktx.vk_format))?;
     let image_bytes = format
         .block()
         .level_bytes(width, height, 0, 1)
         .and_then(|n| usize::try_from(n).ok())
-        .ok_or("level too large to preview")?;
+        .ok_or(LevelDecodeError::LevelTooLarge)?;
     // Images are stored layer, then face, then z slice (KTX 2.0 §3.9): the first layer's
     // faces or slices come first.
     let count = if ktx.is_cube() {
@@ -104,11 +110,11 @@ pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
     let needed = image_bytes
         .checked_mul(count)
         .filter(|&n| n <= data.len())
-        .ok_or_else(|| {
-            format!(
-                "level {level} holds {} bytes, too few for {count} image(s) of {image_bytes}",
-                data.len()
-            )
+        .ok_or(LevelDecodeError::ShortLevel {
+            level,
+            held: data.len(),
+            count,
+            image_bytes,
         })?;
     let images = data[..needed]
         .chunks_exact(image_bytes.max(1))
@@ -120,7 +126,10 @@ pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
             })
         })
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("level {level}: {e}"))?;
+        .map_err(|e| LevelDecodeError::InLevel {
+            level,
+            source: Box::new(e),
+        })?;
     if ktx.is_cube() {
         unfold::cube_cross(&images)
     } else if ktx.depth > 0 {
@@ -129,7 +138,7 @@ pub fn decode_ktx2(ktx: &Ktx2, level: usize) -> Result<Texture, String> {
         images
             .into_iter()
             .next()
-            .ok_or_else(|| format!("level {level} holds no image"))
+            .ok_or(LevelDecodeError::NoImage { level })
     }
 }
 
@@ -139,19 +148,21 @@ fn decode_image(
     data: &[u8],
     width: u32,
     height: u32,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LevelDecodeError> {
     let texels = width as usize * height as usize;
     Ok(match format {
         PixelFormat::Rgba8 => {
             let n = texels * 4;
             data.get(..n)
-                .ok_or_else(|| format!("{} bytes, not {n}", data.len()))?
+                .ok_or(LevelDecodeError::ShortRgba8 {
+                    held: data.len(),
+                    needed: n,
+                })?
                 .to_vec()
         }
         PixelFormat::Rgba16f => tonemap::rgba16f_to_rgba8(data, texels)?,
         PixelFormat::Uastc => {
-            crate::pipeline::textures::decode_uastc_rgba(data, width, height, true)
-                .map_err(|e| e.to_string())?
+            crate::pipeline::textures::decode_uastc_rgba(data, width, height, true)?
         }
         PixelFormat::Bc1 => decode_bc(data, width, height, 8, bcdec_rs::bc1)?,
         PixelFormat::Bc3 => decode_bc(data, width, height, 16, bcdec_rs::bc3)?,
@@ -173,7 +184,7 @@ pub fn astc_rgba(
     width: u32,
     height: u32,
     block: AstcBlock,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LevelDecodeError> {
     let (w, h) = (width as usize, height as usize);
     let mut bgra = vec![0u32; w * h];
     // texture2ddecoder indexes its tables with fields of the block and panics on some
@@ -191,12 +202,16 @@ pub fn astc_rgba(
     }));
     match decoded {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(format!("ASTC {}: {e}", block.name())),
+        Ok(Err(e)) => {
+            return Err(LevelDecodeError::Astc {
+                block: block.name(),
+                reason: e.to_string(),
+            })
+        }
         Err(_) => {
-            return Err(format!(
-                "ASTC {}: a block that is not valid ASTC",
-                block.name()
-            ))
+            return Err(LevelDecodeError::InvalidAstc {
+                block: block.name(),
+            })
         }
     }
     // texture2ddecoder packs a texel as little-endian B, G, R, A.
@@ -257,7 +272,7 @@ fn decode_bc(
     height: u32,
     block_bytes: usize,
     decode: fn(&[u8], &mut [u8], usize),
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LevelDecodeError> {
     decode_bc_texels(blocks, width, height, block_bytes, 4, decode)
 }
 
@@ -270,14 +285,15 @@ fn decode_bc_texels(
     block_bytes: usize,
     texel: usize,
     decode: fn(&[u8], &mut [u8], usize),
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LevelDecodeError> {
     let (bw, bh) = (width.div_ceil(4) as usize, height.div_ceil(4) as usize);
     if blocks.len() < bw * bh * block_bytes {
-        return Err(format!(
-            "{} bytes of blocks for {width}x{height}, expected {}",
-            blocks.len(),
-            bw * bh * block_bytes
-        ));
+        return Err(LevelDecodeError::ShortBlocks {
+            held: blocks.len(),
+            width,
+            height,
+            needed: bw * bh * block_bytes,
+        });
     }
     let pitch = bw * 4 * texel;
     let mut padded = vec![0u8; pitch * bh * 4];

@@ -4,6 +4,8 @@
 //! the order of intensities, which is what a preview must show; alpha is clamped, not
 //! tone mapped.
 
+use super::LevelDecodeError;
+
 /// One half-float texel (R, G, B, A, little-endian) to RGBA8.
 pub fn rgba16f_texel(texel: &[u8; 8]) -> [u8; 4] {
     let channel = |i: usize| half::f16::from_le_bytes([texel[2 * i], texel[2 * i + 1]]).to_f32();
@@ -16,11 +18,12 @@ pub fn rgba16f_texel(texel: &[u8; 8]) -> [u8; 4] {
 }
 
 /// Half-float RGBA texels (8 bytes each) to RGBA8, `texels` of them.
-pub fn rgba16f_to_rgba8(data: &[u8], texels: usize) -> Result<Vec<u8>, String> {
+pub fn rgba16f_to_rgba8(data: &[u8], texels: usize) -> Result<Vec<u8>, LevelDecodeError> {
     let bytes = texels * 8;
-    let data = data
-        .get(..bytes)
-        .ok_or_else(|| format!("{} bytes of RGBA16F, expected {bytes}", data.len()))?;
+    let data = data.get(..bytes).ok_or(LevelDecodeError::ShortRgba16f {
+        held: data.len(),
+        needed: bytes,
+    })?;
     Ok(data
         .chunks_exact(8)
         .flat_map(|t| {

@@ -10,7 +10,7 @@
 use super::super::encode_bc::encode_bc6h_f16;
 use super::super::fit::fitted_size;
 use super::super::float_image::FloatImage;
-use super::super::load::{check_dimensions, MAX_PIXELS, MAX_SIDE};
+use super::super::load::{check_dimensions, ImageDecodeError, MAX_PIXELS, MAX_SIDE};
 use super::super::{TextureError, TextureSettings};
 use super::filter::{half_box, resize_area};
 use super::image_error;
@@ -29,13 +29,13 @@ pub(super) const ZSTD_LEVEL_HDR: i32 = 12;
 /// Decodes a Radiance `.hdr` or OpenEXR image to linear RGBA f32 (alpha 1 when the file
 /// has none), values clamped as the module says. The declared size is checked against
 /// [`MAX_SIDE`] / [`MAX_PIXELS`] from the header, before any texel memory is allocated.
-pub(super) fn decode(bytes: &[u8], ext: &str) -> Result<FloatImage, String> {
+pub(super) fn decode(bytes: &[u8], ext: &str) -> Result<FloatImage, ImageDecodeError> {
     // The header is read without the size limits so that an absurd size gets our error,
     // which names it, rather than the decoder's.
-    let open = |limited: bool| -> Result<ImageReader<Cursor<&[u8]>>, String> {
+    let open = |limited: bool| -> Result<ImageReader<Cursor<&[u8]>>, ImageDecodeError> {
         let mut reader = ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()
-            .map_err(|e| format!("cannot read: {e}"))?;
+            .map_err(|e| ImageDecodeError::Unreadable(e.to_string()))?;
         if reader.format().is_none() {
             reader.set_format(if ext.eq_ignore_ascii_case("exr") {
                 ImageFormat::OpenExr
@@ -55,11 +55,11 @@ pub(super) fn decode(bytes: &[u8], ext: &str) -> Result<FloatImage, String> {
     };
     let (w, h) = open(false)?
         .into_dimensions()
-        .map_err(|e| format!("cannot read the image header: {e}"))?;
+        .map_err(|e| ImageDecodeError::UnreadableHeader(e.to_string()))?;
     check_dimensions(w, h)?;
     let mut img = open(true)?
         .decode()
-        .map_err(|e| format!("cannot decode: {e}"))?
+        .map_err(|e| ImageDecodeError::Undecodable(e.to_string()))?
         .into_rgba32f();
     for v in img.iter_mut() {
         *v = clamp_f16(*v);

@@ -17,7 +17,7 @@ mod panorama;
 pub use lut::{encode_lut, parse_cube_lut, CubeLut, LutError};
 
 use super::float_image::FloatImage;
-use super::load::DecodedImage;
+use super::load::{DecodedImage, ImageDecodeError};
 use super::{decode_foreign_ktx2, decode_image, mime_from_extension};
 use super::{CubeLayout, TextureError, TextureMode, TextureSettings};
 use crate::formats::ktx2;
@@ -132,12 +132,12 @@ impl Source {
 }
 
 /// Decodes one image as its extension's class says (HDR or LDR).
-fn decode(bytes: &[u8], ext: &str) -> Result<Source, String> {
+fn decode(bytes: &[u8], ext: &str) -> Result<Source, ImageDecodeError> {
     let ext = ext.to_ascii_lowercase();
     if is_hdr_extension(&ext) {
         hdr::decode(bytes, &ext).map(Source::Hdr)
     } else if ext == "ktx2" || bytes.starts_with(&ktx2::IDENTIFIER) {
-        decode_foreign_ktx2(bytes).map(Source::Ldr)
+        Ok(Source::Ldr(decode_foreign_ktx2(bytes)?))
     } else {
         decode_image(bytes, mime_from_extension(&ext)).map(Source::Ldr)
     }
@@ -149,8 +149,8 @@ fn first_error<T>(results: Vec<Result<T, TextureError>>) -> Result<Vec<T>, Textu
     results.into_iter().collect()
 }
 
-fn image_error(reason: impl Into<String>) -> TextureError {
-    TextureError::new("image", reason)
+fn image_error(reason: impl std::fmt::Display) -> TextureError {
+    TextureError::new("image", reason.to_string())
 }
 
 #[cfg(test)]
