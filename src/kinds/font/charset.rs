@@ -28,6 +28,12 @@ pub enum CharsetError {
     TooMany,
     #[error("font.charset_file \"{name}\": {why}")]
     File { name: String, why: InputPathError },
+    /// The file named by `font.charset_file` cannot be read as text (`source` says why).
+    #[error("font.charset_file \"{name}\": {source}")]
+    FileText {
+        name: String,
+        source: Box<CharsetError>,
+    },
     /// The operating system's error, as it words it.
     #[error("{}: {reason}", path.display())]
     Unreadable { path: PathBuf, reason: String },
@@ -67,7 +73,10 @@ pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, Ch
         None
     } else {
         let path = charset_file_path(&settings.charset_file, input_root)?;
-        let text = read_text(&path)?;
+        let text = read_text(&path).map_err(|source| CharsetError::FileText {
+            name: settings.charset_file.clone(),
+            source: Box::new(source),
+        })?;
         for c in text.chars() {
             let cp = u32::from(c);
             add(&mut codepoints, cp..=cp)?;
