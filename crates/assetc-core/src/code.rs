@@ -51,9 +51,11 @@ pub enum DiagnosticCode {
     /// `assetc inspect` state it as a fact. Kept so that caches and tools that name it
     /// still read.
     LodStalled,
-    /// Files an `embed` wildcard matches that their own kind compiles instead (last: the
-    /// cache stores codes by their place in this list).
+    /// Files an `embed` wildcard matches that their own kind compiles instead.
     EmbedOverruled,
+    /// A sound's samples went past what a 16-bit output holds and were clamped (last: the
+    /// cache stores codes by their place in this list).
+    ClippedSamples,
 }
 
 impl DiagnosticCode {
@@ -80,11 +82,12 @@ impl DiagnosticCode {
             Self::IgnoredFiles => "ignored-files",
             Self::EmbedOverruled => "embed-overruled",
             Self::LodStalled => "lod-stalled",
+            Self::ClippedSamples => "clipped-samples",
         }
     }
 
     /// Every code, for the docs test that each is documented.
-    pub const ALL: [DiagnosticCode; 20] = [
+    pub const ALL: [DiagnosticCode; 21] = [
         Self::Config,
         Self::Usage,
         Self::Error,
@@ -105,6 +108,7 @@ impl DiagnosticCode {
         Self::IgnoredFiles,
         Self::LodStalled,
         Self::EmbedOverruled,
+        Self::ClippedSamples,
     ];
 
     /// A file that could not be read: missing, or there but unreadable.

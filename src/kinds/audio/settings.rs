@@ -3,18 +3,56 @@
 use crate::kinds::settings::Section;
 use serde::{Deserialize, Serialize};
 
-/// `[audio]`: how `.wav .ogg .oga .mp3 .flac` sources become PCM `.wav` (seed 004's
-/// AudioSettings).
+/// `[audio]`: how `.wav .ogg .oga .mp3 .flac` sources become sounds (seed 004's
+/// AudioSettings: `Format { AUTO, WAV, OGG, MP3 }`, `compressionQuality = 0.7f`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AudioSettings {
     /// Output sample rate in Hz (resampled when the source differs).
     pub sample_rate: u32,
-    /// 16 (signed integer PCM) or 32 (IEEE float).
+    /// 16 (signed integer PCM) or 32 (IEEE float): the samples of a `.wav` output only
+    /// (Vorbis and MP3 code their own).
     pub bit_depth: u32,
     /// Mix down to mono (the mean of the channels), for positional (3D) sounds.
     pub force_3d: bool,
+    /// What a sound is written as.
+    pub format: AudioFormat,
+    /// 0..=1: the Vorbis quality of an encoded `.ogg` (0 about 64 kbit/s for stereo at
+    /// 44.1 kHz, 0.7 about 220, 1 about 500; libvorbis' own `-q` scale divided by 10).
+    pub compression_quality: f32,
 }
+
+/// `[audio] format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AudioFormat {
+    /// PCM sources (`.wav .flac`) become `.wav`, compressed ones (`.ogg .oga .mp3`)
+    /// `.ogg`; an Ogg Vorbis source that needs no resampling or down-mix is copied as it is.
+    #[default]
+    Auto,
+    /// PCM `.wav` (`bit_depth`).
+    Wav,
+    /// Ogg Vorbis `.ogg` at `compression_quality`.
+    Ogg,
+    /// MP3: refused at configuration time (see [`MP3_UNAVAILABLE`]).
+    Mp3,
+}
+
+impl AudioFormat {
+    /// The output's extension for a concrete format (`auto` decides per source).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Auto | Self::Wav => "wav",
+            Self::Ogg => "ogg",
+            Self::Mp3 => "mp3",
+        }
+    }
+}
+
+/// Why `format = "mp3"` is refused.
+pub const MP3_UNAVAILABLE: &str = "format = \"mp3\" is not available: no MP3 encoder is built \
+     into assetc (use \"ogg\": Ogg Vorbis plays wherever MP3 does in an engine, at a smaller \
+     size for the same quality)";
 
 impl Default for AudioSettings {
     fn default() -> Self {
@@ -22,6 +60,8 @@ impl Default for AudioSettings {
             sample_rate: 44_100,
             bit_depth: 16,
             force_3d: false,
+            format: AudioFormat::Auto,
+            compression_quality: 0.7,
         }
     }
 }
@@ -39,6 +79,15 @@ impl AudioSettings {
                 "bit_depth must be 16 (integer) or 32 (float), got {}",
                 self.bit_depth
             ));
+        }
+        if !(0.0..=1.0).contains(&self.compression_quality) {
+            return Err(format!(
+                "compression_quality must be a number from 0 to 1, got {}",
+                self.compression_quality
+            ));
+        }
+        if self.format == AudioFormat::Mp3 {
+            return Err(MP3_UNAVAILABLE.to_string());
         }
         Ok(())
     }
