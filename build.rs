@@ -56,6 +56,7 @@ fn main() {
 /// The crates that encode or decode an asset's bytes, whose versions the kinds name in
 /// their keys (`src/kinds/key.rs`): `name version;` for each, as Cargo.lock resolved it.
 const ENCODERS: &[&str] = &[
+    "aotuv_lancer_vorbis_sys",
     "basis-universal",
     "fdsm",
     "gltf",
@@ -67,6 +68,7 @@ const ENCODERS: &[&str] = &[
     "symphonia",
     "ttf-parser",
     "ufbx",
+    "vorbis_rs",
     "zstd",
 ];
 

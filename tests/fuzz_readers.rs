@@ -1,5 +1,5 @@
 //! Reader fuzzing on stable Rust: seeded, deterministic mutations of valid files of every
-//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wav`) go
+//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wav .ogg`) go
 //! through each reader and validator. Every case must return (no panic) and stay within
 //! a memory bound: no allocation proportional to a hostile count before the count is
 //! checked against the input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
@@ -13,7 +13,7 @@
 mod common;
 
 use assetc::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav, FormatKind,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -279,6 +279,12 @@ fn exercise(kind: FormatKind, bytes: &[u8]) -> Vec<String> {
             }
             listed = problems("validate", wav::validate(bytes));
         }
+        FormatKind::OggVorbis => {
+            if let Err(e) = vorbis::read(bytes) {
+                refused("read", &e);
+            }
+            listed = problems("validate", vorbis::validate(bytes));
+        }
     }
     found.extend(listed);
     found
@@ -408,6 +414,28 @@ fn wav_seeds() -> Vec<Vec<u8>> {
     ]
 }
 
+/// `.ogg` files as the audio kind writes them: the first WAV seed (stereo) encoded by its
+/// Vorbis encoder, at the lowest and highest quality.
+fn ogg_seeds() -> Vec<Vec<u8>> {
+    use assetc::kinds::audio::settings::{AudioFormat, AudioSettings};
+    use assetc::kinds::audio::{convert, Budget};
+    let source = wav_seeds().swap_remove(0);
+    [0.0, 1.0]
+        .into_iter()
+        .map(|q| {
+            let settings = AudioSettings {
+                format: AudioFormat::Ogg,
+                compression_quality: q,
+                ..AudioSettings::default()
+            };
+            let budget = Budget::new(&settings, &Default::default());
+            convert(source.clone(), "wav", &settings, &budget)
+                .expect("the Vorbis encoder takes the WAV seed")
+                .bytes
+        })
+        .collect()
+}
+
 /// One build of the samples for every target, packed: a valid file of each format.
 fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
     let samples = common::samples();
@@ -520,6 +548,9 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
     files.push(("<made>.hfont".into(), FormatKind::HFont, hfont_seed()));
     for (i, bytes) in wav_seeds().into_iter().enumerate() {
         files.push((format!("<made-{i}>.wav"), FormatKind::Wav, bytes));
+    }
+    for (i, bytes) in ogg_seeds().into_iter().enumerate() {
+        files.push((format!("<made-{i}>.ogg"), FormatKind::OggVorbis, bytes));
     }
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.

@@ -4,7 +4,7 @@ use super::args::{GlobalArgs, MessageFormat, TreeArgs};
 use super::table::{size, Doc};
 use assetc::driver::info::{FileInfo, SourceSizes, Totals};
 use assetc::formats::registry::Format;
-use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, wav};
+use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, vorbis, wav};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -80,7 +80,7 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
 }
 
 /// The formats `info` shows a table of; other files are listed by size only.
-const WITH_A_TABLE: [&Format; 7] = [
+const WITH_A_TABLE: [&Format; 8] = [
     &hmesh::FORMAT,
     &hmat::FORMAT,
     &ktx2::FORMAT,
@@ -88,6 +88,7 @@ const WITH_A_TABLE: [&Format; 7] = [
     &hfont::FORMAT,
     &spirv::FORMAT,
     &wav::FORMAT,
+    &vorbis::FORMAT,
 ];
 
 /// `info` for people: totals, then one table per kind of file, then the sources.
@@ -235,7 +236,10 @@ fn info_doc(
         ]);
     }
     let sounds = doc.table("sounds", &["file", "size", "audio"]);
-    for f in files.iter().filter(of(&wav::FORMAT)) {
+    for f in files
+        .iter()
+        .filter(|f| of(&wav::FORMAT)(f) || of(&vorbis::FORMAT)(f))
+    {
         sounds.row(vec![
             f.path.clone(),
             size(f.bytes),

@@ -1,21 +1,25 @@
-//! Audio: `.wav .ogg .oga .mp3 .flac` become PCM `<ref>.wav` (manifest kind 8) with the
-//! `[audio]` settings (seed 004's AudioSettings): `sample_rate`, `bit_depth` 16 (integer)
-//! or 32 (float), `force_3d` (mono).
+//! Audio: `.wav .ogg .oga .mp3 .flac` become `<ref>.wav` (PCM) or `<ref>.ogg` (Ogg Vorbis),
+//! manifest kind 8, with the `[audio]` settings (seed 004's AudioSettings): `format`
+//! (`auto`: PCM sources stay PCM, compressed ones become Ogg Vorbis), `sample_rate`,
+//! `bit_depth` 16 (integer) or 32 (float) for WAV, `compression_quality` for Vorbis,
+//! `force_3d` (mono).
 //!
 //! Decode every frame (symphonia) -> mix to mono when `force_3d` -> resample when the
 //! source's rate is not `sample_rate` (rubato's sinc, [`resample`]) -> WAV ([`wav`], the
-//! layout in `formats::wav`). Channel layouts are kept: mono and stereo as they are, more
+//! layout in `formats::wav`) or Ogg Vorbis ([`vorbis`], libvorbis). Under `auto`, an Ogg
+//! Vorbis source that needs neither resampling nor a down-mix is written as it is, after it
+//! decoded whole and passed `formats::vorbis`' checks. Channel layouts are kept: mono and stereo as they are, more
 //! channels (up to 7.1) as WAVE_FORMAT_EXTENSIBLE with their speaker mask, since a
 //! down-mix to stereo is the engine's choice to make for its speakers, not the build's.
 //!
 //! Deterministic: each step is single-threaded and reads only its input; no dither.
 
-use crate::code::DiagnosticCode;
-use crate::code::Warning;
+use crate::code::{DiagnosticCode, Warning};
 mod decode;
 mod mix;
 mod resample;
 pub mod settings;
+mod vorbis;
 mod wav;
 
 use super::texture::{extension, read_limited};
@@ -23,7 +27,7 @@ use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::formats::wav::{WavError, MAX_CHANNELS};
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
-use settings::AudioSettings;
+use settings::{AudioFormat, AudioSettings};
 use crate::kinds::source::Source;
 
 pub static KIND: AssetKind = AssetKind {
@@ -31,8 +35,10 @@ pub static KIND: AssetKind = AssetKind {
     name: "audio",
     recognise: Recognise::FileSuffixes(AUDIO_EXTENSIONS),
     sources: ".wav .ogg .oga .mp3 .flac",
-    outputs: "<ref>.wav (PCM: 16-bit integer or 32-bit float, [audio] settings)",
-    // `<ref>.wav`; room as for `.hmesh`, which every ref has always left.
+    outputs: "<ref>.wav (PCM, 16-bit integer or 32-bit float) or <ref>.ogg (Ogg Vorbis): [audio] format",
+    // `<ref>.wav` or `<ref>.ogg`; room as for `.hmesh`, which every ref has always left.
+    // The claim is the ref as a sound whatever its format: `a.wav` beside `a.ogg` collide
+    // (one ref, two sounds) even when `auto` would give them different extensions.
     naming: OutputNaming {
         ref_keeps_extension: false,
         extension_room: 6,
@@ -40,7 +46,7 @@ pub static KIND: AssetKind = AssetKind {
     },
     compile,
     settings_key: |settings, key| key.table("audio", &settings.audio),
-    encoders: &["symphonia", "rubato"],
+    encoders: &["symphonia", "rubato", "vorbis_rs", "aotuv_lancer_vorbis_sys"],
     referenced_files: None,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
@@ -157,26 +163,78 @@ pub enum AudioError {
     },
     #[error(transparent)]
     Wav(#[from] WavError),
+    #[error(transparent)]
+    Vorbis(#[from] vorbis::EncodeError),
+    #[error("{}", settings::MP3_UNAVAILABLE)]
+    Mp3Unavailable,
 }
 
-/// A converted sound: the `.wav` bytes and what to tell the user about it.
+/// A converted sound: the file's bytes, its format, and what to tell the user about it.
 #[derive(Debug, Clone)]
 pub struct Converted {
-    pub wav: Vec<u8>,
+    pub bytes: Vec<u8>,
+    /// [`AudioFormat::Wav`] or [`AudioFormat::Ogg`], which the output's extension says.
+    pub format: AudioFormat,
     pub warnings: Vec<Warning>,
 }
 
+/// Whether a source of this extension (lower case, no dot) is lossy-compressed: `auto`
+/// keeps it compressed, as Ogg Vorbis.
+pub fn is_compressed(ext: &str) -> bool {
+    matches!(ext, "ogg" | "oga" | "mp3")
+}
+
+/// The format `settings` give a source of extension `ext`.
+pub fn output_format(settings: &AudioSettings, ext: &str) -> AudioFormat {
+    match settings.format {
+        AudioFormat::Auto if is_compressed(ext) => AudioFormat::Ogg,
+        AudioFormat::Auto => AudioFormat::Wav,
+        concrete => concrete,
+    }
+}
+
 /// Converts one source file's bytes (`ext` its lower-case extension, a hint for the
-/// container) to the `.wav` the settings ask for.
+/// container) to the sound the settings ask for.
 pub fn convert(
     bytes: Vec<u8>,
     ext: &str,
     settings: &AudioSettings,
     budget: &Budget,
 ) -> Result<Converted, AudioError> {
+    let format = output_format(settings, ext);
+    let source_bytes = bytes.len() as u64;
+    // An Ogg source's pages are walked first: a page whose CRC does not match its bytes, or
+    // one cut short, fails the source (symphonia's demuxer skips such a page, which would
+    // leave a hole in the sound). A source that is a valid Ogg Vorbis file of ours may go
+    // out as it is (`auto`), once it decoded whole.
+    let mut original = None;
+    if matches!(ext, "ogg" | "oga") {
+        use crate::formats::vorbis::{read, VorbisError};
+        match read(&bytes) {
+            Ok(_) if settings.format == AudioFormat::Auto => original = Some(bytes.clone()),
+            Err(e @ (VorbisError::Crc { .. } | VorbisError::Truncated { .. })) => {
+                return Err(AudioError::Decode(format!("a damaged Ogg stream: {e}")));
+            }
+            // Other streams (several, chained, another codec's) are for the decoder to
+            // take or refuse; they are never passed through.
+            _ => {}
+        }
+    }
     let decoded = decode::decode(bytes, ext, budget)?;
     let source_channels = decoded.planes.len();
-    let (planes, mask) = if settings.force_3d && source_channels > 1 {
+    let mixes = settings.force_3d && source_channels > 1;
+    if let Some(original) = original {
+        if decoded.sample_rate == settings.sample_rate && !mixes {
+            return Ok(Converted {
+                bytes: original,
+                format: AudioFormat::Ogg,
+                warnings: Vec::new(),
+            });
+        }
+    }
+    let source_frames = decoded.frames() as u64;
+    let source_rate = decoded.sample_rate;
+    let (planes, mask) = if mixes {
         (vec![mix::mono(&decoded.planes)], 0)
     } else {
         (decoded.planes, decoded.channel_mask)
@@ -201,15 +259,57 @@ pub fn convert(
     } else {
         0
     };
-    let (wav, clipped) = wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
     let mut warnings: Vec<Warning> = Vec::new();
-    if clipped > 0 {
-        warnings.push(Warning::new(
-            DiagnosticCode::ClippedSamples,
-            format!("{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"),
-        ));
-    }
-    Ok(Converted { wav, warnings })
+    let bytes = match format {
+        AudioFormat::Ogg => {
+            let quality = vorbis::Target::Quality(settings.compression_quality);
+            let mut ogg = vorbis::encode(&planes, settings.sample_rate, mask, quality)?;
+            // `auto` re-encodes a compressed source no larger than it came: when the
+            // quality asked for needs more bits than the source had (a 96 kbit/s sound at
+            // 0.7 would double), it is encoded again at the source's own average bitrate,
+            // for its channels as written. Quality the source lost does not come back.
+            let seconds = source_frames as f64 / f64::from(source_rate.max(1));
+            let same_size = source_bytes.saturating_mul(planes.len() as u64)
+                / source_channels.max(1) as u64;
+            if settings.format == AudioFormat::Auto && ogg.len() as u64 > same_size && seconds > 0.0
+            {
+                let bitrate = (same_size as f64 * 8.0 / seconds) as u32;
+                // libvorbis refuses a bitrate outside what it can do at this rate and
+                // channel count; the quality encoding stands then.
+                if let Ok(smaller) = vorbis::encode(
+                    &planes,
+                    settings.sample_rate,
+                    mask,
+                    vorbis::Target::AverageBitrate(bitrate),
+                ) {
+                    if smaller.len() < ogg.len() {
+                        ogg = smaller;
+                    }
+                }
+            }
+            ogg
+        }
+        AudioFormat::Wav | AudioFormat::Auto => {
+            let (wav, clipped) =
+                wav::encode(&planes, settings.sample_rate, mask, settings.bit_depth)?;
+            if clipped > 0 {
+                warnings.push(Warning::new(
+                    DiagnosticCode::ClippedSamples,
+                    format!("{clipped} samples clipped to 16 bits (bit_depth = 32 keeps them)"),
+                ));
+            }
+            wav
+        }
+        AudioFormat::Mp3 => return Err(AudioError::Mp3Unavailable),
+    };
+    Ok(Converted {
+        bytes,
+        format: match format {
+            AudioFormat::Ogg => AudioFormat::Ogg,
+            _ => AudioFormat::Wav,
+        },
+        warnings,
+    })
 }
 
 fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
@@ -233,8 +333,8 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     })?;
     Ok(CompiledAsset {
         files: vec![OutputFile::new(
-            source.output_rel("wav"),
-            converted.wav,
+            source.output_rel(converted.format.extension()),
+            converted.bytes,
             EntryKind::Audio,
         )],
         textures: Vec::new(),
@@ -268,6 +368,7 @@ mod tests {
             sample_rate,
             bit_depth,
             force_3d,
+            ..AudioSettings::default()
         }
     }
 
@@ -281,9 +382,9 @@ mod tests {
         let out = run(src.clone(), &settings(44_100, 16, false)).unwrap();
         let (a, b) = (
             wavfile::read(&src).unwrap(),
-            wavfile::read(&out.wav).unwrap(),
+            wavfile::read(&out.bytes).unwrap(),
         );
-        assert_eq!(a.data(&src), b.data(&out.wav));
+        assert_eq!(a.data(&src), b.data(&out.bytes));
         assert_eq!(a.spec, b.spec);
         assert!(out.warnings.is_empty());
     }
@@ -292,7 +393,7 @@ mod tests {
     fn each_setting_changes_what_is_written() {
         let src = source(2, 22_050, 2205);
         let out = run(src.clone(), &settings(48_000, 32, true)).unwrap();
-        let info = wavfile::read(&out.wav).unwrap();
+        let info = wavfile::read(&out.bytes).unwrap();
         assert_eq!(info.spec.sample_rate, 48_000);
         assert_eq!(info.spec.format, SampleFormat::Float32);
         assert_eq!(info.spec.channels, 1);
@@ -312,7 +413,7 @@ mod tests {
         let e = run(nine.clone(), &settings(8_000, 16, false)).unwrap_err();
         assert!(e.to_string().contains("9 channels"), "{e}");
         let mono = run(nine, &settings(8_000, 16, true)).unwrap();
-        assert_eq!(wavfile::read(&mono.wav).unwrap().spec.channels, 1);
+        assert_eq!(wavfile::read(&mono.bytes).unwrap().spec.channels, 1);
     }
 
     #[test]
@@ -365,7 +466,7 @@ mod tests {
         // The slowest rate accepted is resampled: 100 frames at 1 kHz are 0.1 s.
         let src = with_rate(source(1, 8_000, 100), MIN_SOURCE_RATE);
         let out = run(src, &settings(44_100, 16, false)).unwrap();
-        assert_eq!(wavfile::read(&out.wav).unwrap().frames, 4_410);
+        assert_eq!(wavfile::read(&out.bytes).unwrap().frames, 4_410);
     }
 
     #[test]

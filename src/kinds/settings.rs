@@ -16,6 +16,8 @@ pub enum SettingsError {
     Charset(#[from] super::font::charset::CharsetError),
     #[error("max_size must be at least 1 (pixels)")]
     MaxSizeZero,
+    #[error("{}", super::audio::settings::MP3_UNAVAILABLE)]
+    Mp3Unavailable,
 }
 
 /// A settings type that is one table of build.toml.

@@ -25,14 +25,14 @@ use std::process::Command;
 const TEST: &str = "audio_kind";
 const RATE: u32 = 44_100;
 
-struct Tools {
-    ffmpeg: PathBuf,
-    ffprobe: PathBuf,
-    sounds: PathBuf,
+pub(crate) struct Tools {
+    pub(crate) ffmpeg: PathBuf,
+    pub(crate) ffprobe: PathBuf,
+    pub(crate) sounds: PathBuf,
 }
 
 /// ffmpeg, ffprobe and the freedesktop sounds; `None` (a failure under CI) when absent.
-fn tools(test: &str) -> Option<Tools> {
+pub(crate) fn tools(test: &str) -> Option<Tools> {
     let ffmpeg = common::tool("ASSETC_FFMPEG", "ffmpeg", &["/usr/bin"]);
     let ffprobe = common::tool("ASSETC_FFPROBE", "ffprobe", &["/usr/bin"]);
     let (Some(ffmpeg), Some(ffprobe)) = (ffmpeg, ffprobe) else {
@@ -61,7 +61,7 @@ fn tools(test: &str) -> Option<Tools> {
 
 impl Tools {
     /// ffmpeg's standard output; panics naming the command when it fails.
-    fn ffmpeg(&self, args: &[&str]) -> Vec<u8> {
+    pub(crate) fn ffmpeg(&self, args: &[&str]) -> Vec<u8> {
         let out = Command::new(&self.ffmpeg)
             .args(["-v", "error", "-nostdin"])
             .args(args)
@@ -75,7 +75,7 @@ impl Tools {
         out.stdout
     }
 
-    fn convert(&self, from: &Path, to: &Path, codec: &[&str]) {
+    pub(crate) fn convert(&self, from: &Path, to: &Path, codec: &[&str]) {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         let mut args = vec!["-y", "-i", from.to_str().unwrap()];
         args.extend_from_slice(codec);
@@ -85,7 +85,7 @@ impl Tools {
 
     /// The file decoded by ffmpeg as interleaved floats, resampled to `rate` by soxr at its
     /// highest precision when asked.
-    fn pcm_f32(&self, file: &Path, rate: Option<u32>) -> Vec<f32> {
+    pub(crate) fn pcm_f32(&self, file: &Path, rate: Option<u32>) -> Vec<f32> {
         let rate = rate.map(|r| r.to_string());
         let mut args = vec!["-i", file.to_str().unwrap()];
         if let Some(r) = &rate {
@@ -99,7 +99,7 @@ impl Tools {
     }
 
     /// The file decoded by ffmpeg as 16-bit samples.
-    fn pcm_s16(&self, file: &Path) -> Vec<u8> {
+    pub(crate) fn pcm_s16(&self, file: &Path) -> Vec<u8> {
         self.ffmpeg(&[
             "-i",
             file.to_str().unwrap(),
@@ -112,7 +112,7 @@ impl Tools {
     }
 
     /// (codec, sample rate, channels, duration in seconds) of the first audio stream.
-    fn probe(&self, file: &Path) -> (String, u32, u32, f64) {
+    pub(crate) fn probe(&self, file: &Path) -> (String, u32, u32, f64) {
         let out = Command::new(&self.ffprobe)
             .args(["-v", "error", "-select_streams", "a:0", "-show_entries"])
             .args([
@@ -175,9 +175,12 @@ fn s16_values(bytes: &[u8]) -> Vec<i16> {
         .collect()
 }
 
+/// PCM outputs (`format = "wav"`) from every source: what these tests measure.
+/// `audio_formats` tests the other formats and `auto`.
 const CONFIG: &str = r#"
 [audio]
 sample_rate = 44100
+format = "wav"
 
 [[rules]]
 match = "mono/*"
@@ -239,7 +242,7 @@ fn build(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> std::proces
     common::assetc(&args)
 }
 
-fn without_cache(tree: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn without_cache(tree: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
     tree.into_iter()
         .filter(|(p, _)| !p.ends_with(assetc::output::CACHE_NAME))
         .collect()

@@ -14,6 +14,7 @@
 mod common;
 
 mod astc_format;
+mod audio_formats;
 mod audio_kind;
 mod bc7_rdo;
 mod bcn_formats;

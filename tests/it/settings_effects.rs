@@ -492,6 +492,12 @@ const CASES: &[Case] = &[
     ("audio", "force_3d", "true", |r| {
         r.settings.audio.force_3d = true
     }),
+    ("audio", "format", "\"ogg\"", |r| {
+        r.settings.audio.format = assetc::kinds::audio::settings::AudioFormat::Ogg
+    }),
+    ("audio", "compression_quality", "0.5", |r| {
+        r.settings.audio.compression_quality = 0.5
+    }),
     ("qtmesh", "mesh_version", "5", |r| {
         // The example leaves `naming` unset (commented out), so Qt 6.4's mesh version
         // brings Qt 6.4's names, as `--qt-mesh-version 5` does.

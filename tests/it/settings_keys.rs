@@ -126,6 +126,8 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("audio", "sample_rate", "48000"),
     ("audio", "bit_depth", "32"),
     ("audio", "force_3d", "true"),
+    ("audio", "format", "\"ogg\""),
+    ("audio", "compression_quality", "0.5"),
 ];
 
 const MODELS: &[&str] = &["box/box.gltf", "strip.gltf"];

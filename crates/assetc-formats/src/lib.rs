@@ -27,6 +27,7 @@ pub mod qtmesh;
 pub mod registry;
 pub mod spirv;
 pub mod spk;
+pub mod vorbis;
 pub mod wav;
 
 /// A file's format, recognised from its extension; [`format::Format`] says the rest.
@@ -45,6 +46,8 @@ pub enum FormatKind {
     Spirv,
     /// PCM `.wav` (the audio kind's output; `.wav` sources are never validated as such).
     Wav,
+    /// Ogg Vorbis `.ogg` (the audio kind's compressed output).
+    OggVorbis,
 }
 
 impl FormatKind {

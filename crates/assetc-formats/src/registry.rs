@@ -21,6 +21,7 @@ pub static FORMATS: &[&Format] = &[
     &crate::spirv::FORMAT,
     &crate::hfont::FORMAT,
     &crate::wav::FORMAT,
+    &crate::vorbis::FORMAT,
 ];
 
 /// The format of a file named `path`, by its extension (any case).

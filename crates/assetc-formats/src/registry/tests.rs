@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 
 /// Every kind, written out so that a new variant fails to compile here (the match in
 /// `position`) until the registry test knows it.
-const ALL_KINDS: [FormatKind; 12] = [
+const ALL_KINDS: [FormatKind; 13] = [
     FormatKind::HMesh,
     FormatKind::HMat,
     FormatKind::HAnim,
@@ -16,6 +16,7 @@ const ALL_KINDS: [FormatKind; 12] = [
     FormatKind::HFont,
     FormatKind::Spirv,
     FormatKind::Wav,
+    FormatKind::OggVorbis,
 ];
 
 fn position(kind: FormatKind) -> usize {
@@ -32,6 +33,7 @@ fn position(kind: FormatKind) -> usize {
         FormatKind::HFont => 9,
         FormatKind::Spirv => 10,
         FormatKind::Wav => 11,
+        FormatKind::OggVorbis => 12,
     }
 }
 
@@ -78,7 +80,12 @@ fn manifest_entry_kinds_name_one_format_each() {
             .filter(|f| f.entry_kinds.contains(&kind))
             .map(|f| f.name)
             .collect();
-        let expected = usize::from(kind != EntryKind::RawFile);
+        // A sound is written as PCM or Ogg Vorbis, told apart by the file's extension.
+        let expected = match kind {
+            EntryKind::RawFile => 0,
+            EntryKind::Audio => 2,
+            _ => 1,
+        };
         assert_eq!(
             formats.len(),
             expected,
