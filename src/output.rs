@@ -5,6 +5,9 @@
 /// The manifest of an output folder.
 pub const MANIFEST_NAME: &str = "assets.hman";
 
+/// Where each source's outputs went (`driver::source_map`): for tools, not a runtime file.
+pub const SOURCE_MAP_NAME: &str = "assets.map.json";
+
 /// The incremental-build cache an output folder keeps (not a runtime file).
 pub const CACHE_NAME: &str = ".assetc-cache.bin";
 

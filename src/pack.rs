@@ -145,10 +145,15 @@ fn collect_tree(dir: &Path, format: ArchiveFormat) -> Result<Vec<(String, Vec<u8
                 path: item.path().to_owned(),
             });
         }
-        // The build cache is bookkeeping of the output folder, not content to ship (nor
-        // an earlier release's, until the next build removes it).
+        // The build cache and the source map are bookkeeping of the output folder, not
+        // content to ship (nor an earlier release's cache, until the next build removes it).
         let name = item.file_name();
-        if name == crate::output::CACHE_NAME || name == crate::output::LEGACY_CACHE_NAME {
+        let bookkeeping = [
+            crate::output::CACHE_NAME,
+            crate::output::LEGACY_CACHE_NAME,
+            crate::output::SOURCE_MAP_NAME,
+        ];
+        if bookkeeping.iter().any(|b| name == *b) {
             continue;
         }
         // A pack inside the tree (an earlier one, or the one being written next to its

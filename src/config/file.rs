@@ -41,6 +41,9 @@ with_settings_tables!(settings_layer! {
         /// `assets.hman` version: 2 (default, with sizes and digests) or 1 (the original
         /// assetc's layout, for engines built on its SDK).
         pub manifest_version: Option<Spanned<u32>>,
+        /// Name outputs with the source's case (`Props/Crate.glb` -> `Props/Crate.hmesh`)
+        /// instead of lower case; manifest ids are the same either way.
+        pub keep_case: Option<bool>,
         /// The shared remote cache (docs/scale.md).
         #[serde(default)]
         pub cache: CacheTable,

@@ -63,13 +63,13 @@ impl Config {
         let preset = preset.map(|p| self.preset(p)).transpose()?;
         let invalid = |m: String| ConfigError::new(&self.path, m);
         if let Some(i) = &self.input {
-            options.input = self.base_dir.join(i);
+            options.input = lexically_normal(&self.base_dir.join(i));
         }
         if let Some(o) = preset
             .and_then(|p| p.output.as_ref())
             .or(self.output.as_ref())
         {
-            options.output = self.base_dir.join(o);
+            options.output = lexically_normal(&self.base_dir.join(o));
         }
         if let Some(targets) = preset
             .and_then(|p| p.targets.as_ref())
@@ -109,6 +109,9 @@ impl Config {
         }
         if let Some(report) = self.report {
             options.report = report;
+        }
+        if let Some(keep_case) = self.keep_case {
+            options.settings.keep_case = keep_case;
         }
         if let Some(url) = &self.cache.remote {
             options.remote_cache = Some(url.get_ref().clone());
@@ -172,5 +175,44 @@ impl Config {
                 ))
             })
             .collect()
+    }
+}
+
+/// `cfg/../assets` as `assets`: `.` dropped and `..` taken against the component before it
+/// (as Cargo reads its manifest's paths), so that messages and the report name sources by
+/// the paths people see, not the way there. A `..` with nothing before it stays.
+fn lexically_normal(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            // Above the root is the root.
+            Component::ParentDir if matches!(out.last(), Some(Component::RootDir)) => {}
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return std::path::PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+#[cfg(test)]
+mod lexical_tests {
+    use super::lexically_normal;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn parent_steps_are_taken_against_the_folder_before_them() {
+        let n = |p: &str| lexically_normal(Path::new(p));
+        assert_eq!(n("/tmp/x/cfg/../assets"), PathBuf::from("/tmp/x/assets"));
+        assert_eq!(n("cfg/./../assets"), PathBuf::from("assets"));
+        assert_eq!(n("../assets"), PathBuf::from("../assets"));
+        assert_eq!(n("cfg/.."), PathBuf::from("."));
+        assert_eq!(n("/.."), PathBuf::from("/"));
     }
 }

@@ -35,7 +35,7 @@ pub use crate::output::{CACHE_NAME, LEGACY_CACHE_NAME};
 /// another layout is not decoded (postcard's encoding carries no field names, so a
 /// changed struct would decode as garbage instead of failing). Bump the number whenever
 /// [`Cache`] or a type in it changes shape.
-pub const CACHE_HEADER: &[u8] = b"assetc cache 5\n";
+pub const CACHE_HEADER: &[u8] = b"assetc cache 6\n";
 
 /// Changes whenever output bytes could change for the same inputs and settings: the
 /// package version and a hash of the compiler's own sources taken at build time
@@ -133,6 +133,9 @@ pub struct AssetRecord {
     #[serde(with = "cached_warnings")]
     pub warnings: Vec<Warning>,
     pub stats: crate::kinds::asset::AssetStats,
+    /// Wall time of the compile that made these outputs, in microseconds (0 when fetched
+    /// from a remote cache): the report of a later no-op build shows it.
+    pub build_us: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -475,6 +478,7 @@ mod tests {
             manifest: Vec::new(),
             warnings: Vec::new(),
             stats: Default::default(),
+            build_us: 0,
         }
     }
 

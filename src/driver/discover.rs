@@ -21,6 +21,8 @@ pub struct DiscoverRules {
     pub ignore: globset::GlobSet,
     /// Folders never walked (the output folder when it lies inside the input).
     pub exclude: Vec<PathBuf>,
+    /// build.toml's `keep_case`, given to every source found.
+    pub keep_case: bool,
 }
 
 /// Every file below the root, sorted out.
@@ -201,6 +203,7 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             rel_path: name,
             abs_path: root.to_path_buf(),
             kind: kind.unwrap_or_else(kinds::embedded_kind),
+            keep_case: rules.keep_case,
         };
         if own_kind.is_some() && kind == own_kind && rules.embed.is_match(&source.rel_path) {
             found.embed_overruled.push(source.clone());
@@ -240,6 +243,7 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             rel_path: rel_path.clone(),
             abs_path: entry.path().to_path_buf(),
             kind,
+            keep_case: rules.keep_case,
         };
         if is_dir {
             if !excluded.is_empty()
@@ -325,6 +329,7 @@ mod tests {
             embed_named: globset::GlobSet::empty(),
             ignore: globset::GlobSet::empty(),
             exclude: vec![root.join("out")],
+            keep_case: false,
         };
         let found = discover(&root, &rules).unwrap();
         assert_eq!(
@@ -396,6 +401,7 @@ mod tests {
             rel_path: rel.into(),
             abs_path: PathBuf::from(rel),
             kind,
+            keep_case: false,
         };
         // A legal 255-byte model name: `<ref>.hmesh` would have 256 bytes, and its
         // temporary sibling more.

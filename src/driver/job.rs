@@ -136,6 +136,7 @@ impl AssetJob {
             inputs: Vec::new(),
             times: Default::default(),
             time_ms: 0.0,
+            made_in_ms: None,
         };
         let recorded = |status, record: &AssetRecord| AssetReport {
             status,
@@ -143,6 +144,8 @@ impl AssetJob {
             warnings: record.warnings.clone(),
             stats: record.stats.clone(),
             inputs: record.inputs.iter().map(|i| i.path.clone()).collect(),
+            // Fetched outputs were made elsewhere, in a time not known here.
+            made_in_ms: (record.build_us > 0).then(|| record.build_us as f64 / 1000.0),
             ..blank.clone()
         };
         let compile_ms = self.elapsed.as_secs_f64() * 1000.0;
@@ -160,6 +163,7 @@ impl AssetJob {
                 inputs: asset.inputs.clone(),
                 times: asset.times.clone(),
                 time_ms: compile_ms,
+                made_in_ms: Some(compile_ms),
                 ..blank
             },
             JobState::Compiled(Err(error)) => {
@@ -227,6 +231,7 @@ impl AssetJob {
                     &self.settings_key,
                     &self.stats_before,
                     written.reads,
+                    self.elapsed,
                 ))
             }
             JobState::Compiled(Err(error)) => match &self.last_good {
@@ -345,6 +350,7 @@ fn fetched_record(got: &Fetched, settings_key: &SettingsKey) -> AssetRecord {
         manifest: got.record.manifest.clone(),
         warnings: got.record.warnings.clone(),
         stats: got.record.stats.clone(),
+        build_us: 0,
     }
 }
 
@@ -442,6 +448,7 @@ fn record_of(
     settings_key: &SettingsKey,
     before: &[cache::StatBefore],
     reads: &cache::ReadLog,
+    compile_time: Duration,
 ) -> AssetRecord {
     let outputs = asset.output_paths();
     let mut manifest: Vec<CachedEntry> = manifest_entries_of(asset)
@@ -459,6 +466,7 @@ fn record_of(
         manifest,
         warnings: asset.warnings.clone(),
         stats: asset.stats.clone(),
+        build_us: u64::try_from(compile_time.as_micros()).unwrap_or(u64::MAX),
     }
 }
 

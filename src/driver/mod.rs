@@ -22,6 +22,7 @@ pub mod guard;
 pub mod info;
 pub mod manifest;
 pub mod remote;
+pub mod source_map;
 pub use crate::options::shard;
 pub mod texture_store;
 pub mod verify;
@@ -140,7 +141,7 @@ impl Builder {
             &wrote.new_cache,
             &mut wrote.report,
         );
-        steps::manifest::write_manifest_and_cache(&build, &mut wrote)?;
+        steps::manifest::write_manifest_and_cache(&build, &jobs, &mut wrote)?;
         steps::finish::finish(build, jobs, wrote)
     }
 }

@@ -50,6 +50,7 @@ mod tests {
             rel_path: name.into(),
             abs_path,
             kind: KindId::Model,
+            keep_case: false,
         }
     }
 
@@ -64,6 +65,7 @@ mod tests {
             rel_path: "a.gltf".into(),
             abs_path: gltf,
             kind: KindId::Model,
+            keep_case: false,
         };
         let sizes: Vec<u64> = [
             &a,

@@ -19,6 +19,8 @@ macro_rules! asset_settings {
         pub struct AssetSettings {
             $(pub $table: $ty,)*
             pub targets: Vec<Target>,
+            /// Outputs named with the source's case (build.toml's top-level `keep_case`).
+            pub keep_case: bool,
         }
 
         impl Default for AssetSettings {
@@ -26,6 +28,7 @@ macro_rules! asset_settings {
                 Self {
                     $($table: Default::default(),)*
                     targets: vec![Target::HMesh],
+                    keep_case: false,
                 }
             }
         }

@@ -149,6 +149,7 @@ mod tests {
             rel_path: "Sky.env".into(),
             abs_path: env,
             kind: KindId::Cubemap,
+            keep_case: false,
         };
         (dir, source)
     }

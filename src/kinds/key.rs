@@ -88,6 +88,11 @@ pub fn key_text(kind: &super::AssetKind, settings: &super::asset::AssetSettings)
         always: format!("{} {}", kind.name, encoder_versions(kind.encoders)),
         textures: String::new(),
     };
+    // Every kind's output names follow it; said only when set, so that the keys of a
+    // build without it are those they always were.
+    if settings.keep_case {
+        text.always.push_str(" keep_case;");
+    }
     (kind.settings_key)(settings, &mut text);
     text
 }

@@ -12,19 +12,23 @@ pub struct Source {
     pub rel_path: String,
     pub abs_path: PathBuf,
     pub kind: KindId,
+    /// build.toml's `keep_case`: its outputs are named with the source's case.
+    pub keep_case: bool,
 }
 
 impl Source {
-    /// The runtime ref: relative path without extension, lower-cased (`models/chair`),
-    /// or with it where the kind keeps it (a cubemap folder's `.env`, formats.md); a name
-    /// too long for a file name once the kind's extension is added is shortened by
-    /// [`fit_ref`].
+    /// The runtime ref: relative path without extension, lower-cased (`models/chair`)
+    /// unless `keep_case`, or with it where the kind keeps it (a cubemap folder's `.env`,
+    /// formats.md); a name too long for a file name once the kind's extension is added is
+    /// shortened by [`fit_ref`].
     pub fn runtime_ref(&self) -> String {
         let naming = super::kind(self.kind).naming;
-        let reference = if naming.ref_keeps_extension {
-            self.rel_path.replace('\\', "/").to_lowercase()
-        } else {
-            runtime_ref(&self.rel_path)
+        let unified = self.rel_path.replace('\\', "/");
+        let reference = match (naming.ref_keeps_extension, self.keep_case) {
+            (true, true) => unified,
+            (true, false) => unified.to_lowercase(),
+            (false, true) => without_extension(&unified).to_owned(),
+            (false, false) => runtime_ref(&self.rel_path),
         };
         fit_ref(&reference, naming.extension_room)
     }
@@ -47,10 +51,13 @@ impl Source {
 
 /// Runtime ref of a relative path: extension dropped, lower-cased, `/`-separated.
 pub fn runtime_ref(rel_path: &str) -> String {
-    let unified = rel_path.replace('\\', "/");
-    let without_ext = match unified.rfind('.') {
+    without_extension(&rel_path.replace('\\', "/")).to_lowercase()
+}
+
+/// A `/`-separated path without its last extension.
+fn without_extension(unified: &str) -> &str {
+    match unified.rfind('.') {
         Some(dot) if !unified[dot..].contains('/') => &unified[..dot],
-        _ => unified.as_str(),
-    };
-    without_ext.to_lowercase()
+        _ => unified,
+    }
 }

@@ -46,6 +46,9 @@ pub struct AssetReport {
     pub times: crate::pipeline::StageTimes,
     /// Wall time of its compilation (0 when fresh).
     pub time_ms: f64,
+    /// Wall time of the compile that made its outputs: this build's, or the earlier one's
+    /// when fresh (None when failed, or fetched from a remote cache).
+    pub made_in_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -122,6 +122,39 @@ fn summary(h: &mut String, pages: &[AssetPage], wall_ms: f64) {
     h.push_str("</table></section></div>\n");
 }
 
+/// An asset's figures: the geometry columns only for a kind that has geometry (a texture,
+/// font or sound card shows no column of zeros), then sizes and the time its outputs took.
+fn figures_table(p: &AssetPage) -> String {
+    let s = &p.stats;
+    let geometry = [
+        ("vertices", s.vertices),
+        ("triangles", s.triangles),
+        ("meshlets", s.meshlets),
+        ("submeshes", s.submeshes),
+        ("materials", s.materials),
+        ("clips", s.clips),
+    ];
+    let has_geometry = geometry.iter().any(|(_, n)| *n > 0);
+    let mut columns: Vec<(&str, String)> = geometry
+        .iter()
+        .filter(|_| has_geometry)
+        .map(|(name, n)| (*name, n.to_string()))
+        .collect();
+    columns.push(("source", bytes(p.source_bytes)));
+    columns.push(("output", bytes(p.output_bytes())));
+    columns.push(("time", p.time_ms.map_or("-".to_owned(), ms)));
+    let mut t = String::from("<table><tr>");
+    for (name, _) in &columns {
+        let _ = write!(t, "<th>{name}</th>");
+    }
+    t.push_str("</tr><tr>");
+    for (_, value) in &columns {
+        let _ = write!(t, "<td class=\"n\">{value}</td>");
+    }
+    t.push_str("</tr></table>");
+    t
+}
+
 fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String>) {
     let status = match p.status {
         AssetStatus::Built => "built",
@@ -145,22 +178,7 @@ fn asset(h: &mut String, p: &AssetPage, failed_renders: &BTreeMap<String, String
         let _ = writeln!(h, "<p class=\"error\">{}</p>", esc(e));
     }
     if p.status != AssetStatus::Failed {
-        let _ = writeln!(
-            h,
-            "<table><tr><th>vertices</th><th>triangles</th><th>meshlets</th><th>submeshes</th>\
-             <th>materials</th><th>clips</th><th>source</th><th>output</th><th>time</th></tr>\
-             <tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr></table>",
-            p.stats.vertices,
-            p.stats.triangles,
-            p.stats.meshlets,
-            p.stats.submeshes,
-            p.stats.materials,
-            p.stats.clips,
-            bytes(p.source_bytes),
-            bytes(p.output_bytes()),
-            p.time_ms.map_or("-".to_owned(), ms),
-        );
+        let _ = writeln!(h, "{}", figures_table(p));
     }
     for (file, clod) in &p.cluster_lods {
         let _ = writeln!(

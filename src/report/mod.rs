@@ -97,7 +97,7 @@ pub fn write_report(output: &Path, build: &BuildReport) -> Result<PathBuf, Repor
     Ok(index)
 }
 
-/// Times of this build's compiled assets over those remembered from earlier builds.
+/// The time each asset's outputs took to make, over those remembered from earlier reports.
 fn merge_times(dir: &Path, build: &BuildReport) -> Result<BTreeMap<String, f64>, ReportError> {
     let path = dir.join(TIMES_NAME);
     let mut times: BTreeMap<String, f64> = std::fs::read(&path)
@@ -107,10 +107,18 @@ fn merge_times(dir: &Path, build: &BuildReport) -> Result<BTreeMap<String, f64>,
     let current: BTreeSet<&str> = build.assets.iter().map(|a| a.source.as_str()).collect();
     times.retain(|k, _| current.contains(k.as_str()));
     for a in &build.assets {
-        // Fresh and fetched assets were not compiled here: keep their last time.
+        // The compile that made the outputs (an earlier build's for a fresh asset, as its
+        // cache record says); a failed asset made none, and a fetched one keeps the time
+        // an earlier report saw, if any.
         use crate::outcome::AssetStatus;
-        if !matches!(a.status, AssetStatus::Fresh | AssetStatus::Fetched) {
-            times.insert(a.source.clone(), a.time_ms);
+        match (a.made_in_ms, a.status) {
+            (Some(ms), _) => {
+                times.insert(a.source.clone(), ms);
+            }
+            (None, AssetStatus::Failed | AssetStatus::Skipped) => {
+                times.remove(&a.source);
+            }
+            (None, _) => {}
         }
     }
     let json = serde_json::to_vec_pretty(&times).unwrap_or_default();

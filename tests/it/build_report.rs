@@ -267,3 +267,91 @@ fn packed_build_leaves_the_report_out() {
     assert!(listing.contains("assets.hman"), "{listing}");
     assert!(!listing.contains("report/"), "{listing}");
 }
+
+/// The `<td>` cells of the `<section>` whose heading starts with `heading`.
+fn section_cells(html: &str, heading: &str) -> Vec<String> {
+    let start = html
+        .find(&format!("<h2>{heading}"))
+        .unwrap_or_else(|| panic!("no section {heading}"));
+    let body = &html[start..];
+    let body = &body[..body.find("</section>").unwrap()];
+    body.split("<td")
+        .skip(1)
+        .map(|c| {
+            let c = &c[c.find('>').unwrap() + 1..];
+            c[..c.find("</td>").unwrap()].to_owned()
+        })
+        .collect()
+}
+
+/// The card of `source`: from its heading to the next card.
+fn card<'a>(html: &'a str, source: &str) -> &'a str {
+    let start = html
+        .find(&format!(">{source} <span class=\"status\">"))
+        .unwrap_or_else(|| panic!("no card for {source}"));
+    let rest = &html[start..];
+    &rest[..rest.find("</section>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn a_no_op_report_describes_the_tree_as_it_stands() {
+    // The report asked for only after a build that made everything: each card's time is
+    // that of the build that made its outputs, and a texture card has no geometry columns.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("assets");
+    common::copy_dir(&common::samples(), &input);
+    image::RgbaImage::from_fn(16, 16, |x, y| image::Rgba([x as u8 * 9, y as u8 * 9, 40, 255]))
+        .save(input.join("flag.png"))
+        .unwrap();
+    // Built through a build.toml one folder over, as `input = "../assets"`.
+    let cfg = dir.path().join("cfg");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(
+        cfg.join("build.toml"),
+        "input = \"../assets\"\noutput = \"../out\"\n",
+    )
+    .unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec!["build", "-q"];
+        args.extend_from_slice(extra);
+        common::assetc_in(&cfg, &args)
+    };
+    let first = build(&[]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    std::fs::write(input.join("broken.gltf"), b"{ not json").unwrap();
+    let no_op = build(&["--report"]);
+    assert_eq!(no_op.status.code(), Some(1), "the broken source fails");
+    let html = std::fs::read_to_string(dir.path().join("out/report/index.html")).unwrap();
+
+    // The slowest are the assets that were made, with their times; not the failure.
+    let slowest = section_cells(&html, "Slowest assets");
+    let listed: Vec<&String> = slowest.iter().step_by(2).collect();
+    assert!(listed.len() >= 5, "{slowest:?}");
+    assert!(
+        !listed.iter().any(|l| l.contains("broken.gltf")),
+        "a failed asset made nothing: {slowest:?}"
+    );
+    for time in slowest.iter().skip(1).step_by(2) {
+        assert_ne!(time, "-", "{slowest:?}");
+    }
+    // Every card of an unchanged asset shows the time that made it.
+    for source in ["hierarchy.gltf", "soup.gltf", "flag.png"] {
+        let c = card(&html, source);
+        assert!(c.contains("unchanged"), "{c}");
+        assert!(!c.contains("<td class=\"n\">-</td>"), "{source}: {c}");
+    }
+    // Its own columns: a model's geometry, none of it on a texture's card.
+    assert!(card(&html, "soup.gltf").contains("<th>triangles</th>"));
+    let flag = card(&html, "flag.png");
+    assert!(!flag.contains("<th>vertices</th>"), "{flag}");
+    assert!(flag.contains("<th>output</th>") && flag.contains("<th>time</th>"));
+    // The failure names the file by the path people see, not the way there.
+    let broken = card(&html, "broken.gltf");
+    assert!(!broken.contains("cfg/.."), "{broken}");
+    let expected = dir.path().join("assets/broken.gltf");
+    assert!(
+        broken.contains(expected.to_str().unwrap()),
+        "{broken}\nwant {}",
+        expected.display()
+    );
+}

@@ -1,7 +1,7 @@
 //! What a newcomer trips over on a real tree (issue 46), each met as a user meets it: by
 //! running the built `assetc` on a tree. LOD levels a mesh is too small to simplify, the
 //! build's counts, `--watch` and one save, exit codes, what the help and errors say, and a
-//! model whose texture image is missing.
+//! model whose texture image is missing, and the map from each source to its outputs.
 
 use crate::build_loops::{collect_lines, collect_stderr_lines, count, wait_until};
 use crate::common::*;
@@ -456,4 +456,129 @@ fn a_missing_texture_image_leaves_its_slot_empty_unless_strict() {
     let o = build(&out, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("box.bin"), "{}", stderr(&o));
+}
+
+/// The manifest's entries by path: (kind name, id).
+fn manifest_by_path(out: &Path) -> std::collections::BTreeMap<String, (String, u64)> {
+    let bytes = std::fs::read(out.join("assets.hman")).unwrap();
+    let manifest = assetc::formats::hman::read(&bytes).unwrap();
+    manifest
+        .entries()
+        .iter()
+        .map(|e| (e.path.clone(), (e.kind.name().to_string(), e.hash)))
+        .collect()
+}
+
+#[test]
+fn the_source_map_says_where_every_source_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = (dir.path().join("src"), dir.path().join("out"));
+    copy_dir(&samples(), &src);
+    // Capitals and an extension in upper case: the output name is the lower-cased ref.
+    write_png(&src.join("UI/Button.PNG"), 3);
+    std::fs::write(src.join("notes.txt"), b"not an asset").unwrap();
+    let build = || assetc(&["build", s(&src), "-o", s(&out), "--no-config"]);
+    let first = build();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let map_path = out.join("assets.map.json");
+    let bytes = std::fs::read(&map_path).expect("assets.map.json beside the manifest");
+    let map: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(map["version"], 1);
+    assert_eq!(map["manifest"], "assets.hman");
+    let sources = map["sources"].as_object().unwrap();
+    // Every source of the tree, by its path as found, and nothing that is not one.
+    let gltf = gltf_files(&src).len();
+    assert!(gltf >= 4, "the samples hold models");
+    assert_eq!(sources.len(), gltf + 1, "{:?}", sources.keys());
+    assert!(!sources.contains_key("notes.txt"));
+    let button = &sources["UI/Button.PNG"];
+    assert_eq!(button["kind"], "texture");
+    assert_eq!(button["outputs"][0]["path"], "ui/button.ktx2");
+    assert_eq!(button["outputs"][0]["entry"], "texture");
+    // Every output exists, and every listed id is the manifest's for that path.
+    let manifest = manifest_by_path(&out);
+    let mut listed = 0;
+    for (source, mapped) in sources {
+        if source.ends_with(".gltf") {
+            assert_eq!(mapped["kind"], "model", "{source}");
+        }
+        let outputs = mapped["outputs"].as_array().unwrap();
+        assert!(!outputs.is_empty(), "{source}");
+        for o in outputs {
+            let path = o["path"].as_str().unwrap();
+            assert!(out.join(path).is_file(), "{source}: {path}");
+            if let Some(id) = o["id"].as_str() {
+                let (kind, hash) = &manifest[path];
+                assert_eq!(id, format!("{hash:016x}"), "{path}");
+                assert_eq!(o["entry"].as_str(), Some(kind.as_str()), "{path}");
+                listed += 1;
+            }
+        }
+    }
+    assert_eq!(listed, manifest.len(), "every manifest entry is some source's output");
+
+    // A no-op build leaves it as it is; a source removed leaves the map with it.
+    let again = build();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(std::fs::read(&map_path).unwrap(), bytes);
+    std::fs::remove_file(src.join("UI/Button.PNG")).unwrap();
+    let fewer = build();
+    assert!(fewer.status.success(), "{}", stderr(&fewer));
+    let map: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
+    assert!(map["sources"].get("UI/Button.PNG").is_none(), "{map}");
+    assert_eq!(map["sources"].as_object().unwrap().len(), gltf);
+    // Deleted by hand, the next build writes it again.
+    std::fs::remove_file(&map_path).unwrap();
+    assert!(build().status.success());
+    assert!(map_path.is_file());
+    // Bookkeeping for tools, not content: `check` passes and a pack leaves it out.
+    let check = assetc(&["check", s(&out)]);
+    assert!(check.status.success(), "{}", stdout(&check));
+    let archive = dir.path().join("game.spk");
+    let packed = assetc(&["pack", s(&out), "-o", s(&archive), "-q"]);
+    assert!(packed.status.success(), "{}", stderr(&packed));
+    let listed = stdout(&assetc(&["pack", "list", s(&archive)]));
+    assert!(listed.contains("assets.hman"), "{listed}");
+    assert!(!listed.contains("assets.map.json"), "{listed}");
+}
+
+#[test]
+fn keep_case_names_outputs_as_the_sources_are_named_with_the_same_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    copy_dir(&samples().join("box"), &src.join("Props/Box"));
+    write_png(&src.join("UI/Button.PNG"), 5);
+    let build = |out: &str, config: &str| {
+        let cfg = dir.path().join(format!("{out}.toml"));
+        std::fs::write(&cfg, config).unwrap();
+        let out = dir.path().join(out);
+        let o = assetc(&["build", s(&src), "-o", s(&out), "--config", s(&cfg), "-q"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    };
+    let lower = build("lower", "");
+    let kept = build("kept", "keep_case = true\n");
+    assert!(lower.join("ui/button.ktx2").is_file());
+    assert!(kept.join("UI/Button.ktx2").is_file());
+    assert!(!kept.join("ui").exists(), "no lower-cased twin");
+    let mesh = files_ending(&kept.join("Props/Box"), ".hmesh");
+    assert_eq!(mesh.len(), 1, "{:?}", tree(&kept));
+    // The same ids for the same sources: fnv1a64 folds A-Z, so an engine's lookups by id
+    // do not change with the setting.
+    let ids = |out: &Path| -> Vec<u64> {
+        manifest_by_path(out).values().map(|(_, id)| *id).collect()
+    };
+    let (mut a, mut b) = (ids(&lower), ids(&kept));
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    let check = assetc(&["check", s(&kept)]);
+    assert!(check.status.success(), "{}", stdout(&check));
+    let map: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(kept.join("assets.map.json")).unwrap()).unwrap();
+    assert_eq!(
+        map["sources"]["UI/Button.PNG"]["outputs"][0]["path"],
+        "UI/Button.ktx2"
+    );
 }

@@ -352,6 +352,7 @@ const CASES: &[Case] = &[
         r.embed = vec!["levels/*.json".into()]
     }),
     ("", "manifest_version", "1", |r| r.manifest_version = 1),
+    ("", "keep_case", "true", |r| r.settings.keep_case = true),
     ("mesh", "generate_normals", "false", |r| {
         r.settings.mesh.generate_normals = false
     }),

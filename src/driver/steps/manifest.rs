@@ -4,14 +4,17 @@
 use super::write::Wrote;
 use super::Build;
 use crate::driver::cache::{self, Cache, CachedEntry};
+use crate::driver::job::AssetJob;
 use crate::driver::manifest::{manifest_bytes, MANIFEST_NAME};
+use crate::driver::source_map::{source_map_json, SOURCE_MAP_NAME};
 use crate::driver::{guard, BuildError, BuildOptions};
 use crate::output;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
 pub(in crate::driver) fn write_manifest_and_cache(
     build: &Build,
+    jobs: &[AssetJob],
     wrote: &mut Wrote,
 ) -> Result<(), BuildError> {
     let (opts, old_cache) = (build.opts, &build.old_cache);
@@ -32,7 +35,8 @@ pub(in crate::driver) fn write_manifest_and_cache(
     // A shard's tree is partial: its manifest would be wrong. The final plain build
     // writes it.
     if opts.shard.is_none() {
-        write_manifest(opts, old_cache, same_records, new_cache)?;
+        let rewritten = write_manifest(opts, old_cache, same_records, new_cache)?;
+        write_source_map(opts, jobs, new_cache, rewritten)?;
     }
     // The cache as the file still holds it when this build has not written it (no
     // intent saved): unchanged records are then not written again.
@@ -46,13 +50,13 @@ pub(in crate::driver) fn write_manifest_and_cache(
 /// is one the cache vouches for (any other would be read for its digest), it was written
 /// in the same version, and it still holds what was written. Making and validating the
 /// same manifest was a large share of a no-op rebuild of many models.
-/// `same_records`: `new_cache.same_records(old_cache)`.
+/// `same_records`: `new_cache.same_records(old_cache)`. Returns whether it wrote one.
 fn write_manifest(
     opts: &BuildOptions,
     old_cache: &Cache,
     same_records: bool,
     new_cache: &mut Cache,
-) -> Result<(), BuildError> {
+) -> Result<bool, BuildError> {
     let manifest_path = opts.output.join(MANIFEST_NAME);
     let current = old_cache
         .manifest
@@ -70,7 +74,7 @@ fn write_manifest(
             version: opts.manifest_version,
             stamp,
         });
-        return Ok(());
+        return Ok(false);
     }
     let manifest_entries: Vec<_> = new_cache
         .assets
@@ -95,7 +99,31 @@ fn write_manifest(
         version: opts.manifest_version,
         stamp: cache::FileStamp::written(&manifest_path, &manifest).map_err(write_error)?,
     });
-    Ok(())
+    Ok(true)
+}
+
+/// Writes `assets.map.json` from the records the manifest was made from: whenever the
+/// manifest is written, and when the map is missing (deleted by hand). A no-op build
+/// leaves it alone.
+fn write_source_map(
+    opts: &BuildOptions,
+    jobs: &[AssetJob],
+    new_cache: &Cache,
+    manifest_rewritten: bool,
+) -> Result<(), BuildError> {
+    let path = opts.output.join(SOURCE_MAP_NAME);
+    if !manifest_rewritten && path.is_file() {
+        return Ok(());
+    }
+    let kinds: BTreeMap<String, &'static str> = jobs
+        .iter()
+        .map(|job| {
+            let kind = crate::kinds::kind(job.source.kind).name;
+            (job.source.rel_path.clone(), kind)
+        })
+        .collect();
+    let bytes = source_map_json(new_cache, &kinds);
+    output::write_atomic(&path, &bytes).map_err(|source| BuildError::Write { path, source })
 }
 
 /// Saves the new cache; `on_disk` is the cache the file still holds when this build has

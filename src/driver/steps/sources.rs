@@ -38,6 +38,7 @@ impl BuildOptions {
             embed_named: built(embed_named)?,
             ignore: built(ignore)?,
             exclude: vec![self.output.clone()],
+            keep_case: self.settings.keep_case,
         })
     }
 }
@@ -170,7 +171,13 @@ fn output_collisions(sources: &[Source]) -> BTreeMap<String, String> {
     let mut owner: BTreeMap<String, &str> = BTreeMap::new();
     let mut clashes = BTreeMap::new();
     for s in sources {
-        match owner.entry(s.claimed_output()) {
+        // With `keep_case`, compared without case: `A.png` and `a.png` would still be one
+        // file on a case-insensitive file system.
+        let claim = match s.keep_case {
+            true => s.claimed_output().to_lowercase(),
+            false => s.claimed_output(),
+        };
+        match owner.entry(claim) {
             std::collections::btree_map::Entry::Vacant(e) => {
                 e.insert(&s.rel_path);
             }
