@@ -300,9 +300,11 @@ fn a_no_op_report_describes_the_tree_as_it_stands() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("assets");
     common::copy_dir(&common::samples(), &input);
-    image::RgbaImage::from_fn(16, 16, |x, y| image::Rgba([x as u8 * 9, y as u8 * 9, 40, 255]))
-        .save(input.join("flag.png"))
-        .unwrap();
+    image::RgbaImage::from_fn(16, 16, |x, y| {
+        image::Rgba([x as u8 * 9, y as u8 * 9, 40, 255])
+    })
+    .save(input.join("flag.png"))
+    .unwrap();
     // Built through a build.toml one folder over, as `input = "../assets"`.
     let cfg = dir.path().join("cfg");
     std::fs::create_dir_all(&cfg).unwrap();
@@ -317,7 +319,11 @@ fn a_no_op_report_describes_the_tree_as_it_stands() {
         common::assetc_in(&cfg, &args)
     };
     let first = build(&[]);
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     std::fs::write(input.join("broken.gltf"), b"{ not json").unwrap();
     let no_op = build(&["--report"]);
     assert_eq!(no_op.status.code(), Some(1), "the broken source fails");

@@ -515,7 +515,11 @@ fn the_source_map_says_where_every_source_went() {
             }
         }
     }
-    assert_eq!(listed, manifest.len(), "every manifest entry is some source's output");
+    assert_eq!(
+        listed,
+        manifest.len(),
+        "every manifest entry is some source's output"
+    );
 
     // A no-op build leaves it as it is; a source removed leaves the map with it.
     let again = build();
@@ -566,9 +570,8 @@ fn keep_case_names_outputs_as_the_sources_are_named_with_the_same_ids() {
     assert_eq!(mesh.len(), 1, "{:?}", tree(&kept));
     // The same ids for the same sources: fnv1a64 folds A-Z, so an engine's lookups by id
     // do not change with the setting.
-    let ids = |out: &Path| -> Vec<u64> {
-        manifest_by_path(out).values().map(|(_, id)| *id).collect()
-    };
+    let ids =
+        |out: &Path| -> Vec<u64> { manifest_by_path(out).values().map(|(_, id)| *id).collect() };
     let (mut a, mut b) = (ids(&lower), ids(&kept));
     a.sort();
     b.sort();

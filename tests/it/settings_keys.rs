@@ -273,8 +273,7 @@ fn a_setting_rebuilds_only_the_assets_whose_kind_reads_it() {
                 other => rebuilt_by(other),
             };
             assert_eq!(
-                rebuilt,
-                expected,
+                rebuilt, expected,
                 "{pass} {config:?} rebuilt these; every other asset must stay fresh: {statuses:?}"
             );
         }

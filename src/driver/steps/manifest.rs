@@ -123,7 +123,9 @@ fn write_source_map(
         })
         .collect();
     let bytes = source_map_json(new_cache, &kinds);
-    output::write_atomic(&path, &bytes).map_err(|source| BuildError::Write { path, source })
+    output::write_atomic(&path, &bytes)
+        .map(|_| ())
+        .map_err(|source| BuildError::Write { path, source })
 }
 
 /// Saves the new cache; `on_disk` is the cache the file still holds when this build has
