@@ -84,7 +84,7 @@ mod tests {
     fn the_unknown_extension_message_lists_every_format() {
         assert_eq!(
             known_extensions(),
-            ".hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav"
+            ".hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav .ogg"
         );
     }
 }

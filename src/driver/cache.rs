@@ -134,7 +134,9 @@ pub struct AssetRecord {
     pub warnings: Vec<Warning>,
     pub stats: crate::kinds::asset::AssetStats,
     /// Wall time of the compile that made these outputs, in microseconds (0 when fetched
-    /// from a remote cache): the report of a later no-op build shows it.
+    /// from a remote cache): the report of a later no-op build shows it. (Absent from an
+    /// earlier release's JSON cache.)
+    #[serde(default)]
     pub build_us: u64,
 }
 
