@@ -4,7 +4,8 @@ use super::args::{GlobalArgs, InspectArgs, MessageFormat};
 use super::table::Doc;
 use anyhow::Context;
 use assetc::formats::describe::Description;
-use assetc::formats::registry::{by_path, FORMATS};
+use assetc::formats::registry::{by_path, Format, FORMATS};
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -27,7 +28,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let description =
         (format.describe)(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let doc = match description {
-        Description::Document(doc) => Doc::from(doc),
+        Description::Document(doc) => with_loudness(Doc::from(doc), format, &args.file, &bytes),
         Description::Text(text) => {
             if !json {
                 print!("{text}");
@@ -57,6 +58,30 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(exit_code(&problems))
+}
+
+/// A sound's integrated loudness and true peak (EBU R128), measured on its decoded
+/// samples; a sound that does not decode says why in the row.
+fn with_loudness(mut doc: Doc, format: &Format, path: &Path, bytes: &[u8]) -> Doc {
+    if !format
+        .entry_kinds
+        .contains(&assetc::formats::hman::EntryKind::Audio)
+    {
+        return doc;
+    }
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match assetc::kinds::audio::loudness_of(bytes.to_vec(), &ext) {
+        Ok(l) if l.integrated_lufs.is_finite() => {
+            doc.fact("loudness", format!("{:.1} LUFS (integrated, EBU R128)", l.integrated_lufs));
+            doc.fact("true peak", format!("{:.1} dBTP", l.true_peak_dbtp));
+        }
+        Ok(_) => doc.fact("loudness", "not measurable (silent, or shorter than 400 ms)"),
+        Err(e) => doc.fact("loudness", format!("not measured: {e}")),
+    }
+    doc
 }
 
 /// `.hmesh .hmat ...`: every extension `inspect` reads, in the registry's order.

@@ -16,6 +16,7 @@
 
 use crate::code::{DiagnosticCode, Warning};
 mod decode;
+pub mod loudness;
 mod mix;
 mod resample;
 pub mod settings;
@@ -46,7 +47,13 @@ pub static KIND: AssetKind = AssetKind {
     },
     compile,
     settings_key: |settings, key| key.table("audio", &settings.audio),
-    encoders: &["symphonia", "rubato", "vorbis_rs", "aotuv_lancer_vorbis_sys"],
+    encoders: &[
+        "symphonia",
+        "rubato",
+        "vorbis_rs",
+        "aotuv_lancer_vorbis_sys",
+        "ebur128",
+    ],
     referenced_files: None,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
@@ -167,6 +174,8 @@ pub enum AudioError {
     Vorbis(#[from] vorbis::EncodeError),
     #[error("{}", settings::MP3_UNAVAILABLE)]
     Mp3Unavailable,
+    #[error(transparent)]
+    Loudness(#[from] loudness::LoudnessError),
 }
 
 /// A converted sound: the file's bytes, its format, and what to tell the user about it.
@@ -191,6 +200,13 @@ pub fn output_format(settings: &AudioSettings, ext: &str) -> AudioFormat {
         AudioFormat::Auto => AudioFormat::Wav,
         concrete => concrete,
     }
+}
+
+/// The loudness of a sound file (`ext` its lower-case extension), for `inspect`.
+pub fn loudness_of(bytes: Vec<u8>, ext: &str) -> Result<loudness::Loudness, AudioError> {
+    let budget = Budget::new(&AudioSettings::default(), &crate::limits::Limits::default());
+    let decoded = decode::decode(bytes, ext, &budget)?;
+    Ok(loudness::measure(&decoded.planes, decoded.sample_rate)?)
 }
 
 /// Converts one source file's bytes (`ext` its lower-case extension, a hint for the
@@ -224,7 +240,8 @@ pub fn convert(
     let source_channels = decoded.planes.len();
     let mixes = settings.force_3d && source_channels > 1;
     if let Some(original) = original {
-        if decoded.sample_rate == settings.sample_rate && !mixes {
+        // Levelled, a sound is new samples: only an unlevelled one may go out as it came.
+        if decoded.sample_rate == settings.sample_rate && !mixes && settings.loudness.is_none() {
             return Ok(Converted {
                 bytes: original,
                 format: AudioFormat::Ogg,
@@ -260,6 +277,21 @@ pub fn convert(
         0
     };
     let mut warnings: Vec<Warning> = Vec::new();
+    let mut planes = planes;
+    if let Some(target) = settings.loudness {
+        let done = loudness::level(&mut planes, settings.sample_rate, f64::from(target))?;
+        if done.capped {
+            warnings.push(Warning::new(
+                DiagnosticCode::TargetLimit,
+                format!(
+                    "levelled to {:.1} LUFS, not {target:.1}: more gain would take its true \
+                     peak past {} dBTP",
+                    done.before.integrated_lufs + done.gain_db,
+                    loudness::MAX_TRUE_PEAK_DBTP
+                ),
+            ));
+        }
+    }
     let bytes = match format {
         AudioFormat::Ogg => {
             let quality = vorbis::Target::Quality(settings.compression_quality);

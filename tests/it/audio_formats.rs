@@ -290,3 +290,92 @@ fn bad_format_settings_are_configuration_errors() {
         assert!(text(&run).contains(says), "{table}: {}", text(&run));
     }
 }
+
+/// ffmpeg's EBU R128 meter (the `ebur128` filter) on `file`: integrated loudness (LUFS)
+/// and true peak (dBFS), from its summary.
+fn ffmpeg_loudness(t: &Tools, file: &Path) -> (f64, f64) {
+    let out = std::process::Command::new(&t.ffmpeg)
+        .args(["-nostdin", "-hide_banner", "-nostats", "-i"])
+        .arg(file)
+        .args(["-af", "ebur128=peak=true", "-f", "null", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    let log = String::from_utf8_lossy(&out.stderr);
+    let summary = &log[log.rfind("Summary:").expect("an ebur128 summary")..];
+    let value = |label: &str| -> f64 {
+        let at = summary.find(label).unwrap_or_else(|| panic!("no {label}: {summary}"));
+        summary[at + label.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let peak_at = summary.find("True peak:").expect("a true peak section");
+    let peak: f64 = summary[peak_at..]
+        .split("Peak:")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("a true peak value");
+    (value("I:"), peak)
+}
+
+#[test]
+fn loudness_levels_every_sound_as_ffmpegs_meter_reads_it() {
+    let Some(t) = tools("audio_formats loudness") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("in"), dir.path().join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    let names = ["complete", "bell", "message", "dialog-warning", "alarm-clock-elapsed"];
+    for name in names {
+        t.convert(
+            &t.sounds.join(format!("{name}.oga")),
+            &input.join(format!("{name}.wav")),
+            &["-c:a", "pcm_s16le"],
+        );
+    }
+    std::fs::write(
+        dir.path().join("build.toml"),
+        "[audio]\nformat = \"wav\"\nbit_depth = 32\nloudness = -20.0\n",
+    )
+    .unwrap();
+    let run = build(dir.path(), &input, &out, &[]);
+    assert!(run.status.success(), "{}", text(&run));
+    let log = text(&run);
+    for name in names {
+        let file = out.join(format!("{name}.wav"));
+        let (before, _) = ffmpeg_loudness(&t, &input.join(format!("{name}.wav")));
+        let (integrated, peak) = ffmpeg_loudness(&t, &file);
+        // Either at the target, or as near as the true-peak cap allows, and then said.
+        let capped = log
+            .lines()
+            .any(|l| l.contains(&format!("{name}.wav")) && l.contains("levelled to"));
+        if (integrated - -20.0).abs() > 0.5 {
+            assert!(capped, "{name}: {before} -> {integrated} LUFS, no warning:\n{log}");
+            assert!(peak > -1.5, "{name}: capped below the target with peak {peak}");
+        }
+        assert!(peak <= -0.7, "{name}: true peak {peak} dBFS past the -1 dBTP cap");
+        // `inspect` reads the same loudness as ffmpeg's meter.
+        let shown = common::assetc(&["inspect", file.to_str().unwrap()]);
+        let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+        let row = shown
+            .lines()
+            .find(|l| l.contains("LUFS"))
+            .unwrap_or_else(|| panic!("no loudness row:\n{shown}"));
+        let ours: f64 = row
+            .split_whitespace()
+            .find_map(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{row}"));
+        assert!((ours - integrated).abs() < 0.3, "{name}: inspect {ours}, ffmpeg {integrated}");
+    }
+    // Unset, a sound keeps its own level: the setting is in the audio key only.
+    std::fs::write(dir.path().join("build.toml"), "[audio]\nformat = \"wav\"\n").unwrap();
+    let plain = build(dir.path(), &input, &out, &[]);
+    assert!(plain.status.success(), "{}", text(&plain));
+    let (kept, _) = ffmpeg_loudness(&t, &out.join("complete.wav"));
+    let (source, _) = ffmpeg_loudness(&t, &input.join("complete.wav"));
+    assert!((kept - source).abs() < 0.2, "{kept} vs {source}");
+}

@@ -496,6 +496,9 @@ const CASES: &[Case] = &[
     ("audio", "format", "\"ogg\"", |r| {
         r.settings.audio.format = assetc::kinds::audio::settings::AudioFormat::Ogg
     }),
+    ("audio", "loudness", "-16.0", |r| {
+        r.settings.audio.loudness = Some(-16.0)
+    }),
     ("audio", "compression_quality", "0.5", |r| {
         r.settings.audio.compression_quality = 0.5
     }),
@@ -550,11 +553,13 @@ fn every_key_of_the_example_and_of_the_settings_types_has_a_case() {
         .collect();
     // Keys the example sets (and `pack` and `cache.remote`, shown commented out).
     let example: toml::Table = EXAMPLE.parse().unwrap();
-    // (`qtmesh.naming` is shown commented out: unset, it follows mesh_version.)
+    // (`qtmesh.naming` is shown commented out: unset, it follows mesh_version; so is
+    // `audio.loudness`: unset, each sound keeps its level.)
     let mut keys = vec![
         ".pack".to_string(),
         "cache.remote".to_string(),
         "qtmesh.naming".to_string(),
+        "audio.loudness".to_string(),
     ];
     for (name, value) in &example {
         match value {

@@ -128,6 +128,7 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("audio", "force_3d", "true"),
     ("audio", "format", "\"ogg\""),
     ("audio", "compression_quality", "0.5"),
+    ("audio", "loudness", "-16.0"),
 ];
 
 const MODELS: &[&str] = &["box/box.gltf", "strip.gltf"];
@@ -209,10 +210,14 @@ fn setting(table: &str, key: &str, value: &str) -> String {
 #[test]
 fn every_key_is_changed_by_the_test() {
     // build.toml.example shows every key of every table (tests/it/settings_effects.rs
-    // holds it to the settings types); `texture.mode` and `qtmesh.naming` commented out,
-    // being unset by default.
+    // holds it to the settings types); `texture.mode`, `qtmesh.naming` and
+    // `audio.loudness` commented out, being unset by default.
     let example: toml::Table = include_str!("../../build.toml.example").parse().unwrap();
-    let mut every: BTreeSet<(String, String)> = [("texture", "mode"), ("qtmesh", "naming")]
+    let mut every: BTreeSet<(String, String)> = [
+        ("texture", "mode"),
+        ("qtmesh", "naming"),
+        ("audio", "loudness"),
+    ]
         .iter()
         .map(|(t, k)| (t.to_string(), k.to_string()))
         .collect();

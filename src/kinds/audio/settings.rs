@@ -21,6 +21,11 @@ pub struct AudioSettings {
     /// 0..=1: the Vorbis quality of an encoded `.ogg` (0 about 64 kbit/s for stereo at
     /// 44.1 kHz, 0.7 about 220, 1 about 500; libvorbis' own `-q` scale divided by 10).
     pub compression_quality: f32,
+    /// Integrated loudness (LUFS, EBU R128) every sound is levelled to; unset leaves each
+    /// sound at its own level. `-16` is a common target for game effects and dialogue,
+    /// `-23` broadcast's. The true peak stays at most -1 dBTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loudness: Option<f32>,
 }
 
 /// `[audio] format`.
@@ -63,6 +68,7 @@ impl Default for AudioSettings {
             force_3d: false,
             format: AudioFormat::Auto,
             compression_quality: 0.7,
+            loudness: None,
         }
     }
 }
@@ -92,6 +98,16 @@ impl AudioSettings {
                 self.compression_quality,
             )
             .into());
+        }
+        if let Some(target) = self.loudness {
+            if !(-70.0..=-5.0).contains(&target) {
+                return Err(SettingRangeError::new(
+                    "loudness",
+                    "be a loudness from -70 to -5 LUFS",
+                    target,
+                )
+                .into());
+            }
         }
         if self.format == AudioFormat::Mp3 {
             return Err(SettingsError::Mp3Unavailable);

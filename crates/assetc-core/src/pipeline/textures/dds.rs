@@ -453,7 +453,7 @@ pub fn dds_to_ktx2(bytes: &[u8], mode: TextureMode) -> Result<StoredKtx2, DdsErr
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::pipeline::textures) mod tests {
     use super::*;
     use ddsfile::{AlphaMode, NewDxgiParams};
 
@@ -491,6 +491,15 @@ mod tests {
         let mut out = Vec::new();
         dds.write(&mut out).unwrap();
         out
+    }
+
+    /// DDS files of each layout and format family the reader takes, for mutation tests.
+    pub(in crate::pipeline::textures) fn seed_files() -> Vec<Vec<u8>> {
+        vec![
+            dds(DxgiFormat::BC7_UNorm_sRGB, 16, 3, 12, true),
+            dds(DxgiFormat::BC1_UNorm, 8, 1, 1, false),
+            dds(DxgiFormat::BC7_UNorm, 8, 2, 3, false),
+        ]
     }
 
     #[test]

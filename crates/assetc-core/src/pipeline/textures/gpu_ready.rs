@@ -290,4 +290,70 @@ mod tests {
         .unwrap_err();
         assert!(matches!(e, GpuReadyError::InvalidKtx2(_)), "{e}");
     }
+
+    /// xorshift64*: seeded, the same mutations everywhere.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A mutation of `seed`: bytes overwritten (often in the header, where the sizes and
+    /// counts are), a cut, or a run duplicated.
+    fn mutate(seed: &[u8], state: &mut u64) -> Vec<u8> {
+        let mut b = seed.to_vec();
+        let pick = |state: &mut u64, n: usize| (next(state) % n.max(1) as u64) as usize;
+        match next(state) % 4 {
+            0 | 1 => {
+                // The first 96 bytes hold every count, size and offset of both formats.
+                let span = if next(state) % 2 == 0 { 96.min(b.len()) } else { b.len() };
+                for _ in 0..1 + pick(state, 4) {
+                    let at = pick(state, span);
+                    b[at] = next(state) as u8;
+                }
+            }
+            2 => b.truncate(pick(state, b.len())),
+            _ => {
+                let from = pick(state, b.len());
+                let run: Vec<u8> = b[from..].iter().take(64).copied().collect();
+                let at = pick(state, b.len());
+                b.splice(at..at, run);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn mutated_gpu_ready_inputs_fail_or_pass_through_valid_never_panic() {
+        // Every layout the pass-through handles: a cube, a 3D texture, a 2D image, and
+        // DDS files of each kind the DDS reader knows (cube array, BC1, a plain image).
+        let mut seeds = vec![rgba8(CUBE_FACES), e5b9g9r9(), rgba8(1)];
+        seeds.extend(super::super::dds::tests::seed_files());
+        let settings = TextureSettings::default();
+        let mut state = 0x5eed_0dd5_u64;
+        let mut passed = 0;
+        for (i, seed) in seeds.iter().enumerate() {
+            for _ in 0..300 {
+                let bytes = mutate(seed, &mut state);
+                let is_dds = bytes.starts_with(b"DDS ");
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match is_dds || i >= 3 {
+                    true => standalone_dds(&bytes, TextureMode::Color, &settings).map(Some),
+                    false => standalone_ktx2(&bytes, TextureMode::Color, &settings),
+                }));
+                let Ok(result) = outcome else {
+                    panic!("seed {i}: a mutation panicked: {:02x?}", &bytes[..bytes.len().min(96)]);
+                };
+                // What passes through is a file our validator accepts, no larger than
+                // the input's texels allow.
+                if let Ok(Some(ready)) = result {
+                    assert_eq!(ktx2::validate(&ready.ktx2), vec![], "seed {i}");
+                    assert!(ready.ktx2.len() <= bytes.len() + 4096, "seed {i}");
+                    passed += 1;
+                }
+            }
+        }
+        // Mutations of the data alone still pass through: the loop saw both outcomes.
+        assert!(passed > 0);
+    }
 }

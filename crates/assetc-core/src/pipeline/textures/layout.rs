@@ -265,4 +265,32 @@ mod tests {
         }
         assert!(array_strip(2, 2, 3).is_err(), "fewer texels than layers");
     }
+
+    #[test]
+    fn cutting_any_size_never_panics_and_what_fits_tiles_the_image() {
+        // Sizes around the limits and the small ones where rounding bites.
+        let sides = [1u32, 2, 3, 5, 6, 7, 64, 96, 127, 128, 384, 512, 768, 16_383, 16_384, u32::MAX];
+        for &w in &sides {
+            for &h in &sides {
+                for layout in [CubeLayout::Panorama, CubeLayout::Strip, CubeLayout::Cross] {
+                    if let Ok((aw, ah)) = layout.aspect_of(w, h) {
+                        assert_eq!(u64::from(w) * u64::from(ah), u64::from(h) * u64::from(aw));
+                        assert_eq!(w % aw, 0, "{w}x{h} {aw}:{ah}");
+                    }
+                }
+                for layers in [0u32, 1, 2, 3, 6, 7, 2048] {
+                    if let Ok(strip) = array_strip(w, h, layers) {
+                        let n = u64::from(layers.max(1));
+                        let (lw, lh) = (u64::from(strip.layer_width), u64::from(strip.layer_height));
+                        let covered = match strip.vertical {
+                            true => (lw, lh * n),
+                            false => (lw * n, lh),
+                        };
+                        assert_eq!(covered, (u64::from(w), u64::from(h)), "{w}x{h} / {layers}");
+                        assert!(lw > 0 && lh > 0);
+                    }
+                }
+            }
+        }
+    }
 }
