@@ -75,7 +75,7 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
             "has no readable cmap table: no character can be found in it".into(),
         ));
     }
-    let set = charset::resolve(settings, context.input_root).map_err(|e| invalid(e.to_string()))?;
+    let set = charset::resolve(&settings.charset, &settings.charset_file, context.input_root).map_err(|e| invalid(e.to_string()))?;
     let reference = source.runtime_ref();
     let atlas_id = fnv1a64(&reference);
     let font = compile_face(&face, &set.codepoints, settings, atlas_id)

@@ -16,9 +16,14 @@ pub enum SettingsError {
     Charset(#[from] super::font::charset::CharsetError),
     #[error("max_size must be at least 1 (pixels)")]
     MaxSizeZero,
-    #[error("{}", super::audio::settings::MP3_UNAVAILABLE)]
+    #[error("{MP3_UNAVAILABLE}")]
     Mp3Unavailable,
 }
+
+/// Why `format = "mp3"` is refused.
+pub const MP3_UNAVAILABLE: &str = "format = \"mp3\" is not available: no MP3 encoder is built \
+     into assetc (use \"ogg\": Ogg Vorbis plays wherever MP3 does in an engine, at a smaller \
+     size for the same quality)";
 
 /// A settings type that is one table of build.toml.
 pub trait Section: Serialize + DeserializeOwned + Default {

@@ -395,8 +395,8 @@ fn output_is_the_same_whatever_the_thread_count() {
             .collect();
         assert_eq!(
             trees[0].len(),
-            5,
-            "{name}: two fonts, two atlases, the manifest"
+            6,
+            "{name}: two fonts, two atlases, the manifest and the source map"
         );
         assert!(trees[0] == trees[1], "{name}: -j1 and -j3 differ");
     }

@@ -329,9 +329,10 @@ fn a_table_outside_a_kinds_key_leaves_its_outputs_byte_identical() {
         let readers = rebuilt_by(table);
         // Outputs of the sources that do not read the table: everything but the readers'
         // own files (and shared textures, which only a reader of [texture] writes), and
-        // the manifest, which lists every output.
+        // the manifest and the source map, which list every output.
         let of_readers = |path: &str| {
             path == "assets.hman"
+                || path == "assets.map.json"
                 || path.starts_with("tex/")
                 || readers.iter().any(|source| {
                     // `<ref>.<ext>`, or a folder of outputs (`tint/main.spv`).

@@ -55,10 +55,7 @@ impl AudioFormat {
     }
 }
 
-/// Why `format = "mp3"` is refused.
-pub const MP3_UNAVAILABLE: &str = "format = \"mp3\" is not available: no MP3 encoder is built \
-     into assetc (use \"ogg\": Ogg Vorbis plays wherever MP3 does in an engine, at a smaller \
-     size for the same quality)";
+pub use crate::kinds::settings::MP3_UNAVAILABLE;
 
 impl Default for AudioSettings {
     fn default() -> Self {

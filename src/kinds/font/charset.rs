@@ -1,7 +1,6 @@
 //! Which codepoints a font's atlas holds: printable ASCII and Latin-1, plus the
 //! `font.charset` ranges and the characters of `font.charset_file`.
 
-use super::settings::{parse_entry, FontSettings};
 use crate::import::input_root::InputPathError;
 use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
@@ -54,6 +53,40 @@ pub struct Charset {
     pub file: Option<PathBuf>,
 }
 
+/// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
+pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, CharsetError> {
+    let bad = |why: &'static str| CharsetError::Entry {
+        entry: entry.to_owned(),
+        why,
+    };
+    let one = |s: &str| -> Result<u32, CharsetError> {
+        let s = s.trim();
+        let hex = s
+            .strip_prefix("U+")
+            .or_else(|| s.strip_prefix("u+"))
+            .ok_or_else(|| bad("expected U+XXXX or U+XXXX-U+YYYY"))?;
+        if hex.is_empty() || hex.len() > 6 {
+            return Err(bad("expected 1 to 6 hex digits after U+"));
+        }
+        let cp = u32::from_str_radix(hex, 16).map_err(|_| bad("not a hex number"))?;
+        if cp > 0x10_FFFF {
+            return Err(bad("beyond U+10FFFF"));
+        }
+        Ok(cp)
+    };
+    let range = match entry.split_once('-') {
+        Some((a, b)) => one(a)?..=one(b)?,
+        None => {
+            let cp = one(entry)?;
+            cp..=cp
+        }
+    };
+    if range.start() > range.end() {
+        return Err(bad("the range ends before it starts"));
+    }
+    Ok(range)
+}
+
 /// Whether a codepoint can be drawn: a Unicode scalar value that is not a control
 /// character (line breaks and tabs of a charset file are not glyphs).
 fn drawable(cp: u32) -> bool {
@@ -61,20 +94,25 @@ fn drawable(cp: u32) -> bool {
 }
 
 /// The charset of one font. Errors are messages for the font's `AssetError::Invalid`.
-pub fn resolve(settings: &FontSettings, input_root: &Path) -> Result<Charset, CharsetError> {
+/// `charset` and `charset_file` are `[font]`'s keys of those names.
+pub fn resolve(
+    charset: &[String],
+    charset_file: &str,
+    input_root: &Path,
+) -> Result<Charset, CharsetError> {
     let mut codepoints = BTreeSet::new();
     for range in default_ranges() {
         add(&mut codepoints, range)?;
     }
-    for entry in &settings.charset {
+    for entry in charset {
         add(&mut codepoints, parse_entry(entry)?)?;
     }
-    let file = if settings.charset_file.is_empty() {
+    let file = if charset_file.is_empty() {
         None
     } else {
-        let path = charset_file_path(&settings.charset_file, input_root)?;
+        let path = charset_file_path(charset_file, input_root)?;
         let text = read_text(&path).map_err(|source| CharsetError::FileText {
-            name: settings.charset_file.clone(),
+            name: charset_file.to_owned(),
             source: Box::new(source),
         })?;
         for c in text.chars() {
@@ -158,6 +196,11 @@ pub fn describe(codepoints: &[u32], most: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::font::settings::FontSettings;
+
+    fn resolve_settings(s: &FontSettings, root: &Path) -> Result<Charset, CharsetError> {
+        resolve(&s.charset, &s.charset_file, root)
+    }
 
     #[test]
     fn entries_are_single_codepoints_or_ranges() {
@@ -180,7 +223,7 @@ mod tests {
     #[test]
     fn the_default_charset_is_printable_ascii_and_latin1() {
         let dir = tempfile::tempdir().unwrap();
-        let c = resolve(&FontSettings::default(), dir.path()).unwrap();
+        let c = resolve_settings(&FontSettings::default(), dir.path()).unwrap();
         assert_eq!(c.codepoints.len(), 95 + 96);
         assert_eq!(c.codepoints.first(), Some(&0x20));
         assert_eq!(c.codepoints.last(), Some(&0xFF));
@@ -198,7 +241,7 @@ mod tests {
             charset_file: "text/chars.txt".into(),
             ..Default::default()
         };
-        let c = resolve(&settings, dir.path()).unwrap();
+        let c = resolve_settings(&settings, dir.path()).unwrap();
         let added: Vec<u32> = c
             .codepoints
             .iter()
@@ -221,7 +264,7 @@ mod tests {
                 charset_file: name.into(),
                 ..Default::default()
             };
-            let e = resolve(&settings, &root).unwrap_err().to_string();
+            let e = resolve_settings(&settings, &root).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("font.charset_file \"{name}\"")),
                 "{e}"
@@ -232,7 +275,7 @@ mod tests {
             charset_file: "bad.txt".into(),
             ..Default::default()
         };
-        assert!(resolve(&settings, &root)
+        assert!(resolve_settings(&settings, &root)
             .unwrap_err()
             .to_string()
             .contains("not UTF-8 text (byte 1)"));
@@ -245,7 +288,7 @@ mod tests {
             charset: vec!["U+0000-U+10FFFF".into()],
             ..Default::default()
         };
-        assert!(resolve(&settings, dir.path())
+        assert!(resolve_settings(&settings, dir.path())
             .unwrap_err()
             .to_string()
             .contains("more than 65536"));

@@ -1,10 +1,9 @@
 //! `[font]`: the font kind's build.toml table.
 
-use super::charset::CharsetError;
+use super::charset::parse_entry;
 use crate::kinds::settings::{Section, SettingsError};
 use crate::pipeline::SettingRangeError;
 use serde::{Deserialize, Serialize};
-use std::ops::RangeInclusive;
 
 /// `[font]`: how `.ttf`/`.otf` sources become an `.hfont` and its distance-field atlas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,38 +70,4 @@ impl Section for FontSettings {
     fn check_ranges(&self) -> Result<(), SettingsError> {
         self.validate()
     }
-}
-
-/// One `font.charset` entry: `"U+20AC"` or `"U+0400-U+04FF"` (hex digits, either case).
-pub fn parse_entry(entry: &str) -> Result<RangeInclusive<u32>, CharsetError> {
-    let bad = |why: &'static str| CharsetError::Entry {
-        entry: entry.to_owned(),
-        why,
-    };
-    let one = |s: &str| -> Result<u32, CharsetError> {
-        let s = s.trim();
-        let hex = s
-            .strip_prefix("U+")
-            .or_else(|| s.strip_prefix("u+"))
-            .ok_or_else(|| bad("expected U+XXXX or U+XXXX-U+YYYY"))?;
-        if hex.is_empty() || hex.len() > 6 {
-            return Err(bad("expected 1 to 6 hex digits after U+"));
-        }
-        let cp = u32::from_str_radix(hex, 16).map_err(|_| bad("not a hex number"))?;
-        if cp > 0x10_FFFF {
-            return Err(bad("beyond U+10FFFF"));
-        }
-        Ok(cp)
-    };
-    let range = match entry.split_once('-') {
-        Some((a, b)) => one(a)?..=one(b)?,
-        None => {
-            let cp = one(entry)?;
-            cp..=cp
-        }
-    };
-    if range.start() > range.end() {
-        return Err(bad("the range ends before it starts"));
-    }
-    Ok(range)
 }

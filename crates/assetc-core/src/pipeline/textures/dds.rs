@@ -452,8 +452,15 @@ pub fn dds_to_ktx2(bytes: &[u8], mode: TextureMode) -> Result<StoredKtx2, DdsErr
     })
 }
 
+/// DDS files of each layout and format family the reader takes, for other modules'
+/// mutation tests.
 #[cfg(test)]
-pub(in crate::pipeline::textures) mod tests {
+pub(super) fn test_seed_files() -> Vec<Vec<u8>> {
+    tests::seed_files()
+}
+
+#[cfg(test)]
+mod tests {
     use super::*;
     use ddsfile::{AlphaMode, NewDxgiParams};
 
@@ -494,7 +501,7 @@ pub(in crate::pipeline::textures) mod tests {
     }
 
     /// DDS files of each layout and format family the reader takes, for mutation tests.
-    pub(in crate::pipeline::textures) fn seed_files() -> Vec<Vec<u8>> {
+    pub(super) fn seed_files() -> Vec<Vec<u8>> {
         vec![
             dds(DxgiFormat::BC7_UNorm_sRGB, 16, 3, 12, true),
             dds(DxgiFormat::BC1_UNorm, 8, 1, 1, false),

@@ -329,7 +329,7 @@ mod tests {
         // Every layout the pass-through handles: a cube, a 3D texture, a 2D image, and
         // DDS files of each kind the DDS reader knows (cube array, BC1, a plain image).
         let mut seeds = vec![rgba8(CUBE_FACES), e5b9g9r9(), rgba8(1)];
-        seeds.extend(super::super::dds::tests::seed_files());
+        seeds.extend(super::super::dds::test_seed_files());
         let settings = TextureSettings::default();
         let mut state = 0x5eed_0dd5_u64;
         let mut passed = 0;
