@@ -138,10 +138,7 @@ fn model_inputs(build: &Build, sources: &[Source]) -> (HashSet<PathBuf>, HashMap
                         .filter(|_| trust_cache)
                         .into_iter()
                         .flat_map(|r| r.inputs.iter().map(|i| i.path.clone()));
-                    referenced_files(&s.abs_path)
-                        .into_iter()
-                        .chain(last_good)
-                        .collect()
+                    referenced_files(s).into_iter().chain(last_good).collect()
                 }
             };
             let files = files
