@@ -255,6 +255,17 @@ fn compile_linked(wgsl: &str, language: Language) -> Result<Vec<compile::EntryOu
 }
 
 fn in_linked(d: compile::Diagnostic, how: &str) -> Failed {
+    if d.message.starts_with("no entry point") {
+        return Failed {
+            file: None,
+            at: None,
+            message: format!(
+                "{}; a module that other shaders import is built as a part of them, and no \
+                 shader imports this one",
+                d.message
+            ),
+        };
+    }
     Failed {
         file: None,
         at: None,

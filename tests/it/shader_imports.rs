@@ -225,10 +225,10 @@ fn bad_imports_fail_their_shader_alone_said_once() {
     let e = error("missing.wesl");
     assert_eq!(e.matches("package::nowhere").count(), 1, "said once: {e}");
     let e = error("cycle.wesl");
-    assert!(e.contains("recursi") || e.contains("cycle"), "{e}");
+    assert!(e.contains("cyclic"), "{e}");
     let e = error("broken_user.wesl");
     assert_eq!(
-        error_location(&e, &input.join("lib/broken.wesl").canonicalize().unwrap()),
+        error_location(&e, &input.join("lib/broken.wesl")),
         Some((2, 13)),
         "{e}"
     );
@@ -298,20 +298,20 @@ fn a_long_chain_of_imports_links() {
     for i in 0..N {
         let body = if i + 1 < N {
             format!(
-                "import package::chain::m{}::f{};\nfn f{i}() -> f32 {{ return f{}() + 1.0; }}\n",
+                "import package::chain::m{}::g{};\nfn g{i}() -> f32 {{ return g{}() + 1.0; }}\n",
                 i + 1,
                 i + 1,
                 i + 1
             )
         } else {
-            format!("fn f{i}() -> f32 {{ return 1.0; }}\n")
+            format!("fn g{i}() -> f32 {{ return 1.0; }}\n")
         };
         write(&input.join(format!("chain/m{i}.wesl")), &body);
     }
     write(
         &input.join("head.wesl"),
-        "import package::chain::m0::f0;\n\
-         @compute @workgroup_size(1) fn main() { let x = f0(); }\n",
+        "import package::chain::m0::g0;\n\
+         @compute @workgroup_size(1) fn main() { let x = g0(); }\n",
     );
     let (ok, finished) = build(dir.path(), &[]);
     assert!(ok, "{:?}", finished.get("head.wesl"));
@@ -387,4 +387,47 @@ fn wgsl_written_for_naga_oil_composes() {
         finished["shaders/sprite.wgsl"].status, "built",
         "{finished:?}"
     );
+}
+
+/// naga_oil's own test shaders (its published crate, in cargo's registry as a dependency
+/// of ours): sources that import modules by `#define_import_path`, composed and compiled,
+/// the modules no sources of their own.
+#[test]
+fn naga_oils_own_shaders_compose() {
+    let Some(tests) = crate::shader_kind::crate_dir("naga_oil-0.23.0")
+        .map(|d| d.join("src/compose/tests"))
+        .filter(|d| d.is_dir())
+    else {
+        crate::common::missing(TEST, "naga_oil 0.23.0's sources in cargo's registry");
+        return;
+    };
+    for (case, source, entry_points) in [
+        ("item_sub_point", "top.wgsl", &["main"][..]),
+        ("call_entrypoint", "top.wgsl", &["fragment"][..]),
+        ("dual_source_blending", "blending.wgsl", &["fragment"][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        std::fs::create_dir_all(&input).unwrap();
+        for entry in std::fs::read_dir(tests.join(case)).unwrap().flatten() {
+            std::fs::copy(entry.path(), input.join(entry.file_name())).unwrap();
+        }
+        let (ok, finished) = build(dir.path(), &[]);
+        assert!(ok, "{case}: {finished:?}");
+        assert_eq!(
+            finished.len(),
+            1,
+            "{case}: the modules are inputs: {finished:?}"
+        );
+        let outputs: Vec<String> = entry_points
+            .iter()
+            .map(|e| format!("{}/{e}.spv", source.trim_end_matches(".wgsl")))
+            .collect();
+        assert_eq!(finished[source].outputs, outputs, "{case}");
+        if let Some(tool) = spirv_val(TEST) {
+            for o in &outputs {
+                assert_spirv_val(&tool, &dir.path().join("out").join(o));
+            }
+        }
+    }
 }

@@ -385,7 +385,7 @@ fn registry_src_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn crate_dir(name_version: &str) -> Option<PathBuf> {
+pub(crate) fn crate_dir(name_version: &str) -> Option<PathBuf> {
     registry_src_dirs()
         .into_iter()
         .map(|d| d.join(name_version))

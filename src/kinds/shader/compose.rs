@@ -134,9 +134,13 @@ pub fn compose(
     import_paths_given: &[String],
     defines: &BTreeMap<String, String>,
 ) -> Result<Composed, ComposeError> {
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let roots: Vec<PathBuf> = std::iter::once(canonical(input_root))
-        .chain(import_dirs.iter().filter(|d| d.is_dir()).map(|d| canonical(d)))
+    // Walked as given (files are named as discovery names them), checked canonical.
+    let roots: Vec<PathBuf> = std::iter::once(input_root.to_path_buf())
+        .chain(import_dirs.iter().filter(|d| d.is_dir()).cloned())
+        .collect();
+    let canonical_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()))
         .collect();
     let at_source = |message: String| ComposeError {
         file: file.to_path_buf(),
@@ -149,6 +153,7 @@ pub fn compose(
     };
     let finder = Finder {
         roots: &roots,
+        canonical_roots: &canonical_roots,
         where_,
         index: std::cell::RefCell::new(index_of(&roots, false)),
     };
@@ -236,6 +241,7 @@ pub fn compose(
 
 struct Finder<'a> {
     roots: &'a [PathBuf],
+    canonical_roots: &'a [PathBuf],
     where_: String,
     index: std::cell::RefCell<Arc<Index>>,
 }
@@ -276,7 +282,7 @@ impl Finder<'_> {
         let real = path
             .canonicalize()
             .map_err(|e| unreadable(format!("{}: {e}", path.display())))?;
-        if !self.roots.iter().any(|r| real.starts_with(r)) {
+        if !self.canonical_roots.iter().any(|r| real.starts_with(r)) {
             return Err(unreadable(format!(
                 "{} is outside the input and the import folders: refused",
                 real.display()
@@ -387,7 +393,23 @@ fn composer_error(
             .map(|r| r.start),
         _ => None,
     };
-    let at = offset.and_then(|o| texts.get(&path).map(|t| line_col(t, base + o)));
+    let at = match &e.inner {
+        // naga_oil's offset of a missing import does not point at its line: the
+        // `#import` line that names it does.
+        ComposerErrorInner::ImportNotFound(module, _) => texts.get(&path).and_then(|t| {
+            let module = module.trim_matches('"');
+            t.lines().enumerate().find_map(|(i, line)| {
+                let directive = line.trim_start();
+                (directive.starts_with("#import") && directive.contains(module)).then(|| {
+                    LineCol {
+                        line: i + 1,
+                        col: line.len() - directive.len() + 1,
+                    }
+                })
+            })
+        }),
+        _ => offset.and_then(|o| texts.get(&path).map(|t| line_col(t, base + o))),
+    };
     let message = match &e.inner {
         ComposerErrorInner::ImportNotFound(module, _) => ModuleError::NotFound {
             module: module.trim_matches('"').to_string(),

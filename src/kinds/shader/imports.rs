@@ -5,7 +5,7 @@
 //! a file outside the input and the import folders.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The largest module read, as for a shader source.
@@ -56,29 +56,38 @@ pub struct Found {
 /// Looks modules up for one shader, and remembers every file it read (the shader's inputs)
 /// and the first failure (the message a build shows, once).
 pub struct ModuleFinder {
-    /// The input root, canonical.
-    root: PathBuf,
-    /// `[shader] import_paths`, canonical; those that do not exist are left out (and
-    /// named in a not-found message as given).
-    import_dirs: Vec<PathBuf>,
+    /// The input root, as given and canonical: files are named under the first (as
+    /// discovery names them), and must be inside the second.
+    root: (PathBuf, PathBuf),
+    /// `[shader] import_paths`, as given and canonical; those that do not exist are left
+    /// out (and named in a not-found message as given).
+    import_dirs: Vec<(PathBuf, PathBuf)>,
     import_paths_given: Vec<String>,
     read: RefCell<Vec<PathBuf>>,
+    /// `read` as a set: a chain of thousands of modules must not compare paths pairwise.
+    read_set: RefCell<HashSet<PathBuf>>,
     files: RefCell<HashMap<String, PathBuf>>,
     failure: RefCell<Option<ImportError>>,
 }
 
 impl ModuleFinder {
     pub fn new(input_root: &Path, import_dirs: &[PathBuf], import_paths_given: &[String]) -> Self {
-        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let both = |p: &Path| {
+            (
+                p.to_path_buf(),
+                p.canonicalize().unwrap_or_else(|_| p.to_path_buf()),
+            )
+        };
         Self {
-            root: canonical(input_root),
+            root: both(input_root),
             import_dirs: import_dirs
                 .iter()
                 .filter(|d| d.is_dir())
-                .map(|d| canonical(d))
+                .map(|d| both(d))
                 .collect(),
             import_paths_given: import_paths_given.to_vec(),
             read: RefCell::new(Vec::new()),
+            read_set: RefCell::new(HashSet::new()),
             files: RefCell::new(HashMap::new()),
             failure: RefCell::new(None),
         }
@@ -132,23 +141,35 @@ impl ModuleFinder {
             }
             relative.push(part);
         }
-        if components.is_empty() {
+        // A package's root module (`constants::X`, which an engine makes at run time) is
+        // the file named after the package.
+        if components.is_empty() && package.is_none() {
             return Err(self.fail(ImportError::BadComponent {
                 module: module.to_string(),
                 component: String::new(),
             }));
         }
-        let bases: Vec<&PathBuf> = match package {
+        let bases: Vec<&(PathBuf, PathBuf)> = match package {
             None => std::iter::once(&self.root).chain(&self.import_dirs).collect(),
             Some(_) => self.import_dirs.iter().collect(),
         };
-        for base in bases {
-            for ext in extensions {
-                let candidate = base.join(&relative).with_extension(ext);
-                if !candidate.is_file() {
-                    continue;
+        // A package's modules are in its folder, or in its `src/` when the folder is a
+        // crate's (`bevy_pbr/src/render/forward_io.wesl`, as engines ship them).
+        let in_crate = package.filter(|_| !components.is_empty()).map(|p| {
+            let mut r = PathBuf::from(p);
+            r.push("src");
+            r.extend(components);
+            r
+        });
+        for (given, canonical) in bases {
+            for relative in std::iter::once(&relative).chain(&in_crate) {
+                for ext in extensions {
+                    let candidate = given.join(relative).with_extension(ext);
+                    if !candidate.is_file() {
+                        continue;
+                    }
+                    return self.read_inside(module, canonical, &candidate);
                 }
-                return self.read_inside(module, base, &candidate);
             }
         }
         let where_ = match self.import_paths_given.as_slice() {
@@ -186,16 +207,14 @@ impl ModuleFinder {
                 e.utf8_error().valid_up_to()
             )))
         })?;
-        {
-            let mut read = self.read.borrow_mut();
-            if !read.contains(&real) {
-                read.push(real.clone());
-            }
+        let file = file.to_path_buf();
+        if self.read_set.borrow_mut().insert(file.clone()) {
+            self.read.borrow_mut().push(file.clone());
         }
         self.files
             .borrow_mut()
-            .insert(module.to_string(), real.clone());
-        Ok(Found { file: real, text })
+            .insert(module.to_string(), file.clone());
+        Ok(Found { file, text })
     }
 }
 
@@ -236,7 +255,7 @@ pub fn referenced_files(source: &crate::kinds::source::Source) -> Vec<PathBuf> {
     };
     let root = input_root_of(source);
     if super::language::has_directives(&text) {
-        let roots = [root.canonicalize().unwrap_or(root)];
+        let roots = [root];
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
         let index = super::compose::index_of(&roots, false);
         return imports

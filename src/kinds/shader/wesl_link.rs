@@ -115,6 +115,10 @@ pub fn link(
     };
     let options = wesl::CompileOptions {
         features: features(defines),
+        // wesl's own checks find what naga's validation of the linked module finds too,
+        // but its cycle check is quadratic: a chain of 2,000 imported functions took a
+        // minute in it, and milliseconds without it.
+        validate: false,
         ..Default::default()
     };
     let linked = wesl::compile_sourcemap(&resolver.root, &resolver, &wesl::EscapeMangler, &options);
@@ -147,7 +151,7 @@ fn link_error(e: wesl::Error, resolver: &TreeResolver) -> LinkError {
     };
     let mut message = match resolver.finder.failure() {
         Some(failure) => failure.to_string(),
-        None => diagnostic.error.to_string(),
+        None => concise(&diagnostic.error.to_string()),
     };
     if let Some(declaration) = &detail.declaration {
         message.push_str(&format!(" (in `{declaration}`)"));
@@ -155,9 +159,38 @@ fn link_error(e: wesl::Error, resolver: &TreeResolver) -> LinkError {
     LinkError { file, at, message }
 }
 
+/// A wesl parse message without the byte range it starts with (the place is given as
+/// line:column) and without a list of every token the grammar would have taken.
+fn concise(message: &str) -> String {
+    let message = match message.strip_prefix("chars ") {
+        Some(rest) => rest.split_once(": ").map_or(message, |(_, m)| m),
+        None => message,
+    };
+    const MOST_LISTED: usize = 8;
+    match message.split_once(", expected ") {
+        Some((head, expected)) if expected.matches(", ").count() >= MOST_LISTED => {
+            head.to_string()
+        }
+        _ => message.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_messages_are_cut_to_what_helps() {
+        let long = format!(
+            "chars 21..22: unexpected token `;`, expected {}",
+            vec!["`x`"; 20].join(", ")
+        );
+        assert_eq!(concise(&long), "unexpected token `;`");
+        assert_eq!(
+            concise("unexpected token `;`, expected `)`"),
+            "unexpected token `;`, expected `)`"
+        );
+    }
 
     #[test]
     fn sources_are_modules_of_the_tree() {
