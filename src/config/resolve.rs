@@ -132,10 +132,14 @@ impl Config {
             p.apply_tables(&mut options.settings)
                 .map_err(|e| invalid(e.to_string()))?;
         }
+        // `[shader] import_paths` are relative to this file's folder.
+        let base_dir = self.base_dir.clone();
+        options.settings.shader.base_dir = Some(base_dir.clone());
         for rule in &self.rules {
             let glob =
                 globset::Glob::new(rule.pattern.get_ref()).map_err(|e| invalid(e.to_string()))?;
             let rule = rule.clone();
+            let base_dir = base_dir.clone();
             options.rules.push(SettingsRule {
                 matcher: glob.compile_matcher(),
                 ignore: rule.ignore,
@@ -143,6 +147,7 @@ impl Config {
                 // cannot fail here; were it to, the settings stay as they were.
                 apply: Arc::new(move |s| {
                     let _ = rule.apply_tables(s);
+                    s.shader.base_dir = Some(base_dir.clone());
                 }),
             });
         }

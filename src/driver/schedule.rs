@@ -34,7 +34,7 @@ fn in_size_order<T: Send>(mut sized: Vec<(u64, T)>, run: impl Fn(T) + Sync) {
 /// Bytes a source's compile reads, as its kind estimates them. Unreadable files count 0:
 /// their compile fails fast.
 fn work_estimate(source: &Source) -> u64 {
-    crate::kinds::kind(source.kind).work_estimate(&source.abs_path)
+    crate::kinds::kind(source.kind).work_estimate(source)
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ pub static KIND: AssetKind = AssetKind {
         "ebur128",
     ],
     referenced_files: None,
+    names_own_kind: false,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
     may_encode_uastc: super::never_encodes_uastc,

@@ -27,6 +27,7 @@ pub static KIND: AssetKind = AssetKind {
     settings_key: |settings, key| key.table("texture", &settings.texture),
     encoders: super::texture::TEXTURE_ENCODERS,
     referenced_files: None,
+    names_own_kind: false,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
     may_encode_uastc: super::texture::encodes_uastc,

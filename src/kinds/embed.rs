@@ -24,6 +24,7 @@ pub static KIND: AssetKind = AssetKind {
     settings_key: super::reads_no_settings,
     encoders: &[],
     referenced_files: None,
+    names_own_kind: false,
     names_files_cheaply: super::names_no_files,
     copies_as_is: true,
     may_encode_uastc: super::never_encodes_uastc,

@@ -38,6 +38,7 @@ pub static KIND: AssetKind = AssetKind {
     settings_key: |settings, key| key.table("font", &settings.font),
     encoders: &["ttf-parser", "fdsm", "zstd"],
     referenced_files: None,
+    names_own_kind: false,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
     may_encode_uastc: super::never_encodes_uastc,

@@ -127,9 +127,14 @@ pub struct AssetKind {
     pub settings_key: fn(&AssetSettings, &mut KeyText),
     /// The crates that encode or decode its bytes, whose versions are in its key.
     pub encoders: &'static [&'static str],
-    /// The files a source names besides itself (a glTF's buffers and images), read cheaply
-    /// from the source: they are its inputs, compiled with it, not sources of their own.
-    pub referenced_files: Option<fn(&Path) -> Vec<PathBuf>>,
+    /// The files a source names besides itself (a glTF's buffers and images, a shader's
+    /// imported modules), read cheaply from the source: they are its inputs, compiled with
+    /// it, not sources of their own.
+    pub referenced_files: Option<fn(&Source) -> Vec<PathBuf>>,
+    /// Whether the files its sources name may be sources of its own kind that are then
+    /// only inputs (a shader module that others import is built as a part of them);
+    /// otherwise its sources are never taken as another source's input.
+    pub names_own_kind: bool,
     /// Whether listing a source's named files is cheap next to compiling it (a `.gltf`'s
     /// JSON, yes; a `.glb` would be read whole): the build's order then weighs them too.
     pub names_files_cheaply: fn(&Path) -> bool,
@@ -146,20 +151,21 @@ impl AssetKind {
     /// files of its own (a model) or one the build's `embed` globs name is built as itself
     /// even when a model also uses it.
     pub fn stands_alone(&self) -> bool {
-        self.referenced_files.is_some() || matches!(self.recognise, Recognise::EmbedGlobs)
+        (self.referenced_files.is_some() && !self.names_own_kind)
+            || matches!(self.recognise, Recognise::EmbedGlobs)
     }
 
     /// Bytes its compile of `source` reads: the file, plus the files it names (a `.gltf`
     /// is a few KB of JSON beside megabytes of images), for the build's order.
-    pub fn work_estimate(&self, source: &Path) -> u64 {
+    pub fn work_estimate(&self, source: &Source) -> u64 {
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-        let named: u64 = match (self.names_files_cheaply)(source) {
+        let named: u64 = match (self.names_files_cheaply)(&source.abs_path) {
             true => self
                 .referenced_files
                 .map_or(0, |files| files(source).iter().map(|p| size(p)).sum()),
             false => 0,
         };
-        size(source) + named
+        size(&source.abs_path) + named
     }
 }
 

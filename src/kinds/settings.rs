@@ -18,6 +18,8 @@ pub enum SettingsError {
     MaxSizeZero,
     #[error("{MP3_UNAVAILABLE}")]
     Mp3Unavailable,
+    #[error("shader.import_paths: `{0}` is not a folder (an empty path)")]
+    EmptyImportPath(String),
 }
 
 /// Why `format = "mp3"` is refused.

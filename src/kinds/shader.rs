@@ -3,16 +3,25 @@
 //! `<ref>/<entryPoint>.spv` (manifest kind 4, hashed as `<ref>/<entryPoint>`).
 //!
 //! naga parses and validates; an invalid module is an error before anything is written.
-//! `shader.defines` are GLSL preprocessor defines; WGSL has no preprocessor, so they do not
-//! apply to `.wgsl` sources.
+//! `shader.defines` are GLSL preprocessor defines; plain WGSL has no preprocessor, so they
+//! do not apply to a `.wgsl` source without `#` lines.
+//!
+//! `.wesl` sources are linked first by the `wesl` crate (`import`, `@if` features from
+//! `shader.defines`), and `.wgsl` written for naga_oil (`#define_import_path`, `#import`,
+//! `#ifdef`) is composed by `naga_oil`; their modules are found in the input tree and in
+//! `shader.import_paths` ([`imports`]). A module others import is their input (the kind's
+//! `referenced_files` lists a source's imports), not a source of its own.
 
 mod compile;
+mod compose;
 mod const_overflow;
+pub mod imports;
 mod language;
 mod limits;
 mod location;
 mod names;
 pub mod settings;
+mod wesl_link;
 
 pub use compile::SPIRV_VERSION;
 
@@ -21,13 +30,16 @@ use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::formats::hman::EntryKind;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
+use language::Language;
 use location::LineCol;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 pub static KIND: AssetKind = AssetKind {
     id: KindId::Shader,
     name: "shader",
-    recognise: Recognise::FileSuffixes(&[".wgsl", ".vert", ".frag", ".comp", ".glsl"]),
-    sources: "<name>.wgsl, GLSL <name>.vert .frag .comp (or .glsl with #pragma stage(...))",
+    recognise: Recognise::FileSuffixes(&[".wgsl", ".wesl", ".vert", ".frag", ".comp", ".glsl"]),
+    sources: "<name>.wgsl, <name>.wesl, GLSL <name>.vert .frag .comp (or .glsl with #pragma stage(...))",
     outputs: "<name>/<entryPoint>.spv (SPIR-V 1.3, one per entry point)",
     // `<ref>/<entryPoint>.spv`: two shaders of one ref would share the folder.
     naming: OutputNaming {
@@ -38,8 +50,10 @@ pub static KIND: AssetKind = AssetKind {
     compile,
     settings_key: |settings, key| key.table("shader", &settings.shader),
     encoders: &["naga"],
-    referenced_files: None,
-    names_files_cheaply: super::names_no_files,
+    referenced_files: Some(imports::referenced_files),
+    // A module other shaders import is built as a part of them, not on its own.
+    names_own_kind: true,
+    names_files_cheaply: |_| true,
     copies_as_is: false,
     may_encode_uastc: super::never_encodes_uastc,
 };
@@ -90,14 +104,24 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         return Err(invalid(Some(at), exceeded.to_string()));
     }
     let defines = &context.settings.shader.defines;
-    if matches!(language, language::Language::Glsl(_)) {
+    if matches!(language, Language::Glsl(_)) {
         names::check_defines(defines).map_err(|e| invalid(None, e.to_string()))?;
     }
     let defines = defines.clone();
-    let entries = std::thread::Builder::new()
+    let job = Job {
+        text,
+        language,
+        defines,
+        file: source.abs_path.clone(),
+        rel_path: source.rel_path.clone(),
+        input_root: context.input_root.to_path_buf(),
+        import_dirs: context.settings.shader.import_dirs(),
+        import_paths: context.settings.shader.import_paths.clone(),
+    };
+    let (entries, inputs) = std::thread::Builder::new()
         .name("naga".into())
         .stack_size(COMPILE_STACK_BYTES)
-        .spawn(move || compile::compile(&text, language, &defines))
+        .spawn(move || job.run())
         .map_err(|e| invalid(None, format!("cannot start the shader compiler: {e}")))?
         .join()
         .map_err(|payload| {
@@ -110,7 +134,16 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
                 ),
             )
         })?
-        .map_err(|d| invalid(d.at, d.message))?;
+        .map_err(|f| match f.file {
+            Some(file) => AssetError::Invalid {
+                path: match f.at {
+                    Some(at) => format!("{}:{at}", file.display()),
+                    None => file.display().to_string(),
+                },
+                message: f.message,
+            },
+            None => invalid(f.at, f.message),
+        })?;
     names::check_entry_points(entries.iter().map(|e| e.name.as_str()))
         .map_err(|e| invalid(None, e.to_string()))?;
 
@@ -131,8 +164,120 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         warnings: Vec::new(),
         stats: Default::default(),
         times: Default::default(),
-        inputs: vec![source.abs_path.clone()],
+        inputs,
     })
+}
+
+/// A compile failure, in another file than the source when it is in a module it imports.
+struct Failed {
+    file: Option<PathBuf>,
+    at: Option<LineCol>,
+    message: String,
+}
+
+impl From<compile::Diagnostic> for Failed {
+    fn from(d: compile::Diagnostic) -> Self {
+        Self {
+            file: None,
+            at: d.at,
+            message: d.message,
+        }
+    }
+}
+
+/// One source's compile, run on the thread with the large stack.
+struct Job {
+    text: String,
+    language: Language,
+    defines: BTreeMap<String, String>,
+    file: PathBuf,
+    rel_path: String,
+    input_root: PathBuf,
+    import_dirs: Vec<PathBuf>,
+    import_paths: Vec<String>,
+}
+
+impl Job {
+    /// The entry points' SPIR-V and every file read (the source first).
+    fn run(self) -> Result<(Vec<compile::EntryOutput>, Vec<PathBuf>), Failed> {
+        match self.language {
+            Language::Wgsl | Language::Glsl(_) => {
+                let entries = compile::compile(&self.text, self.language, &self.defines)?;
+                Ok((entries, vec![self.file]))
+            }
+            Language::Wesl => {
+                let linked = wesl_link::link(
+                    &self.text,
+                    &self.file,
+                    &self.rel_path,
+                    &self.input_root,
+                    &self.import_dirs,
+                    &self.import_paths,
+                    &self.defines,
+                )
+                .map_err(|e| Failed {
+                    file: Some(e.file),
+                    at: e.at,
+                    message: e.message,
+                })?;
+                let entries = compile_linked(&linked.wgsl, self.language)?;
+                Ok((entries, linked.files))
+            }
+            Language::WgslComposed => {
+                let composed = compose::compose(
+                    &self.text,
+                    &self.file,
+                    &self.input_root,
+                    &self.import_dirs,
+                    &self.import_paths,
+                    &self.defines,
+                )
+                .map_err(|e| Failed {
+                    file: Some(e.file),
+                    at: e.at,
+                    message: e.message,
+                })?;
+                let entries = compile::compile_module(composed.module, None, self.language)
+                    .map_err(|d| in_linked(d, "composed"))?;
+                Ok((entries, composed.files))
+            }
+        }
+    }
+}
+
+/// Compiles WGSL linked from several files: its errors have no place in any one file.
+fn compile_linked(wgsl: &str, language: Language) -> Result<Vec<compile::EntryOutput>, Failed> {
+    if let Some((_, exceeded)) = limits::check(wgsl, MAX_NESTING, MAX_EXPRESSION_DEPTH) {
+        return Err(in_linked(
+            compile::Diagnostic {
+                at: None,
+                message: exceeded.to_string(),
+            },
+            "linked",
+        ));
+    }
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .map_err(|e| in_linked(compile::wgsl_diagnostic(wgsl, &e), "linked"))?;
+    compile::compile_module(module, None, language).map_err(|d| in_linked(d, "linked"))
+}
+
+fn in_linked(d: compile::Diagnostic, how: &str) -> Failed {
+    if d.message.starts_with("no entry point") {
+        return Failed {
+            file: None,
+            at: None,
+            message: format!(
+                "{}; a module that other shaders import is built as a part of them, and no \
+                 shader imports this one",
+                d.message
+            ),
+        };
+    }
+    Failed {
+        file: None,
+        at: None,
+        message: format!("{} (in the WGSL {how} from its imports)", d.message),
+    }
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {

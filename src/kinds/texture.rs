@@ -33,6 +33,7 @@ pub static KIND: AssetKind = AssetKind {
     settings_key: |settings, key| key.table("texture", &settings.texture),
     encoders: TEXTURE_ENCODERS,
     referenced_files: None,
+    names_own_kind: false,
     names_files_cheaply: super::names_no_files,
     copies_as_is: false,
     may_encode_uastc: encodes_uastc,

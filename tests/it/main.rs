@@ -58,6 +58,7 @@ mod remote_cache;
 mod rig_targets;
 mod settings_effects;
 mod settings_keys;
+mod shader_imports;
 mod shader_kind;
 mod skin_anim;
 mod spk_archive;

@@ -123,6 +123,7 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("font", "glyph_size", "24"),
     ("font", "spread", "6.0"),
     ("shader", "defines", "{ BRIGHT = \"\" }"),
+    ("shader", "import_paths", "[\"vendor/shaders\"]"),
     ("audio", "sample_rate", "48000"),
     ("audio", "bit_depth", "32"),
     ("audio", "force_3d", "true"),

@@ -21,22 +21,22 @@ use std::time::{Duration, Instant};
 
 const TEST: &str = "shader_kind";
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
 /// One `asset-finished` event: status, outputs, error.
 #[derive(Debug, Clone)]
-struct Finished {
-    status: String,
-    outputs: Vec<String>,
-    error: String,
+pub(crate) struct Finished {
+    pub status: String,
+    pub outputs: Vec<String>,
+    pub error: String,
 }
 
 /// Builds `dir/in` into `dir/out` with JSON events; returns the exit status and each
 /// source's outcome by its relative path.
-fn build(dir: &Path, extra: &[&str]) -> (bool, BTreeMap<String, Finished>) {
+pub(crate) fn build(dir: &Path, extra: &[&str]) -> (bool, BTreeMap<String, Finished>) {
     let (input, output) = (dir.join("in"), dir.join("out"));
     let mut args = vec![
         "build",
@@ -81,7 +81,7 @@ fn build(dir: &Path, extra: &[&str]) -> (bool, BTreeMap<String, Finished>) {
     (run.status.success(), finished)
 }
 
-fn spirv_val(test: &str) -> Option<PathBuf> {
+pub(crate) fn spirv_val(test: &str) -> Option<PathBuf> {
     let tool = common::tool("ASSETC_SPIRV_VAL", "spirv-val", &["/usr/bin"]);
     if tool.is_none() {
         common::missing(test, "spirv-val (Debian package spirv-tools)");
@@ -99,7 +99,7 @@ fn glslang(test: &str) -> Option<PathBuf> {
 
 /// spirv-val's verdict on a module under Vulkan 1.1 rules (the environment whose native
 /// SPIR-V version, 1.3, assetc writes).
-fn assert_spirv_val(tool: &Path, file: &Path) {
+pub(crate) fn assert_spirv_val(tool: &Path, file: &Path) {
     let out = Command::new(tool)
         .args(["--target-env", "vulkan1.1"])
         .arg(file)
@@ -115,7 +115,7 @@ fn assert_spirv_val(tool: &Path, file: &Path) {
 }
 
 /// The `path:line:col` an error names for `file`, when it names one.
-fn error_location(error: &str, file: &Path) -> Option<(usize, usize)> {
+pub(crate) fn error_location(error: &str, file: &Path) -> Option<(usize, usize)> {
     let rest = error.strip_prefix(&format!("{}:", file.display()))?;
     let mut parts = rest.splitn(3, ':');
     let line = parts.next()?.parse().ok()?;
@@ -385,7 +385,7 @@ fn registry_src_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn crate_dir(name_version: &str) -> Option<PathBuf> {
+pub(crate) fn crate_dir(name_version: &str) -> Option<PathBuf> {
     registry_src_dirs()
         .into_iter()
         .map(|d| d.join(name_version))

@@ -131,6 +131,15 @@ fn model_inputs(build: &Build, sources: &[Source]) -> (HashSet<PathBuf>, HashMap
         .map(|(s, referenced_files)| {
             let checked = freshness::check(s, opts, cache, trust_cache, &build.hashes);
             let files: Vec<PathBuf> = match &checked.fresh {
+                // A shader's last build read only the modules its `@if`s took; the others
+                // it names are modules all the same.
+                Some(fresh) if crate::kinds::kind(s.kind).names_own_kind => fresh
+                    .record
+                    .inputs
+                    .iter()
+                    .map(|i| i.path.clone())
+                    .chain(referenced_files(s))
+                    .collect(),
                 Some(fresh) => fresh.record.inputs.iter().map(|i| i.path.clone()).collect(),
                 None => {
                     let last_good = cache
@@ -139,15 +148,16 @@ fn model_inputs(build: &Build, sources: &[Source]) -> (HashSet<PathBuf>, HashMap
                         .filter(|_| trust_cache)
                         .into_iter()
                         .flat_map(|r| r.inputs.iter().map(|i| i.path.clone()));
-                    referenced_files(&s.abs_path)
-                        .into_iter()
-                        .chain(last_good)
-                        .collect()
+                    referenced_files(s).into_iter().chain(last_good).collect()
                 }
             };
+            // A source's inputs list the source first: it is not its own input (a shader
+            // that names files of its own kind would otherwise drop itself).
+            let own = discover::normalized_absolute_from(working_dir.as_deref(), &s.abs_path);
             let files = files
                 .into_iter()
                 .map(|f| discover::normalized_absolute_from(working_dir.as_deref(), &f))
+                .filter(|f| *f != own)
                 .collect();
             (files, (s.rel_path.clone(), checked))
         })

@@ -44,6 +44,31 @@ pub fn compile(
     defines: &BTreeMap<String, String>,
 ) -> Result<Vec<EntryOutput>, Diagnostic> {
     let module = parse(text, language, defines)?;
+    compile_module(module, Some(text), language)
+}
+
+/// Compiles a module already parsed (or linked from several files): every entry point
+/// becomes one SPIR-V module, in source order. `text` is the source the module's spans
+/// point into, when there is one (a linked module's spans point into no file).
+pub fn compile_module(
+    module: naga::Module,
+    text: Option<&str>,
+    language: Language,
+) -> Result<Vec<EntryOutput>, Diagnostic> {
+    match text {
+        Some(text) => compile_located(module, text, language),
+        None => compile_located(module, "", language).map_err(|mut d| {
+            d.at = None;
+            d
+        }),
+    }
+}
+
+fn compile_located(
+    module: naga::Module,
+    text: &str,
+    language: Language,
+) -> Result<Vec<EntryOutput>, Diagnostic> {
     let info = validator().validate(&module).map_err(|e| {
         let at = e.spans().find_map(|(span, _)| span_location(text, *span));
         let labels: Vec<&str> = e
@@ -57,7 +82,7 @@ pub fn compile(
         }
         Diagnostic::new(at, message)
     })?;
-    if language == Language::Wgsl {
+    if language == Language::Wgsl && !text.is_empty() {
         if let Some((at, message)) = super::const_overflow::check(text) {
             return Err(Diagnostic::new(Some(at), message));
         }
@@ -172,22 +197,9 @@ fn parse(
     defines: &BTreeMap<String, String>,
 ) -> Result<naga::Module, Diagnostic> {
     match language {
-        Language::Wgsl => naga::front::wgsl::parse_str(text).map_err(|e| {
-            let at = e.labels().find_map(|(span, _)| span_location(text, span));
-            let mut message = e.message().to_string();
-            let labels: Vec<&str> = e
-                .labels()
-                .map(|(_, l)| l)
-                .filter(|l| !l.is_empty())
-                .collect();
-            if !labels.is_empty() {
-                message.push_str(&format!(" ({})", labels.join("; ")));
-            }
-            for note in e.notes() {
-                message.push_str(&format!("; note: {note}"));
-            }
-            Diagnostic::new(at, message)
-        }),
+        Language::Wgsl | Language::Wesl | Language::WgslComposed => {
+            naga::front::wgsl::parse_str(text).map_err(|e| wgsl_diagnostic(text, &e))
+        }
         Language::Glsl(stage) => {
             let options = naga::front::glsl::Options {
                 stage,
@@ -201,6 +213,36 @@ fn parse(
                 .map_err(|e| glsl_diagnostic(text, &e.errors))
         }
     }
+}
+
+/// A WGSL parse error where it is. A label that only repeats the message (naga often
+/// labels the span with the same words) is not said twice; a WESL or naga_oil import in a
+/// plain `.wgsl` gets a hint at the form it is written in.
+pub fn wgsl_diagnostic(text: &str, e: &naga::front::wgsl::ParseError) -> Diagnostic {
+    let at = e.labels().find_map(|(span, _)| span_location(text, span));
+    let mut message = e.message().to_string();
+    let labels: Vec<&str> = e
+        .labels()
+        .map(|(_, l)| l)
+        .filter(|l| !l.is_empty() && !message.contains(l))
+        .collect();
+    if !labels.is_empty() {
+        message.push_str(&format!(" ({})", labels.join("; ")));
+    }
+    for note in e.notes() {
+        message.push_str(&format!("; note: {note}"));
+    }
+    let line = at
+        .and_then(|at| text.lines().nth(at.line - 1))
+        .map(str::trim_start)
+        .unwrap_or("");
+    if line.starts_with("import ") || line.starts_with("import\t") {
+        message.push_str(
+            "; `import` is WESL: name the file `.wesl` to link its imports (or write it for \
+             naga_oil, `#import a::b`)",
+        );
+    }
+    Diagnostic::new(at, message)
 }
 
 /// The first GLSL error where it is, naming the next few after it (naga goes on parsing
@@ -245,7 +287,7 @@ fn validator() -> Validator {
 /// (y up) is flipped to Vulkan's as wgpu does; GLSL is taken as Vulkan GLSL, unchanged.
 fn writer_options(language: Language) -> spv::Options<'static> {
     let mut flags = spv::WriterFlags::DEBUG | spv::WriterFlags::LABEL_VARYINGS;
-    if language == Language::Wgsl {
+    if !matches!(language, Language::Glsl(_)) {
         flags |= spv::WriterFlags::ADJUST_COORDINATE_SPACE;
     }
     spv::Options {

@@ -7,6 +7,12 @@ use naga::ShaderStage;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
     Wgsl,
+    /// WGSL written for naga_oil: `#define_import_path`, `#import`, `#ifdef` lines (as
+    /// Bevy's shaders are), composed with the modules it imports before naga parses it.
+    WgslComposed,
+    /// WESL: WGSL with `import` statements and `@if` conditions, linked by the `wesl`
+    /// crate into one WGSL module.
+    Wesl,
     /// GLSL holds one entry point, `main`, of this stage.
     Glsl(ShaderStage),
 }
@@ -31,7 +37,9 @@ pub fn language_of(file_name: &str, text: &str) -> Result<Language, StageError> 
     let lower = file_name.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
     let by_extension = match ext {
+        "wgsl" if has_directives(text) => return Ok(Language::WgslComposed),
         "wgsl" => return Ok(Language::Wgsl),
+        "wesl" => return Ok(Language::Wesl),
         "vert" => Some(ShaderStage::Vertex),
         "frag" => Some(ShaderStage::Fragment),
         "comp" => Some(ShaderStage::Compute),
@@ -63,6 +71,12 @@ pub fn language_of(file_name: &str, text: &str) -> Result<Language, StageError> 
                 .to_string(),
         }),
     }
+}
+
+/// Whether a WGSL text has a preprocessor line (`#import`, `#define_import_path`,
+/// `#ifdef`): WGSL has no `#` of its own, so such a text is written for naga_oil.
+pub fn has_directives(text: &str) -> bool {
+    text.lines().any(|l| l.trim_start().starts_with('#'))
 }
 
 /// The stage's name as the pragma spells it.
@@ -144,6 +158,11 @@ mod tests {
     #[test]
     fn extensions_pick_the_language_and_stage() {
         assert_eq!(language_of("a.WGSL", ""), Ok(Language::Wgsl));
+        assert_eq!(language_of("a.wesl", ""), Ok(Language::Wesl));
+        assert_eq!(
+            language_of("a.wgsl", "  #import bevy_pbr::forward_io::VertexOutput\n"),
+            Ok(Language::WgslComposed)
+        );
         assert_eq!(
             language_of("a.vert", ""),
             Ok(Language::Glsl(ShaderStage::Vertex))
