@@ -75,10 +75,16 @@ fn with_loudness(mut doc: Doc, format: &Format, path: &Path, bytes: &[u8]) -> Do
         .unwrap_or_default();
     match assetc::kinds::audio::loudness_of(bytes.to_vec(), &ext) {
         Ok(l) if l.integrated_lufs.is_finite() => {
-            doc.fact("loudness", format!("{:.1} LUFS (integrated, EBU R128)", l.integrated_lufs));
+            doc.fact(
+                "loudness",
+                format!("{:.1} LUFS (integrated, EBU R128)", l.integrated_lufs),
+            );
             doc.fact("true peak", format!("{:.1} dBTP", l.true_peak_dbtp));
         }
-        Ok(_) => doc.fact("loudness", "not measurable (silent, or shorter than 400 ms)"),
+        Ok(_) => doc.fact(
+            "loudness",
+            "not measurable (silent, or shorter than 400 ms)",
+        ),
         Err(e) => doc.fact("loudness", format!("not measured: {e}")),
     }
     doc

@@ -96,11 +96,17 @@ impl Diagnostic {
         }
     }
 
-    /// `file: glTF path: message`, the location once.
+    /// `file: glTF path: message` or `file:line:col: message`, the location once.
     pub fn rendered(&self) -> String {
+        // `file:line:col`, as compilers name a place in a text source.
+        let place = match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{}:{line}:{column}", self.file),
+            (Some(line), None) => format!("{}:{line}", self.file),
+            _ => self.file.clone(),
+        };
         match &self.gltf_path {
-            Some(p) => format!("{}: {p}: {}", self.file, self.message),
-            None => format!("{}: {}", self.file, self.message),
+            Some(p) => format!("{place}: {p}: {}", self.message),
+            None => format!("{place}: {}", self.message),
         }
     }
 }

@@ -303,7 +303,9 @@ fn ffmpeg_loudness(t: &Tools, file: &Path) -> (f64, f64) {
     let log = String::from_utf8_lossy(&out.stderr);
     let summary = &log[log.rfind("Summary:").expect("an ebur128 summary")..];
     let value = |label: &str| -> f64 {
-        let at = summary.find(label).unwrap_or_else(|| panic!("no {label}: {summary}"));
+        let at = summary
+            .find(label)
+            .unwrap_or_else(|| panic!("no {label}: {summary}"));
         summary[at + label.len()..]
             .split_whitespace()
             .next()
@@ -329,7 +331,13 @@ fn loudness_levels_every_sound_as_ffmpegs_meter_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let (input, out) = (dir.path().join("in"), dir.path().join("out"));
     std::fs::create_dir_all(&input).unwrap();
-    let names = ["complete", "bell", "message", "dialog-warning", "alarm-clock-elapsed"];
+    let names = [
+        "complete",
+        "bell",
+        "message",
+        "dialog-warning",
+        "alarm-clock-elapsed",
+    ];
     for name in names {
         t.convert(
             &t.sounds.join(format!("{name}.oga")),
@@ -354,10 +362,19 @@ fn loudness_levels_every_sound_as_ffmpegs_meter_reads_it() {
             .lines()
             .any(|l| l.contains(&format!("{name}.wav")) && l.contains("levelled to"));
         if (integrated - -20.0).abs() > 0.5 {
-            assert!(capped, "{name}: {before} -> {integrated} LUFS, no warning:\n{log}");
-            assert!(peak > -1.5, "{name}: capped below the target with peak {peak}");
+            assert!(
+                capped,
+                "{name}: {before} -> {integrated} LUFS, no warning:\n{log}"
+            );
+            assert!(
+                peak > -1.5,
+                "{name}: capped below the target with peak {peak}"
+            );
         }
-        assert!(peak <= -0.7, "{name}: true peak {peak} dBFS past the -1 dBTP cap");
+        assert!(
+            peak <= -0.7,
+            "{name}: true peak {peak} dBFS past the -1 dBTP cap"
+        );
         // `inspect` reads the same loudness as ffmpeg's meter.
         let shown = common::assetc(&["inspect", file.to_str().unwrap()]);
         let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
@@ -369,7 +386,10 @@ fn loudness_levels_every_sound_as_ffmpegs_meter_reads_it() {
             .split_whitespace()
             .find_map(|w| w.parse().ok())
             .unwrap_or_else(|| panic!("{row}"));
-        assert!((ours - integrated).abs() < 0.3, "{name}: inspect {ours}, ffmpeg {integrated}");
+        assert!(
+            (ours - integrated).abs() < 0.3,
+            "{name}: inspect {ours}, ffmpeg {integrated}"
+        );
     }
     // Unset, a sound keeps its own level: the setting is in the audio key only.
     std::fs::write(dir.path().join("build.toml"), "[audio]\nformat = \"wav\"\n").unwrap();

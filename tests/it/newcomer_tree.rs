@@ -381,7 +381,8 @@ fn pack_list_has_a_header_row_over_aligned_columns() {
     let packed = tree(&out)
         .iter()
         .filter(|(p, _)| {
-            p.as_str() != assetc::output::CACHE_NAME && p.as_str() != assetc::output::SOURCE_MAP_NAME
+            p.as_str() != assetc::output::CACHE_NAME
+                && p.as_str() != assetc::output::SOURCE_MAP_NAME
         })
         .count();
     assert_eq!(rows.len(), packed, "{text}");

@@ -219,9 +219,9 @@ fn every_key_is_changed_by_the_test() {
         ("qtmesh", "naming"),
         ("audio", "loudness"),
     ]
-        .iter()
-        .map(|(t, k)| (t.to_string(), k.to_string()))
-        .collect();
+    .iter()
+    .map(|(t, k)| (t.to_string(), k.to_string()))
+    .collect();
     for (table, value) in &example {
         // `[cache]` and `[limits]` are the build's, not a source's settings.
         let per_source = !matches!(table.as_str(), "cache" | "limits");

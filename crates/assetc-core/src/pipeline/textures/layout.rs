@@ -269,7 +269,24 @@ mod tests {
     #[test]
     fn cutting_any_size_never_panics_and_what_fits_tiles_the_image() {
         // Sizes around the limits and the small ones where rounding bites.
-        let sides = [1u32, 2, 3, 5, 6, 7, 64, 96, 127, 128, 384, 512, 768, 16_383, 16_384, u32::MAX];
+        let sides = [
+            1u32,
+            2,
+            3,
+            5,
+            6,
+            7,
+            64,
+            96,
+            127,
+            128,
+            384,
+            512,
+            768,
+            16_383,
+            16_384,
+            u32::MAX,
+        ];
         for &w in &sides {
             for &h in &sides {
                 for layout in [CubeLayout::Panorama, CubeLayout::Strip, CubeLayout::Cross] {
@@ -281,7 +298,8 @@ mod tests {
                 for layers in [0u32, 1, 2, 3, 6, 7, 2048] {
                     if let Ok(strip) = array_strip(w, h, layers) {
                         let n = u64::from(layers.max(1));
-                        let (lw, lh) = (u64::from(strip.layer_width), u64::from(strip.layer_height));
+                        let (lw, lh) =
+                            (u64::from(strip.layer_width), u64::from(strip.layer_height));
                         let covered = match strip.vertical {
                             true => (lw, lh * n),
                             false => (lw * n, lh),
