@@ -18,6 +18,7 @@ mod const_overflow;
 pub mod imports;
 mod language;
 mod limits;
+mod module_index;
 mod location;
 mod names;
 pub mod settings;

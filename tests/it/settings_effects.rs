@@ -306,7 +306,15 @@ fn defaults() -> Resolved {
         remote_cache: None,
         remote_mode: RemoteMode::ReadWrite,
         asset_memory: 4 << 30,
-        settings: AssetSettings::default(),
+        settings: AssetSettings {
+            // A build.toml gives the folder `[shader] import_paths` are relative to: its
+            // own, here the current one.
+            shader: assetc::kinds::shader::settings::ShaderSettings {
+                base_dir: Some(PathBuf::new()),
+                ..Default::default()
+            },
+            ..AssetSettings::default()
+        },
     }
 }
 
@@ -483,6 +491,9 @@ const CASES: &[Case] = &[
     ("font", "spread", "8.0", |r| r.settings.font.spread = 8.0),
     ("shader", "defines", "{ DEBUG = \"1\" }", |r| {
         r.settings.shader.defines = [("DEBUG".to_string(), "1".to_string())].into()
+    }),
+    ("shader", "import_paths", "[\"vendor/shaders\"]", |r| {
+        r.settings.shader.import_paths = vec!["vendor/shaders".into()]
     }),
     ("audio", "sample_rate", "48000", |r| {
         r.settings.audio.sample_rate = 48000

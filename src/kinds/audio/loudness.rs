@@ -115,8 +115,9 @@ mod tests {
         assert!(!done.capped);
         let after = measure(&quiet, 44_100).unwrap();
         assert!((after.integrated_lufs - -16.0).abs() < 0.05, "{after:?}");
-        // A sine's peak is 3 dB over its loudness: at -1 dBTP it cannot reach -2 LUFS.
-        let mut loud = sine(44_100, 3.0, 0.5, 2);
+        // A mono sine's peak is 3.01 dB over its loudness (BS.1770 counts one channel as
+        // half a stereo pair): at -1 dBTP it reaches -4 LUFS at most, not -2.
+        let mut loud = sine(44_100, 3.0, 0.5, 1);
         let done = level(&mut loud, 44_100, -2.0).unwrap();
         assert!(done.capped);
         let after = measure(&loud, 44_100).unwrap();

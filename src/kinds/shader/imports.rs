@@ -257,7 +257,7 @@ pub fn referenced_files(source: &crate::kinds::source::Source) -> Vec<PathBuf> {
     if super::language::has_directives(&text) {
         let roots = [root];
         let (_, imports, _) = naga_oil::compose::get_preprocessor_data(&text);
-        let index = super::compose::index_of(&roots, false);
+        let index = super::module_index::index_of(&roots, false);
         return imports
             .iter()
             .filter_map(|i| {

@@ -69,7 +69,7 @@ pub fn fitting_sizes(width: u32, height: u32, aspects: &[(u32, u32)]) -> Vec<(u3
         let cell_by_height = (height / ah).max(1);
         let cell_by_width = (width / aw).max(1);
         for cell in [cell_by_height, cell_by_width] {
-            let size = (cell * aw, cell * ah);
+            let size = (cell.saturating_mul(aw), cell.saturating_mul(ah));
             if !sizes.contains(&size) {
                 sizes.push(size);
             }
@@ -120,8 +120,9 @@ pub fn array_strip(width: u32, height: u32, layers: u32) -> Result<ArrayStrip, L
             }
         });
     }
-    let below = (long / layers).max(1) * layers;
-    let above = (long / layers + 1) * layers;
+    // Saturating: a side near u32::MAX (a hostile header) still gets a message.
+    let below = (long / layers).max(1).saturating_mul(layers);
+    let above = (long / layers).saturating_add(1).saturating_mul(layers);
     let sizes: Vec<(u32, u32)> = [below, above]
         .iter()
         .map(|&l| if vertical { (width, l) } else { (l, height) })
