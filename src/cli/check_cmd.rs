@@ -1,7 +1,7 @@
 //! `assetc check` and `assetc info`.
 
 use super::args::{GlobalArgs, MessageFormat, TreeArgs};
-use super::table::{size, Doc};
+use super::table::{size, Doc, DocText};
 use assetc::driver::info::{FileInfo, SourceSizes, Totals};
 use assetc::formats::registry::Format;
 use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, vorbis, wav};

@@ -1,7 +1,7 @@
 //! `assetc inspect FILE`: any of our formats in a readable form.
 
 use super::args::{GlobalArgs, InspectArgs, MessageFormat};
-use super::table::Doc;
+use super::table::{Doc, DocText};
 use anyhow::Context;
 use assetc::formats::describe::Description;
 use assetc::formats::registry::{by_path, Format, FORMATS};
@@ -28,7 +28,7 @@ pub fn run(args: InspectArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
     let description =
         (format.describe)(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let doc = match description {
-        Description::Document(doc) => with_loudness(Doc::from(doc), format, &args.file, &bytes),
+        Description::Document(doc) => with_loudness(doc, format, &args.file, &bytes),
         Description::Text(text) => {
             if !json {
                 print!("{text}");

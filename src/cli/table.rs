@@ -1,49 +1,24 @@
 //! A small document model for `inspect` and `info`: key/value facts, tables and warnings,
 //! printed as aligned text for people or as one JSON object with `--json`.
 
-use assetc::formats::describe;
-use serde::Serialize;
+/// The document model is the formats crate's (what a format's descriptor fills in);
+/// printing it is the command line's, through [`DocText`].
+pub use assetc::formats::describe::{Document as Doc, Table};
 use std::fmt::Write;
 
-#[derive(Debug, Default, Serialize)]
-pub struct Doc {
-    pub title: String,
-    /// Label and value, in order.
-    pub facts: Vec<(String, String)>,
-    pub tables: Vec<Table>,
-    pub warnings: Vec<String>,
+/// A document as people and scripts read it.
+pub trait DocText {
+    /// The document as typed JSON.
+    fn to_json(&self) -> serde_json::Value;
+    /// Aligned text.
+    fn render(&self) -> String;
 }
 
-#[derive(Debug, Default, Serialize)]
-pub struct Table {
-    pub name: String,
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Doc {
-    pub fn new(title: impl Into<String>) -> Self {
-        Self {
-            title: title.into(),
-            ..Default::default()
-        }
-    }
-    pub fn fact(&mut self, label: &str, value: impl ToString) {
-        self.facts.push((label.to_string(), value.to_string()));
-    }
-    pub fn table(&mut self, name: &str, columns: &[&str]) -> &mut Table {
-        self.tables.push(Table {
-            name: name.to_string(),
-            columns: columns.iter().map(|c| c.to_string()).collect(),
-            rows: Vec::new(),
-        });
-        self.tables.last_mut().expect("just pushed")
-    }
-
+impl DocText for Doc {
     /// The document as typed JSON: facts as one object, each table's rows as objects
     /// keyed by column, and every value that is a plain number as a JSON number (sizes
     /// with units, names and lists stay strings).
-    pub fn to_json(&self) -> serde_json::Value {
+    fn to_json(&self) -> serde_json::Value {
         let facts: serde_json::Map<String, serde_json::Value> = self
             .facts
             .iter()
@@ -78,7 +53,7 @@ impl Doc {
     }
 
     /// Aligned text: title, facts, each non-empty table with a header row, warnings.
-    pub fn render(&self) -> String {
+    fn render(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.title);
         let width = self.facts.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
@@ -87,7 +62,7 @@ impl Doc {
         }
         for t in self.tables.iter().filter(|t| !t.rows.is_empty()) {
             let _ = writeln!(out, "\n{} ({})", t.name, t.rows.len());
-            out.push_str(&t.render());
+            out.push_str(&render_table(t));
         }
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
@@ -111,69 +86,41 @@ fn typed(cell: &str) -> serde_json::Value {
     }
 }
 
-impl Table {
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    /// Columns padded to their widest cell; numbers right-aligned.
-    pub fn render(&self) -> String {
-        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
-        for r in &self.rows {
-            for (i, c) in r.iter().enumerate() {
-                if i < widths.len() {
-                    widths[i] = widths[i].max(c.chars().count());
-                }
+/// Columns padded to their widest cell; numbers right-aligned.
+fn render_table(table: &Table) -> String {
+    let mut widths: Vec<usize> = table.columns.iter().map(|c| c.chars().count()).collect();
+    for r in &table.rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < widths.len() {
+                widths[i] = widths[i].max(c.chars().count());
             }
         }
-        let mut out = String::new();
-        let line = |cells: &[String], out: &mut String| {
-            let mut parts = Vec::new();
-            for (i, c) in cells.iter().enumerate() {
-                let w = widths.get(i).copied().unwrap_or(0);
-                let numeric = !c.is_empty()
-                    && c.chars()
-                        .all(|ch| ch.is_ascii_digit() || matches!(ch, '.' | ',' | '-'));
-                parts.push(if numeric {
-                    format!("{c:>w$}")
-                } else {
-                    format!("{c:<w$}")
-                });
-            }
-            let _ = writeln!(out, "  {}", parts.join("  ").trim_end());
-        };
-        line(&self.columns, &mut out);
-        for r in &self.rows {
-            line(r, &mut out);
-        }
-        out
     }
+    let mut out = String::new();
+    let line = |cells: &[String], out: &mut String| {
+        let mut parts = Vec::new();
+        for (i, c) in cells.iter().enumerate() {
+            let w = widths.get(i).copied().unwrap_or(0);
+            let numeric = !c.is_empty()
+                && c.chars()
+                    .all(|ch| ch.is_ascii_digit() || matches!(ch, '.' | ',' | '-'));
+            parts.push(if numeric {
+                format!("{c:>w$}")
+            } else {
+                format!("{c:<w$}")
+            });
+        }
+        let _ = writeln!(out, "  {}", parts.join("  ").trim_end());
+    };
+    line(&table.columns, &mut out);
+    for r in &table.rows {
+        line(r, &mut out);
+    }
+    out
 }
 
 /// `1.5 MiB`, `312 KiB`, `96 B` (the formats' descriptions use the same).
 pub use assetc::formats::describe::size;
-
-/// A format's description (`inspect`), to print or turn into JSON.
-impl From<describe::Document> for Doc {
-    fn from(d: describe::Document) -> Self {
-        Self {
-            title: d.title,
-            facts: d.facts,
-            tables: d.tables.into_iter().map(Table::from).collect(),
-            warnings: d.warnings,
-        }
-    }
-}
-
-impl From<describe::Table> for Table {
-    fn from(t: describe::Table) -> Self {
-        Self {
-            name: t.name,
-            columns: t.columns,
-            rows: t.rows,
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -48,22 +48,7 @@ fn peak_db(samples: &[f32]) -> f64 {
 }
 
 fn build(dir: &Path, input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let config = dir.join("build.toml");
-    if !config.is_file() {
-        std::fs::write(&config, CONFIG).unwrap();
-    }
-    let mut args = vec![
-        "build",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--config",
-        config.to_str().unwrap(),
-        "--message-format",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    common::assetc(&args)
+    super::audio_kind::build_with(CONFIG, dir, input, out, extra)
 }
 
 fn text(o: &std::process::Output) -> String {

@@ -224,9 +224,22 @@ fn source_tree(t: &Tools, input: &Path) {
 
 /// `assetc build input -o output` with the test's config and JSON events.
 fn build(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> std::process::Output {
+    build_with(CONFIG, dir, input, output, extra)
+}
+
+/// `assetc build input -o output` with `dir/build.toml` (written as `config` when there is
+/// none yet) and JSON events.
+pub(crate) fn build_with(
+    config: &str,
+    dir: &Path,
+    input: &Path,
+    output: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let config_text = config;
     let config = dir.join("build.toml");
     if !config.is_file() {
-        std::fs::write(&config, CONFIG).unwrap();
+        std::fs::write(&config, config_text).unwrap();
     }
     let mut args = vec![
         "build",
