@@ -3,14 +3,16 @@
 //! selector (README.md).
 #![no_main]
 
-use assetc::formats::{bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, wav};
+use assetc::formats::{
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };
-    match which % 12 {
+    match which % 13 {
         0 => {
             let _ = hmesh::read(bytes);
             let _ = hmesh::validate(bytes);
@@ -62,6 +64,10 @@ fuzz_target!(|data: &[u8]| {
         10 => {
             let _ = spirv::read(bytes);
             let _ = spirv::validate(bytes);
+        }
+        12 => {
+            let _ = vorbis::read(bytes);
+            let _ = vorbis::validate(bytes);
         }
         _ => {
             if let Ok(info) = wav::read(bytes) {

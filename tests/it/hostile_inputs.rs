@@ -241,6 +241,30 @@ fn integer_overflow_in_a_wgsl_constant_is_refused() {
 }
 
 #[test]
+fn float_overflow_in_a_wgsl_constant_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("good.wgsl"), GOOD_SHADER.as_bytes());
+    // f32::MAX is about 3.4e38: the product is infinite, which WGSL refuses at shader
+    // creation. naga's constant evaluator refuses it (and NaN, and every float built-in
+    // that overflows); only i32/u32 arithmetic wraps there (`const_overflow.rs`).
+    write(
+        &input.join("inf.wgsl"),
+        b"const big = 3.0e38f;\nconst inf = big * 10.0f;\n\
+          @compute @workgroup_size(1) fn main() { _ = inf; }\n",
+    );
+    let run = build(dir.path(), "");
+    assert_refused_beside(
+        dir.path(),
+        &run,
+        "inf.wgsl:2:13",
+        "Float literal is infinite",
+        "good/main.spv",
+    );
+    assert!(!dir.path().join("out/inf").exists());
+}
+
+#[test]
 fn a_model_matched_by_an_embed_wildcard_is_compiled_and_one_named_exactly_is_copied() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");

@@ -40,6 +40,11 @@ pub enum ModuleError {
     Cycle(String),
     #[error("module `{module}`: {problem}")]
     Unreadable { module: String, problem: String },
+    #[error(
+        "an #import path of {components} components: longer than the {} a module path may have",
+        super::imports::MAX_IMPORT_PATH_COMPONENTS
+    )]
+    TooLong { components: usize },
 }
 
 /// `[shader] defines` as naga_oil's shader defs: `"true"`/`"false"` and integers are
@@ -194,6 +199,11 @@ impl Finder<'_> {
     /// file defines (`#import a::b::c` imports item `c` of module `a::b`).
     fn module_of(&self, import: &str) -> Result<(String, PathBuf), ModuleError> {
         let import = import.trim().trim_matches('"');
+        if !super::imports::followable_import(import) {
+            return Err(ModuleError::TooLong {
+                components: import.split("::").count(),
+            });
+        }
         for fresh in [false, true] {
             if fresh {
                 *self.index.borrow_mut() = index_of(self.roots, true);

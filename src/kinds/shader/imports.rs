@@ -260,6 +260,7 @@ pub fn referenced_files(source: &crate::kinds::source::Source) -> Vec<PathBuf> {
         let index = super::module_index::index_of(&roots, false);
         return imports
             .iter()
+            .filter(|i| followable_import(&i.import))
             .filter_map(|i| {
                 let mut name = i.import.as_str();
                 loop {
@@ -309,6 +310,17 @@ pub fn referenced_files(source: &crate::kinds::source::Source) -> Vec<PathBuf> {
 
 /// Deepest `{ }` nesting of one import statement read.
 const MAX_IMPORT_NESTING: usize = 32;
+
+/// Most components of one import path (`a::b::c` has three). Module paths mirror folder
+/// depth, so real ones have a handful; a longer one is not followed, which keeps reading
+/// imports linear in the text: each path named is copied once per item that ends it, so
+/// `import a::a::…::{b, b, …}` would otherwise cost its length squared.
+pub const MAX_IMPORT_PATH_COMPONENTS: usize = 64;
+
+/// Whether an import path written `a::b::c` (naga_oil's form) is short enough to follow.
+pub fn followable_import(path: &str) -> bool {
+    path.split("::").nth(MAX_IMPORT_PATH_COMPONENTS).is_none()
+}
 
 /// Every path an `import` statement of a WESL text names, each a list of components
 /// (`import package::a::{b, c::d};` names `package::a::b` and `package::a::c::d`).
@@ -363,7 +375,7 @@ fn import_tree(
                 prefix.truncate(start_len);
                 return i;
             }
-            Some(word) if is_word(word) => {
+            Some(word) if is_word(word) && prefix.len() < MAX_IMPORT_PATH_COMPONENTS => {
                 prefix.push(word.to_string());
                 i += 1;
                 if tokens.get(i) == Some(&"::") {
@@ -462,6 +474,63 @@ mod tests {
             paths,
             ["package::a::b", "package::a::c::d", "package::a::c::e", "super::g"]
         );
+    }
+
+    #[test]
+    fn an_import_path_longer_than_the_limit_is_not_followed() {
+        let n = MAX_IMPORT_PATH_COMPONENTS;
+        let fits = format!("import {}b;", "a::".repeat(n - 1));
+        assert_eq!(wesl_import_paths(&fits).len(), 1);
+        // A long prefix shared by many items: none is followed, and no path is longer
+        // than the limit (each item would otherwise copy the whole prefix).
+        let items = vec!["b"; 10_000].join(", ");
+        let hostile = format!("import {}{{{items}}};", "a::".repeat(10_000));
+        let paths = wesl_import_paths(&hostile);
+        assert!(paths.iter().all(|p| p.len() <= n), "{}", paths.len());
+        assert!(paths.len() <= 1, "{}", paths.len());
+        assert!(followable_import(&format!("{}b", "a::".repeat(n - 1))));
+        assert!(!followable_import(&format!("{}b", "a::".repeat(n))));
+    }
+
+    /// Seeded mutations of a WESL text with imports through the scanner: every path it
+    /// returns is within the limits and made of words, whatever the text.
+    #[test]
+    fn mutated_import_statements_give_bounded_paths_of_words() {
+        let seed = "import package::a::{b, c::{d, e as f}};\n@if(X) import super::g;\n\
+                    /* import package::no; /* nested */ */ fn main() {}\n// import x;\n";
+        let pieces = ["import ", "::", "{", "}", ",", ";", "/*", "*/", "//", "\n", "as ", "é", "super"];
+        let mut state = 0x1234_5678_9abc_def0_u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut found = 0;
+        for _ in 0..3_000 {
+            let mut text = seed.to_string();
+            for _ in 0..1 + next() % 6 {
+                let mut at = (next() % (text.len() as u64 + 1)) as usize;
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if next() % 3 == 0 {
+                    let mut end = (at + (next() % 8) as usize).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    text.replace_range(at..end, "");
+                } else {
+                    text.insert_str(at, pieces[(next() % pieces.len() as u64) as usize]);
+                }
+            }
+            for path in wesl_import_paths(&text) {
+                found += 1;
+                assert!(!path.is_empty() && path.len() <= MAX_IMPORT_PATH_COMPONENTS, "{text}");
+                assert!(path.iter().all(|c| is_word(c)), "{path:?} from {text}");
+            }
+        }
+        assert!(found > 1_000, "the mutations left {found} paths");
     }
 
     #[test]

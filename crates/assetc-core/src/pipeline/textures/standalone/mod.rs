@@ -158,4 +158,6 @@ mod bcn_tests;
 #[cfg(test)]
 mod layout_tests;
 #[cfg(test)]
+mod lut_fuzz_tests;
+#[cfg(test)]
 mod tests;
