@@ -1,5 +1,5 @@
 //! Reader fuzzing on stable Rust: seeded, deterministic mutations of valid files of every
-//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wav .ogg`) go
+//! format (`.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wgsl .wav .ogg`) go
 //! through each reader and validator. Every case must return (no panic) and stay within
 //! a memory bound: no allocation proportional to a hostile count before the count is
 //! checked against the input size. Longer, coverage-guided runs: `fuzz/README.md` (cargo fuzz, nightly).
@@ -13,7 +13,8 @@
 mod common;
 
 use assetc::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav, FormatKind,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav, wgsl,
+    FormatKind,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -285,6 +286,12 @@ fn exercise(kind: FormatKind, bytes: &[u8]) -> Vec<String> {
             }
             listed = problems("validate", vorbis::validate(bytes));
         }
+        FormatKind::Wgsl => {
+            if let Err(e) = wgsl::read(bytes) {
+                refused("read", &e);
+            }
+            listed = problems("validate", wgsl::validate(bytes));
+        }
     }
     found.extend(listed);
     found
@@ -552,6 +559,16 @@ fn seeds(out: &Path) -> Vec<(String, FormatKind, Vec<u8>)> {
     for (i, bytes) in ogg_seeds().into_iter().enumerate() {
         files.push((format!("<made-{i}>.ogg"), FormatKind::OggVorbis, bytes));
     }
+    // Plain WGSL of one entry point each, as `[shader] outputs = ["wgsl"]` writes it.
+    for (i, text) in [
+        "@compute @workgroup_size(8, 8, 1)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    let x = f32(id.x) * 0.5 + 1.0;\n}\n",
+        "struct Out {\n    @builtin(position) pos: vec4<f32>,\n    @location(0) uv: vec2<f32>,\n}\n\n@vertex\nfn vs(@builtin(vertex_index) i: u32) -> Out {\n    var o: Out;\n    o.uv = vec2<f32>(f32(i & 1u), f32(i >> 1u));\n    o.pos = vec4<f32>(o.uv * 2.0 - 1.0, 0.0, 1.0);\n    return o;\n}\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        files.push((format!("<made-{i}>.wgsl"), FormatKind::Wgsl, text.into()));
+    }
     // Several files per format, but not every texture: seeds of one kind mostly
     // exercise the same code, and the time goes to variety instead.
     // The smallest files first: mutations of a small file reach its structure more often.
@@ -583,6 +600,7 @@ fn mutated_files_never_panic_or_balloon() {
         FormatKind::HFont,
         FormatKind::Spirv,
         FormatKind::Wav,
+        FormatKind::Wgsl,
     ] {
         assert!(
             files.iter().any(|f| f.1 == kind),

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 /// assetc compiles a game's asset tree into GPU-ready runtime files: glTF 2.0, Wavefront
 /// OBJ and FBX models (.hmesh geometry, .hmat material tables, .ktx2 textures, .hanim
 /// clips), standalone textures, cubemaps and colour LUTs (.ktx2), fonts (.hfont and a
-/// distance-field .ktx2), shaders (WGSL and GLSL to SPIR-V .spv), sounds (PCM .wav or Ogg
-/// Vorbis .ogg), embedded files, and one assets.hman manifest.
+/// distance-field .ktx2), shaders (WGSL, WESL and GLSL to SPIR-V .spv; WGSL and WESL to
+/// plain WGSL .wgsl for WebGPU), sounds (PCM .wav or Ogg Vorbis .ogg), embedded files, and
+/// one assets.hman manifest.
 ///
 /// Exit codes: 0 success, 1 one or more assets (or checked files) failed, 2 usage or
 /// configuration error (bad flags, bad build.toml, unknown preset, missing input).
@@ -71,7 +72,7 @@ pub enum Command {
     /// assetc's), or list, extract or check archives of either format.
     Pack(PackArgs),
     /// Print any assetc file (.hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont
-    /// .spv .wav .ogg) readably.
+    /// .spv .wgsl .wav .ogg) readably.
     Inspect(InspectArgs),
     /// Render a compiled .hmesh (with its .hmat and textures), Qt .mesh or .bmd to a PNG
     /// from a 3/4 view, write one level of a .ktx2 as a PNG, or draw a line of text with an

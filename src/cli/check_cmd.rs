@@ -4,7 +4,7 @@ use super::args::{GlobalArgs, MessageFormat, TreeArgs};
 use super::table::{size, Doc, DocText};
 use assetc::driver::info::{FileInfo, SourceSizes, Totals};
 use assetc::formats::registry::Format;
-use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, vorbis, wav};
+use assetc::formats::{hanim, hfont, hmat, hmesh, ktx2, spirv, vorbis, wav, wgsl};
 use std::process::ExitCode;
 
 pub fn run_check(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -80,13 +80,14 @@ pub fn run_info(args: TreeArgs, global: GlobalArgs) -> anyhow::Result<ExitCode> 
 }
 
 /// The formats `info` shows a table of; other files are listed by size only.
-const WITH_A_TABLE: [&Format; 8] = [
+const WITH_A_TABLE: [&Format; 9] = [
     &hmesh::FORMAT,
     &hmat::FORMAT,
     &ktx2::FORMAT,
     &hanim::FORMAT,
     &hfont::FORMAT,
     &spirv::FORMAT,
+    &wgsl::FORMAT,
     &wav::FORMAT,
     &vorbis::FORMAT,
 ];
@@ -232,6 +233,14 @@ fn info_doc(
             size(f.bytes),
             f.spirv_version.clone().unwrap_or_default(),
             opt(f.spirv_words),
+            f.entry_points.join(", "),
+        ]);
+    }
+    let wgsl_shaders = doc.table("WGSL shaders", &["file", "size", "entry points"]);
+    for f in files.iter().filter(of(&wgsl::FORMAT)) {
+        wgsl_shaders.row(vec![
+            f.path.clone(),
+            size(f.bytes),
             f.entry_points.join(", "),
         ]);
     }

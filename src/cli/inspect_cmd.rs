@@ -115,7 +115,7 @@ mod tests {
     fn the_unknown_extension_message_lists_every_format() {
         assert_eq!(
             known_extensions(),
-            ".hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .hfont .wav .ogg"
+            ".hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .spv .wgsl .hfont .wav .ogg"
         );
     }
 }

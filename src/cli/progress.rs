@@ -245,7 +245,7 @@ impl CliReporter {
                         println!("finished: {counts}");
                         if let Some(n) = verified_files {
                             println!(
-                                "verified: {n} written files re-read and valid (every .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wav .ogg of the output)"
+                                "verified: {n} written files re-read and valid (every .hmesh .hmat .hanim .hman .ktx2 .mesh .bmd .spk .hpack .hfont .spv .wgsl .wav .ogg of the output)"
                             );
                         }
                     }

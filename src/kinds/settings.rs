@@ -20,6 +20,10 @@ pub enum SettingsError {
     Mp3Unavailable,
     #[error("shader.import_paths: `{0}` is not a folder (an empty path)")]
     EmptyImportPath(String),
+    #[error("outputs is empty: name \"spirv\", \"wgsl\" or both")]
+    NoShaderOutputs,
+    #[error("outputs names \"{0}\" twice")]
+    RepeatedShaderOutput(&'static str),
 }
 
 /// Why `format = "mp3"` is refused.

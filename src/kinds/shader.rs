@@ -1,6 +1,9 @@
 //! Shaders: `.wgsl`, and GLSL as `.vert .frag .comp` or `.glsl` with a
 //! `#pragma stage(...)` line, become one SPIR-V module per entry point,
-//! `<ref>/<entryPoint>.spv` (manifest kind 4, hashed as `<ref>/<entryPoint>`).
+//! `<ref>/<entryPoint>.spv` (manifest kind 4, hashed as `<ref>/<entryPoint>`), and with
+//! `shader.outputs` naming `wgsl` one plain WGSL module per entry point,
+//! `<ref>/<entryPoint>.wgsl` (manifest kind 9, hashed by that path). GLSL is
+//! not translated to WGSL ([`GLSL_HAS_NO_WGSL`]).
 //!
 //! naga parses and validates; an invalid module is an error before anything is written.
 //! `shader.defines` are GLSL preprocessor defines; plain WGSL has no preprocessor, so they
@@ -22,13 +25,19 @@ mod module_index;
 mod location;
 mod names;
 pub mod settings;
+mod validator;
 mod wesl_link;
+mod wgsl_out;
 
 pub use compile::SPIRV_VERSION;
 
 use super::texture::read_limited;
 use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
+use crate::code::{DiagnosticCode, Warning};
 use crate::formats::hman::EntryKind;
+use crate::formats::wgsl::limits::{MAX_EXPRESSION_DEPTH, MAX_NESTING, STACK_BYTES};
+use compile::Wanted;
+use settings::ShaderOutput;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
 use language::Language;
@@ -41,7 +50,7 @@ pub static KIND: AssetKind = AssetKind {
     name: "shader",
     recognise: Recognise::FileSuffixes(&[".wgsl", ".wesl", ".vert", ".frag", ".comp", ".glsl"]),
     sources: "<name>.wgsl, <name>.wesl, GLSL <name>.vert .frag .comp (or .glsl with #pragma stage(...))",
-    outputs: "<name>/<entryPoint>.spv (SPIR-V 1.3, one per entry point)",
+    outputs: "<name>/<entryPoint>.spv (SPIR-V 1.3, one per entry point); with shader.outputs = [\"wgsl\"], <name>/<entryPoint>.wgsl",
     // `<ref>/<entryPoint>.spv`: two shaders of one ref would share the folder.
     naming: OutputNaming {
         ref_keeps_extension: false,
@@ -61,15 +70,10 @@ pub static KIND: AssetKind = AssetKind {
 
 /// Hand-written shaders are kilobytes; generated ones reach a few megabytes.
 const MAX_SHADER_FILE_BYTES: u64 = 16 << 20;
-/// Deepest bracket nesting, and longest operator chain (summed over the enclosing
-/// brackets), accepted: naga recurses over nested expressions, and a stack overflow would
-/// abort the whole build. Measured: a chain of 10,000 `+` compiles on the stack below, one
-/// of 50,000 overflows it; real shaders stay far below both limits.
-const MAX_NESTING: usize = 256;
-const MAX_EXPRESSION_DEPTH: usize = 4096;
-/// naga runs on a thread of its own with this stack, so the limit above holds in debug
-/// builds too and on whatever stack the build's worker threads have.
-const COMPILE_STACK_BYTES: usize = 64 << 20;
+/// Why a GLSL source gets no `.wgsl`.
+pub const GLSL_HAS_NO_WGSL: &str = "GLSL is compiled to SPIR-V only: no .wgsl is written for \
+     it (naga reads Vulkan GLSL, whose clip space is y-down and WebGPU's y-up, so a \
+     translation would draw upside down; write the shader in WGSL or WESL for WebGPU)";
 
 fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, AssetError> {
     let path = source.abs_path.display().to_string();
@@ -108,6 +112,22 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
     if matches!(language, Language::Glsl(_)) {
         names::check_defines(defines).map_err(|e| invalid(None, e.to_string()))?;
     }
+    let mut warnings = Vec::new();
+    let shader = &context.settings.shader;
+    let mut wanted = Wanted {
+        spirv: shader.writes(ShaderOutput::Spirv),
+        wgsl: shader.writes(ShaderOutput::Wgsl),
+    };
+    if matches!(language, Language::Glsl(_)) && wanted.wgsl {
+        if !wanted.spirv {
+            return Err(invalid(
+                None,
+                format!("{GLSL_HAS_NO_WGSL}, and shader.outputs names \"wgsl\" alone"),
+            ));
+        }
+        warnings.push(Warning::new(DiagnosticCode::NoWgsl, GLSL_HAS_NO_WGSL));
+        wanted.wgsl = false;
+    }
     let defines = defines.clone();
     let job = Job {
         text,
@@ -118,10 +138,11 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         input_root: context.input_root.to_path_buf(),
         import_dirs: context.settings.shader.import_dirs(),
         import_paths: context.settings.shader.import_paths.clone(),
+        wanted,
     };
     let (entries, inputs) = std::thread::Builder::new()
         .name("naga".into())
-        .stack_size(COMPILE_STACK_BYTES)
+        .stack_size(STACK_BYTES)
         .spawn(move || job.run())
         .map_err(|e| invalid(None, format!("cannot start the shader compiler: {e}")))?
         .join()
@@ -149,20 +170,29 @@ fn compile(source: &Source, context: &CompileContext) -> Result<CompiledAsset, A
         .map_err(|e| invalid(None, e.to_string()))?;
 
     let reference = source.runtime_ref();
-    let files = entries
-        .into_iter()
-        .map(|e| {
-            let id = format!("{reference}/{}", e.name);
-            OutputFile {
+    let mut files = Vec::new();
+    for e in entries {
+        let id = format!("{reference}/{}", e.name);
+        if let Some(spirv) = e.spirv {
+            files.push(OutputFile {
                 manifest_id: Some(crate::formats::hash::fnv1a64(&id)),
-                ..OutputFile::new(format!("{id}.spv"), e.spirv, EntryKind::Shader)
-            }
-        })
-        .collect();
+                ..OutputFile::new(format!("{id}.spv"), spirv, EntryKind::Shader)
+            });
+        }
+        // Hashed by its path, extension and all (the manifest's default): a build writing
+        // both has two entries for one entry point.
+        if let Some(wgsl) = e.wgsl {
+            files.push(OutputFile::new(
+                format!("{id}.wgsl"),
+                wgsl.into_bytes(),
+                EntryKind::WgslShader,
+            ));
+        }
+    }
     Ok(CompiledAsset {
         files,
         textures: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
         stats: Default::default(),
         times: Default::default(),
         inputs,
@@ -196,14 +226,16 @@ struct Job {
     input_root: PathBuf,
     import_dirs: Vec<PathBuf>,
     import_paths: Vec<String>,
+    wanted: Wanted,
 }
 
 impl Job {
-    /// The entry points' SPIR-V and every file read (the source first).
+    /// The entry points' outputs and every file read (the source first).
     fn run(self) -> Result<(Vec<compile::EntryOutput>, Vec<PathBuf>), Failed> {
         match self.language {
             Language::Wgsl | Language::Glsl(_) => {
-                let entries = compile::compile(&self.text, self.language, &self.defines)?;
+                let entries =
+                    compile::compile(&self.text, self.language, &self.defines, self.wanted)?;
                 Ok((entries, vec![self.file]))
             }
             Language::Wesl => {
@@ -221,7 +253,7 @@ impl Job {
                     at: e.at,
                     message: e.message,
                 })?;
-                let entries = compile_linked(&linked.wgsl, self.language)?;
+                let entries = compile_linked(&linked.wgsl, self.language, self.wanted)?;
                 Ok((entries, linked.files))
             }
             Language::WgslComposed => {
@@ -238,7 +270,8 @@ impl Job {
                     at: e.at,
                     message: e.message,
                 })?;
-                let entries = compile::compile_module(composed.module, None, self.language)
+                let entries =
+                    compile::compile_module(composed.module, None, self.language, self.wanted)
                     .map_err(|d| in_linked(d, "composed"))?;
                 Ok((entries, composed.files))
             }
@@ -247,7 +280,11 @@ impl Job {
 }
 
 /// Compiles WGSL linked from several files: its errors have no place in any one file.
-fn compile_linked(wgsl: &str, language: Language) -> Result<Vec<compile::EntryOutput>, Failed> {
+fn compile_linked(
+    wgsl: &str,
+    language: Language,
+    wanted: Wanted,
+) -> Result<Vec<compile::EntryOutput>, Failed> {
     if let Some((_, exceeded)) = limits::check(wgsl, MAX_NESTING, MAX_EXPRESSION_DEPTH) {
         return Err(in_linked(
             compile::Diagnostic {
@@ -259,7 +296,7 @@ fn compile_linked(wgsl: &str, language: Language) -> Result<Vec<compile::EntryOu
     }
     let module = naga::front::wgsl::parse_str(wgsl)
         .map_err(|e| in_linked(compile::wgsl_diagnostic(wgsl, &e), "linked"))?;
-    compile::compile_module(module, None, language).map_err(|d| in_linked(d, "linked"))
+    compile::compile_module(module, None, language, wanted).map_err(|d| in_linked(d, "linked"))
 }
 
 fn in_linked(d: compile::Diagnostic, how: &str) -> Failed {

@@ -60,6 +60,7 @@ mod settings_effects;
 mod settings_keys;
 mod shader_imports;
 mod shader_kind;
+mod shader_wgsl;
 mod skin_anim;
 mod spk_archive;
 mod standalone_kinds;

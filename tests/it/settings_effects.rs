@@ -495,6 +495,10 @@ const CASES: &[Case] = &[
     ("shader", "import_paths", "[\"vendor/shaders\"]", |r| {
         r.settings.shader.import_paths = vec!["vendor/shaders".into()]
     }),
+    ("shader", "outputs", "[\"spirv\", \"wgsl\"]", |r| {
+        use assetc::kinds::shader::settings::ShaderOutput;
+        r.settings.shader.outputs = vec![ShaderOutput::Spirv, ShaderOutput::Wgsl]
+    }),
     ("audio", "sample_rate", "48000", |r| {
         r.settings.audio.sample_rate = 48000
     }),

@@ -124,6 +124,7 @@ const CHANGES: &[(&str, &str, &str)] = &[
     ("font", "spread", "6.0"),
     ("shader", "defines", "{ BRIGHT = \"\" }"),
     ("shader", "import_paths", "[\"vendor/shaders\"]"),
+    ("shader", "outputs", "[\"spirv\", \"wgsl\"]"),
     ("audio", "sample_rate", "48000"),
     ("audio", "bit_depth", "32"),
     ("audio", "force_3d", "true"),

@@ -11,7 +11,7 @@ const TEST: &str = "shader_imports";
 
 /// A WESL package of four files: two shaders sharing a lighting module, which imports a
 /// math module of its own (`super::`), with `@if` branches on both sides of an import.
-fn wesl_package(input: &Path) {
+pub(crate) fn wesl_package(input: &Path) {
     write(
         &input.join("shaders/lit.wesl"),
         "import package::shaders::lib::lighting::{lambert, Light};\n\

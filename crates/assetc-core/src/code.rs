@@ -96,6 +96,9 @@ diagnostic_codes! {
     /// An image's texels contradict the class its name gives it (a `*_normal.png` that is
     /// not a normal map, a colour image named as data).
     TextureClass => "texture-class",
+    /// `[shader] outputs` asks for WGSL of a source that is not translated to it (GLSL):
+    /// its SPIR-V is written, no `.wgsl`.
+    NoWgsl => "no-wgsl",
 }
 
 impl DiagnosticCode {

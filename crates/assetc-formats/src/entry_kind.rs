@@ -1,7 +1,8 @@
 //! The kinds of a manifest entry (`.hman`), below every format: a format's descriptor names
 //! the entry kinds its files take without depending on the manifest's own module.
 
-/// What a manifest entry points at: the nine kinds of the contract, by their stored byte.
+/// What a manifest entry points at: the nine kinds of the contract, and the plain WGSL
+/// shaders of `[shader] outputs` (9, ours: docs/formats.md), by their stored byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum EntryKind {
@@ -15,11 +16,14 @@ pub enum EntryKind {
     Animation = 6,
     Font = 7,
     Audio = 8,
+    /// One entry point as plain WGSL text (`<ref>/<entryPoint>.wgsl`), for WebGPU: not in
+    /// the shared contract's list, which has SPIR-V shaders only (kind 4).
+    WgslShader = 9,
 }
 
 impl EntryKind {
     /// Every kind, in byte order.
-    pub const ALL: [EntryKind; 9] = [
+    pub const ALL: [EntryKind; 10] = [
         Self::Texture,
         Self::Mesh,
         Self::MaterialTable,
@@ -29,6 +33,7 @@ impl EntryKind {
         Self::Animation,
         Self::Font,
         Self::Audio,
+        Self::WgslShader,
     ];
 
     pub fn from_u8(v: u8) -> Option<Self> {
@@ -48,6 +53,7 @@ impl EntryKind {
             Self::Animation => "animation",
             Self::Font => "font",
             Self::Audio => "audio",
+            Self::WgslShader => "wgsl_shader",
         }
     }
 }

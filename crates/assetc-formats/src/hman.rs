@@ -680,6 +680,7 @@ mod tests {
             EntryKind::Animation => ("models/chair.hanim", "models/chair.hanim"),
             EntryKind::Font => ("fonts/sans.hfont", "fonts/sans.hfont"),
             EntryKind::Audio => ("sfx/hit.wav", "sfx/hit.wav"),
+            EntryKind::WgslShader => ("shaders/bloom/down.wgsl", "shaders/bloom/down.wgsl"),
         };
         ManifestEntry {
             hash: id_for_path(hashed),
@@ -718,17 +719,17 @@ mod tests {
     }
 
     #[test]
-    fn all_nine_kinds_round_trip_with_distinct_names() {
+    fn all_ten_kinds_round_trip_with_distinct_names() {
         let entries: Vec<ManifestEntry> = EntryKind::ALL.iter().map(|&k| of_kind(k)).collect();
         for (byte, kind) in EntryKind::ALL.iter().enumerate() {
             assert_eq!(*kind as u8 as usize, byte);
             assert_eq!(EntryKind::from_u8(byte as u8), Some(*kind));
         }
-        assert_eq!(EntryKind::from_u8(9), None);
+        assert_eq!(EntryKind::from_u8(10), None);
         let mut names: Vec<&str> = EntryKind::ALL.iter().map(|k| k.name()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 9);
+        assert_eq!(names.len(), 10);
         let m = Manifest::from_entries(entries).unwrap();
         for version in [1, 2] {
             let bytes = write_version(&m, version).unwrap();
@@ -776,7 +777,7 @@ mod tests {
             (patched(0, b"XMAN"), "magic"),
             (patched(4, &3u32.to_le_bytes()), "version"),
             (patched(12, &1u32.to_le_bytes()), "reserved"),
-            (patched(first + 8, &[9]), "kind 9 is unknown"),
+            (patched(first + 8, &[10]), "kind 10 is unknown"),
             (patched(first + 9, &[2]), "colorspace 2"),
             (
                 patched(first, &u64::MAX.to_le_bytes()),

@@ -29,6 +29,7 @@ pub mod spirv;
 pub mod spk;
 pub mod vorbis;
 pub mod wav;
+pub mod wgsl;
 
 /// A file's format, recognised from its extension; [`format::Format`] says the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +49,8 @@ pub enum FormatKind {
     Wav,
     /// Ogg Vorbis `.ogg` (the audio kind's compressed output).
     OggVorbis,
+    /// Plain WGSL `.wgsl` (the shader kind's output for WebGPU, one entry point a file).
+    Wgsl,
 }
 
 impl FormatKind {

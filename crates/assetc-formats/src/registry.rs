@@ -19,6 +19,7 @@ pub static FORMATS: &[&Format] = &[
     &crate::spk::FORMAT,
     &crate::hpack::FORMAT,
     &crate::spirv::FORMAT,
+    &crate::wgsl::FORMAT,
     &crate::hfont::FORMAT,
     &crate::wav::FORMAT,
     &crate::vorbis::FORMAT,

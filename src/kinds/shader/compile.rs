@@ -1,11 +1,11 @@
 //! One shader source through naga: parse (WGSL or GLSL), validate, then one SPIR-V module
-//! per entry point.
+//! (and, when asked, one WGSL module) per entry point.
 
 use super::language::Language;
 use super::location::{span_location, LineCol};
 use naga::back::pipeline_constants::PipelineConstantError;
 use naga::back::spv;
-use naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
+use super::validator::{error_chain, validator};
 use std::collections::BTreeMap;
 
 /// SPIR-V 1.3: the version Vulkan 1.1 consumes natively (and spirv-val's
@@ -16,8 +16,25 @@ pub const SPIRV_VERSION: (u8, u8) = (1, 3);
 #[derive(Debug, Clone)]
 pub struct EntryOutput {
     pub name: String,
-    /// A little-endian SPIR-V module holding this entry point only.
-    pub spirv: Vec<u8>,
+    /// A little-endian SPIR-V module holding this entry point only, when asked for.
+    pub spirv: Option<Vec<u8>>,
+    /// A plain WGSL module holding this entry point only, when asked for.
+    pub wgsl: Option<String>,
+}
+
+/// What each entry point is written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wanted {
+    pub spirv: bool,
+    pub wgsl: bool,
+}
+
+#[cfg(test)]
+impl Wanted {
+    pub const SPIRV: Self = Self {
+        spirv: true,
+        wgsl: false,
+    };
 }
 
 /// A compile error, with where in the source it is when naga says.
@@ -42,9 +59,10 @@ pub fn compile(
     text: &str,
     language: Language,
     defines: &BTreeMap<String, String>,
+    wanted: Wanted,
 ) -> Result<Vec<EntryOutput>, Diagnostic> {
     let module = parse(text, language, defines)?;
-    compile_module(module, Some(text), language)
+    compile_module(module, Some(text), language, wanted)
 }
 
 /// Compiles a module already parsed (or linked from several files): every entry point
@@ -54,10 +72,11 @@ pub fn compile_module(
     module: naga::Module,
     text: Option<&str>,
     language: Language,
+    wanted: Wanted,
 ) -> Result<Vec<EntryOutput>, Diagnostic> {
     match text {
-        Some(text) => compile_located(module, text, language),
-        None => compile_located(module, "", language).map_err(|mut d| {
+        Some(text) => compile_located(module, text, language, wanted),
+        None => compile_located(module, "", language, wanted).map_err(|mut d| {
             d.at = None;
             d
         }),
@@ -68,6 +87,7 @@ fn compile_located(
     module: naga::Module,
     text: &str,
     language: Language,
+    wanted: Wanted,
 ) -> Result<Vec<EntryOutput>, Diagnostic> {
     let info = validator().validate(&module).map_err(|e| {
         let at = e.spans().find_map(|(span, _)| span_location(text, *span));
@@ -98,44 +118,67 @@ fn compile_located(
     module
         .entry_points
         .iter()
-        .map(|ep| {
+        .enumerate()
+        .map(|(index, ep)| {
             let failed = |at: Option<LineCol>, e: &dyn std::error::Error| {
                 Diagnostic::new(
                     at.or_else(|| span_of_function(text, &module, &ep.name)),
                     format!("entry point {}: {}", ep.name, error_chain(e)),
                 )
             };
-            // Resolves `override` constants to their defaults and keeps only what this
-            // entry point reaches, so each module holds its own code alone.
-            let (module, info) = naga::back::pipeline_constants::process_overrides(
-                &module,
-                &info,
-                Some((ep.stage, ep.name.as_str())),
-                &naga::back::PipelineConstants::default(),
-            )
-            .map_err(|e| match &e {
-                PipelineConstantError::MissingValue(name) => {
-                    let mut d = failed(override_location(text, &module, name), &e);
-                    d.message.push_str(
-                        " (an `override` needs a default here: the SPIR-V is written with \
-                         every override resolved, as there is no pipeline to supply one)",
-                    );
-                    d
-                }
-                _ => failed(None, &e),
-            })?;
-            let pipeline = spv::PipelineOptions {
-                shader_stage: ep.stage,
-                entry_point: ep.name.clone(),
+            let spirv = match wanted.spirv {
+                true => Some(spirv_of(&module, &info, ep, text, &options, &failed)?),
+                false => None,
             };
-            let words = spv::write_vec(&module, &info, &options, Some(&pipeline))
-                .map_err(|e| failed(None, &e))?;
+            let wgsl = match wanted.wgsl {
+                true => Some(
+                    super::wgsl_out::write(&module, index).map_err(|e| failed(None, &e))?,
+                ),
+                false => None,
+            };
             Ok(EntryOutput {
                 name: ep.name.clone(),
-                spirv: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                spirv,
+                wgsl,
             })
         })
         .collect()
+}
+
+/// One entry point's SPIR-V: `override` constants resolved to their defaults and only
+/// what the entry point reaches kept, so each module holds its own code alone.
+fn spirv_of(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    ep: &naga::EntryPoint,
+    text: &str,
+    options: &spv::Options,
+    failed: &dyn Fn(Option<LineCol>, &dyn std::error::Error) -> Diagnostic,
+) -> Result<Vec<u8>, Diagnostic> {
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        module,
+        info,
+        Some((ep.stage, ep.name.as_str())),
+        &naga::back::PipelineConstants::default(),
+    )
+    .map_err(|e| match &e {
+        PipelineConstantError::MissingValue(name) => {
+            let mut d = failed(override_location(text, module, name), &e);
+            d.message.push_str(
+                " (an `override` needs a default here: the SPIR-V is written with every \
+                 override resolved, as there is no pipeline to supply one)",
+            );
+            d
+        }
+        _ => failed(None, &e),
+    })?;
+    let pipeline = spv::PipelineOptions {
+        shader_stage: ep.stage,
+        entry_point: ep.name.clone(),
+    };
+    let words =
+        spv::write_vec(&module, &info, options, Some(&pipeline)).map_err(|e| failed(None, &e))?;
+    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
 /// Most entry points times module items a source may ask for. Each entry point's SPIR-V
@@ -271,14 +314,6 @@ fn glsl_diagnostic(text: &str, errors: &[naga::front::glsl::Error]) -> Diagnosti
     Diagnostic::new(span_location(text, first.meta), message)
 }
 
-/// Every capability naga knows: whether a device has one is the engine's question at
-/// pipeline creation; what matters here is that the module is valid SPIR-V.
-fn validator() -> Validator {
-    let mut v = Validator::new(ValidationFlags::all(), Capabilities::all());
-    v.subgroup_stages(ShaderStages::all())
-        .subgroup_operations(SubgroupOperationSet::all());
-    v
-}
 
 /// naga's defaults but for the version and the flags, which are set whatever the build
 /// profile (naga's default adds debug names in debug builds only, so the bytes would
@@ -318,20 +353,6 @@ fn override_location(text: &str, module: &naga::Module, name: &str) -> Option<Li
     span_location(text, module.overrides.get_span(handle))
 }
 
-/// An error's message followed by its sources' (naga nests the useful detail).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
-}
 
 #[cfg(test)]
 mod tests {
@@ -345,7 +366,12 @@ mod tests {
 
     #[test]
     fn entry_points_times_module_size_is_bounded_before_any_is_written() {
-        let few = compile(&compute_entry_points(50), Language::Wgsl, &BTreeMap::new()).unwrap();
+        let few = compile(
+            &compute_entry_points(50),
+            Language::Wgsl,
+            &BTreeMap::new(),
+            Wanted::SPIRV,
+        ).unwrap();
         assert_eq!(few.len(), 50);
         // Each trivial entry point is a handful of items, so the product grows as the
         // square of their count: 3,000 of them are far past the bound.
@@ -354,7 +380,7 @@ mod tests {
         let items = module_items(&module);
         assert!(3_000 * items > MAX_ENTRY_POINT_WORK, "{items} items");
         let started = std::time::Instant::now();
-        let e = compile(&text, Language::Wgsl, &BTreeMap::new()).unwrap_err();
+        let e = compile(&text, Language::Wgsl, &BTreeMap::new(), Wanted::SPIRV).unwrap_err();
         assert!(
             e.message
                 .contains(&format!("3000 entry points in a module of {items} items")),

@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 
 /// Every kind, written out so that a new variant fails to compile here (the match in
 /// `position`) until the registry test knows it.
-const ALL_KINDS: [FormatKind; 13] = [
+const ALL_KINDS: [FormatKind; 14] = [
     FormatKind::HMesh,
     FormatKind::HMat,
     FormatKind::HAnim,
@@ -17,6 +17,7 @@ const ALL_KINDS: [FormatKind; 13] = [
     FormatKind::Spirv,
     FormatKind::Wav,
     FormatKind::OggVorbis,
+    FormatKind::Wgsl,
 ];
 
 fn position(kind: FormatKind) -> usize {
@@ -34,6 +35,7 @@ fn position(kind: FormatKind) -> usize {
         FormatKind::Spirv => 10,
         FormatKind::Wav => 11,
         FormatKind::OggVorbis => 12,
+        FormatKind::Wgsl => 13,
     }
 }
 
