@@ -4,7 +4,7 @@
 #![no_main]
 
 use assetc::formats::{
-    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav,
+    bmd1, hanim, hfont, hman, hmat, hmesh, hpack, ktx2, qtmesh, spirv, spk, vorbis, wav, wgsl,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };
-    match which % 13 {
+    match which % 14 {
         0 => {
             let _ = hmesh::read(bytes);
             let _ = hmesh::validate(bytes);
@@ -68,6 +68,10 @@ fuzz_target!(|data: &[u8]| {
         12 => {
             let _ = vorbis::read(bytes);
             let _ = vorbis::validate(bytes);
+        }
+        13 => {
+            let _ = wgsl::read(bytes);
+            let _ = wgsl::validate(bytes);
         }
         _ => {
             if let Ok(info) = wav::read(bytes) {
