@@ -24,6 +24,7 @@ mod limits;
 mod module_index;
 mod location;
 mod names;
+mod one_entry_point;
 pub mod settings;
 mod validator;
 mod wesl_link;

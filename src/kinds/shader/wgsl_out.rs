@@ -6,8 +6,6 @@
 //! `override` declarations stay as they are, unlike in SPIR-V: WebGPU sets them at pipeline
 //! creation (`GPUProgrammableStage.constants`).
 
-use naga::compact::{compact, KeepUnused};
-
 #[derive(Debug, thiserror::Error)]
 pub enum WgslOutError {
     #[error("cut down to this entry point, the module is invalid: {0}")]
@@ -21,16 +19,10 @@ pub enum WgslOutError {
     Reread(#[from] crate::formats::wgsl::WgslError),
 }
 
-/// The WGSL of `module`'s entry point `index` alone.
-pub fn write(module: &naga::Module, index: usize) -> Result<String, WgslOutError> {
-    let mut one = module.clone();
-    let entry_point = one.entry_points.swap_remove(index);
-    one.entry_points = vec![entry_point];
-    compact(&mut one, KeepUnused::No);
-    let info = super::validator::validator()
-        .validate(&one)
-        .map_err(|e| WgslOutError::Invalid(super::validator::error_chain(&e)))?;
-    let text = naga::back::wgsl::write_string(&one, &info, naga::back::wgsl::WriterFlags::empty())?;
+/// The WGSL of `one`, a module cut down to one entry point (`one_entry_point`), and
+/// `info`, its validation.
+pub fn write(one: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<String, WgslOutError> {
+    let text = naga::back::wgsl::write_string(one, info, naga::back::wgsl::WriterFlags::empty())?;
     crate::formats::wgsl::read(text.as_bytes())?;
     Ok(text)
 }
