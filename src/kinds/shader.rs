@@ -37,12 +37,12 @@ use super::{AssetKind, Claim, CompileContext, KindId, OutputNaming, Recognise};
 use crate::code::{DiagnosticCode, Warning};
 use crate::formats::hman::EntryKind;
 use crate::formats::wgsl::limits::{MAX_EXPRESSION_DEPTH, MAX_NESTING, STACK_BYTES};
-use compile::Wanted;
-use settings::ShaderOutput;
 use crate::kinds::asset::{AssetError, CompiledAsset, OutputFile};
 use crate::kinds::source::Source;
+use compile::Wanted;
 use language::Language;
 use location::LineCol;
+use settings::ShaderOutput;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
