@@ -50,6 +50,13 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
     Ok(images)
 }
 
+/// Texture extensions that name the texture's image in another format: WebP (decoded by
+/// `image`) and KTX2 with Basis Universal payloads (read like a `.ktx2` source: passed
+/// through when it is what the settings write, else its ETC1S or UASTC blocks are decoded
+/// and re-encoded). In this order of preference when a texture has both: WebP is a
+/// full-colour source, a Basis image is already block-compressed.
+pub const IMAGE_FORMATS: &[&str] = &["EXT_texture_webp", "KHR_texture_basisu"];
+
 /// Material extensions whose content ends up in [`Material`].
 const FOLDED: &[&str] = &["KHR_materials_emissive_strength", "KHR_materials_unlit"];
 
@@ -225,15 +232,26 @@ fn texture_ref(
     }
     let mut image = texture.source.value();
     if let Some(ext) = &texture.extensions {
-        for (name, value) in &ext.others {
-            unsupported.push(name.clone());
-            // Image-format extensions (EXT_texture_webp, KHR_texture_basisu) carry the
-            // source when the core one is absent.
-            if image >= ctx.root.images.len() {
-                if let Some(s) = value.get("source").and_then(serde_json::Value::as_u64) {
-                    image = usize::try_from(s).unwrap_or(usize::MAX);
-                }
+        for (name, _) in &ext.others {
+            if !IMAGE_FORMATS.contains(&name.as_str()) {
+                unsupported.push(name.clone());
             }
+        }
+        // An image-format extension's image is the one the file means; the core `source`
+        // (when there is one) is the fallback for viewers that cannot read it.
+        let extension_image = IMAGE_FORMATS.iter().find_map(|name| {
+            let source = ext.others.get(*name)?.get("source")?;
+            Some((*name, source.as_u64()))
+        });
+        match extension_image {
+            Some((_, Some(s))) => image = usize::try_from(s).unwrap_or(usize::MAX),
+            Some((name, None)) => {
+                return bad(
+                    format!("textures[{t}].extensions.{name}.source"),
+                    "is not an image index",
+                )
+            }
+            None => {}
         }
     }
     if image == u32::MAX as usize {
