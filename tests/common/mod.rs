@@ -448,11 +448,11 @@ pub fn glb_split(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
 /// A GLB of `json` and `bin` (both padded to 4 bytes as the format asks).
 pub fn glb_join(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
     let mut json = serde_json::to_vec(json).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };

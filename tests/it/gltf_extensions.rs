@@ -616,3 +616,45 @@ fn basisu_texture_is_read_from_the_extension_image() {
     assert_ne!(id, 0, "the base colour slot has its texture");
     assert!(runtime.join(format!("tex/{id:016x}.ktx2")).is_file());
 }
+
+/// KHR_materials_pbrSpecularGlossiness required: the material has no metallic-roughness
+/// fallback and is converted (diffuse -> base colour, metallic 0, roughness
+/// 1 - glossiness); merely used, the metallic-roughness material is kept.
+#[test]
+fn required_specular_glossiness_is_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let material = serde_json::json!({
+        "pbrMetallicRoughness": {"baseColorFactor": [0.1, 0.1, 0.1, 1.0], "metallicFactor": 0.7},
+        "extensions": {"KHR_materials_pbrSpecularGlossiness": {
+            "diffuseFactor": [0.5, 0.25, 1.0, 0.75], "glossinessFactor": 0.8,
+            "specularFactor": [1.0, 0.0, 0.0]}}
+    });
+    let import = |required: bool| {
+        let mut json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "extensionsUsed": ["KHR_materials_pbrSpecularGlossiness"],
+            "materials": [material.clone()],
+            "scenes": [{"nodes": []}], "scene": 0
+        });
+        if required {
+            json["extensionsRequired"] = serde_json::json!(["KHR_materials_pbrSpecularGlossiness"]);
+        }
+        let path = dir.path().join(format!("sg{required}.gltf"));
+        std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+        assetc::import::import_gltf(&path, "sg", &assetc::import::ImportOptions::new(dir.path()))
+            .unwrap()
+            .materials
+            .remove(0)
+    };
+    let converted = import(true);
+    assert_eq!(converted.base_color_factor, [0.5, 0.25, 1.0, 0.75]);
+    assert_eq!(converted.metallic_factor, 0.0);
+    assert!((converted.roughness_factor - 0.2).abs() < 1e-6);
+    assert!(converted
+        .unsupported_extensions
+        .iter()
+        .any(|e| e.contains("specular colour")));
+    let kept = import(false);
+    assert_eq!(kept.base_color_factor, [0.1, 0.1, 0.1, 1.0]);
+    assert_eq!(kept.metallic_factor, 0.7);
+}

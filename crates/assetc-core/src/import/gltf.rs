@@ -18,6 +18,7 @@ mod nodes;
 pub(crate) mod paths;
 mod placed;
 mod skin;
+mod spec_gloss;
 
 use crate::scene::Scene;
 use gltf::json;
@@ -294,6 +295,7 @@ const SUPPORTED_REQUIRED: &[&str] = &[
     "KHR_texture_basisu",
     "KHR_draco_mesh_compression",
     "EXT_mesh_gpu_instancing",
+    "KHR_materials_pbrSpecularGlossiness",
 ];
 
 /// Imports one glTF 2.0 file. `source_ref` becomes [`Scene::source_ref`].
