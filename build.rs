@@ -58,6 +58,7 @@ fn main() {
 const ENCODERS: &[&str] = &[
     "aotuv_lancer_vorbis_sys",
     "basis-universal",
+    "draco-core",
     "ebur128",
     "fdsm",
     "gltf",

@@ -35,6 +35,7 @@ pub static KIND: AssetKind = AssetKind {
     encoders: &[
         "gltf",
         "ufbx",
+        "draco-core",
         "meshopt",
         "image",
         "basis-universal",

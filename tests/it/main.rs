@@ -35,6 +35,7 @@ mod fbx_balsam;
 mod fbx_import;
 mod font_kind;
 mod foreign_ktx2;
+mod gltf_extensions;
 mod gpu_ready_inputs;
 mod hostile_inputs;
 mod hpack_archive;

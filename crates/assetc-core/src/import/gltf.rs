@@ -9,6 +9,8 @@ use crate::code::Warning;
 mod accessor;
 mod animation;
 mod buffers;
+mod draco;
+mod instancing;
 mod material;
 mod mesh;
 mod meshopt;
@@ -16,6 +18,7 @@ mod nodes;
 pub(crate) mod paths;
 mod placed;
 mod skin;
+mod spec_gloss;
 
 use crate::scene::Scene;
 use gltf::json;
@@ -74,6 +77,14 @@ pub struct ImportLimits {
     pub max_indices_per_primitive: u64,
     /// Total decoded accessor and meshopt-decoded bufferView bytes over the whole file.
     pub max_total_accessor_bytes: u64,
+    /// Most `EXT_mesh_gpu_instancing` instances over the whole file: each becomes a node
+    /// and a copy of its mesh's primitives.
+    pub max_instances: u64,
+    /// Most triangles the instances of `EXT_mesh_gpu_instancing` bake to, over the whole
+    /// file (instances times their mesh's triangles): a few kilobytes of instance
+    /// transforms must not make gigabytes of geometry. Twice the triangles of the largest
+    /// primitive allowed.
+    pub max_instanced_triangles: u64,
 }
 
 impl Default for ImportLimits {
@@ -83,6 +94,8 @@ impl Default for ImportLimits {
             max_vertices_per_primitive: 1 << 24,
             max_indices_per_primitive: 3 << 24,
             max_total_accessor_bytes: 4 << 30,
+            max_instances: 1 << 20,
+            max_instanced_triangles: 2 << 24,
         }
     }
 }
@@ -278,6 +291,11 @@ const SUPPORTED_REQUIRED: &[&str] = &[
     "KHR_texture_transform",
     "KHR_lights_punctual",
     "KHR_materials_variants",
+    "EXT_texture_webp",
+    "KHR_texture_basisu",
+    "KHR_draco_mesh_compression",
+    "EXT_mesh_gpu_instancing",
+    "KHR_materials_pbrSpecularGlossiness",
 ];
 
 /// Imports one glTF 2.0 file. `source_ref` becomes [`Scene::source_ref`].
@@ -366,10 +384,11 @@ fn build_scene(
     let mut reader = accessor::Reader::new(ctx, &data);
     let mut node_list = nodes::import_nodes(ctx, &mut warnings)?;
     let roots = nodes::scene_roots(ctx, &mut node_list, &mut warnings)?;
-    nodes::finish_transforms(&mut node_list, &roots);
     let images = material::import_images(ctx, &data)?;
     let mut materials = material::import_materials(ctx, &mut warnings)?;
-    let meshes = mesh::import_meshes(ctx, &mut reader, &mut materials, &mut warnings)?;
+    let meshes = mesh::import_meshes(ctx, &data, &mut reader, &mut materials, &mut warnings)?;
+    instancing::expand(ctx, &mut reader, &mut node_list, &meshes, &mut warnings)?;
+    nodes::finish_transforms(&mut node_list, &roots);
     let skins = skin::import_skins(ctx, &mut reader, &mut warnings)?;
     let animations = animation::import_animations(ctx, &mut reader, &mut warnings)?;
     let dependencies = external_files(ctx, &images);

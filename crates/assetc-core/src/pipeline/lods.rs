@@ -130,6 +130,14 @@ fn cascade(
     for &ratio in ratios {
         let source = from.map_or(lod0, |l| levels[l].indices.as_slice());
         let target = ((lod0.len() as f64 * f64::from(ratio)) as usize / 3) * 3;
+        // A level may come out below its own target (a collapse removes several
+        // triangles), so the next target can be at or above what that level holds:
+        // meshoptimizer requires a target no larger than its input (its assert aborted
+        // MetalRoughSpheresNoTextures), and there is nothing to reduce then.
+        if target >= source.len() {
+            levels.push(LodLevel::default());
+            continue;
+        }
         let left = (limit - accumulated).max(0.0);
         let mut error = 0.0f32;
         let mut level = match locks {
@@ -295,6 +303,21 @@ mod tests {
                 [f32::from_bits(a[0]), f32::from_bits(a[2])]
             );
         }
+    }
+
+    #[test]
+    fn a_level_below_the_next_target_is_not_simplified_again() {
+        // Two equal ratios: the second level's target is the first's, which the first
+        // level already reached or passed (meshoptimizer asserts a target no larger than
+        // its input; a sample model aborted the build on it).
+        let (positions, indices) = hills(40, 20);
+        let bytes = bytemuck::cast_slice::<[f32; 4], u8>(&positions);
+        let adapter = VertexDataAdapter::new(bytes, 16, 0).unwrap();
+        let limit = meshopt::simplify_scale(&adapter);
+        let levels = cascade(&adapter, &indices, None, &[0.5, 0.5, 0.25], limit);
+        assert!(!levels[0].indices.is_empty());
+        assert!(levels[1].indices.is_empty(), "nothing left to reduce");
+        assert!(levels[2].indices.len() < levels[0].indices.len());
     }
 
     #[test]

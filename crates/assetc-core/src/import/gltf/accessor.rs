@@ -6,11 +6,25 @@ use super::buffers::BufferData;
 use super::{bad, dangling, over_limit, Ctx, Res};
 use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
+use std::collections::HashMap;
 
 pub struct Reader<'a> {
     ctx: &'a Ctx<'a>,
     data: &'a BufferData<'a>,
     charged: u64,
+    /// Accessors whose data a compressed primitive carries (KHR_draco_mesh_compression):
+    /// read from here rather than from their (absent) bufferView while that primitive is
+    /// imported.
+    decoded: HashMap<usize, Decoded>,
+}
+
+/// One accessor's elements decoded by an extension: `count` elements of the accessor's
+/// type, each component as the stored value (an integer component as its integer value,
+/// not yet normalized).
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub count: usize,
+    pub values: Vec<f32>,
 }
 
 /// What a decoded accessor looks like, for attribute checks.
@@ -96,6 +110,22 @@ fn read_f32(b: &[u8], c: ComponentType, normalized: bool) -> f32 {
     }
 }
 
+/// A stored component value as [`read_f32`] gives it: a normalized integer mapped to
+/// [0, 1] or [-1, 1], anything else as it is.
+fn normalize(v: f32, c: ComponentType, normalized: bool) -> f32 {
+    if !normalized {
+        return v;
+    }
+    match c {
+        ComponentType::I8 => (v / 127.0).max(-1.0),
+        ComponentType::U8 => v / 255.0,
+        ComponentType::I16 => (v / 32767.0).max(-1.0),
+        ComponentType::U16 => v / 65535.0,
+        ComponentType::U32 => v / 4_294_967_295.0,
+        ComponentType::F32 => v,
+    }
+}
+
 fn read_u32(b: &[u8], c: ComponentType) -> u32 {
     match c {
         ComponentType::I8 | ComponentType::U8 => b[0] as u32,
@@ -110,7 +140,29 @@ impl<'a> Reader<'a> {
             ctx,
             data,
             charged: data.charged,
+            decoded: HashMap::new(),
         }
+    }
+
+    /// Reads these accessors from `decoded` until [`Self::forget_decoded`]; their bytes
+    /// count against the import's accessor budget.
+    pub fn use_decoded(&mut self, path: &str, decoded: HashMap<usize, Decoded>) -> Res<()> {
+        let bytes: u64 = decoded.values().map(|d| d.values.len() as u64 * 4).sum();
+        self.charge(path, bytes)?;
+        self.decoded = decoded;
+        Ok(())
+    }
+
+    pub fn forget_decoded(&mut self) {
+        self.decoded.clear();
+    }
+
+    /// What is left of the budget of [`super::ImportLimits::max_total_accessor_bytes`].
+    pub fn remaining_budget(&self) -> u64 {
+        self.ctx
+            .limits
+            .max_total_accessor_bytes
+            .saturating_sub(self.charged)
     }
 
     /// The import's resource limits.
@@ -129,7 +181,10 @@ impl<'a> Reader<'a> {
         let Checked::Valid(ty) = acc.type_ else {
             return bad(path, "invalid type");
         };
-        let count = usize::try_from(acc.count.0).unwrap_or(usize::MAX);
+        let count = match self.decoded.get(&index) {
+            Some(d) => d.count,
+            None => usize::try_from(acc.count.0).unwrap_or(usize::MAX),
+        };
         Ok(Layout {
             component,
             ty,
@@ -140,6 +195,15 @@ impl<'a> Reader<'a> {
 
     /// Decodes every component as `f32` (normalized integers mapped to [0,1] / [-1,1]).
     pub fn floats(&mut self, index: usize) -> Res<(Layout, Vec<f32>)> {
+        if let Some(d) = self.decoded.get(&index) {
+            let layout = self.layout(index)?;
+            let values = d
+                .values
+                .iter()
+                .map(|&v| normalize(v, layout.component, layout.normalized))
+                .collect();
+            return Ok((layout, values));
+        }
         self.decode(index, read_f32)
     }
 
@@ -151,6 +215,22 @@ impl<'a> Reader<'a> {
                 format!("accessors[{index}]"),
                 "integer data expected but componentType is FLOAT",
             );
+        }
+        if let Some(d) = self.decoded.get(&index) {
+            // An encoder may quantize integer attributes like any other (Draco's generic
+            // attributes: BrainStem's JOINTS_0 decode to 8.0007): the nearest integer is
+            // the value, as long as it is one an integer accessor can hold.
+            if let Some(v) = d
+                .values
+                .iter()
+                .find(|v| !(v.is_finite() && v.round() >= 0.0 && v.round() <= u32::MAX as f32))
+            {
+                return bad(
+                    format!("accessors[{index}]"),
+                    format!("decoded value {v} is not an unsigned integer"),
+                );
+            }
+            return Ok((layout, d.values.iter().map(|&v| v.round() as u32).collect()));
         }
         self.decode(index, |b, c, _| read_u32(b, c))
     }

@@ -2,6 +2,7 @@
 //! assetc folds in; everything else a material carries is listed as unsupported.
 
 use super::buffers::BufferData;
+use super::spec_gloss;
 use super::{bad, dangling, paths, Ctx, Res};
 use crate::code::DiagnosticCode;
 use crate::code::Warning;
@@ -50,6 +51,13 @@ pub fn import_images(ctx: &Ctx, data: &BufferData) -> Res<Vec<Image>> {
     Ok(images)
 }
 
+/// Texture extensions that name the texture's image in another format: WebP (decoded by
+/// `image`) and KTX2 with Basis Universal payloads (read like a `.ktx2` source: passed
+/// through when it is what the settings write, else its ETC1S or UASTC blocks are decoded
+/// and re-encoded). In this order of preference when a texture has both: WebP is a
+/// full-colour source, a Basis image is already block-compressed.
+pub const IMAGE_FORMATS: &[&str] = &["EXT_texture_webp", "KHR_texture_basisu"];
+
 /// Material extensions whose content ends up in [`Material`].
 const FOLDED: &[&str] = &["KHR_materials_emissive_strength", "KHR_materials_unlit"];
 
@@ -74,18 +82,35 @@ pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Mater
             )
         };
         let pbr = &m.pbr_metallic_roughness;
-        let base_color_texture = tex(
-            pbr.base_color_texture
-                .as_ref()
-                .map(|t| (t, "baseColorTexture")),
-            None,
-        )?;
-        let metallic_roughness_texture = tex(
-            pbr.metallic_roughness_texture
-                .as_ref()
-                .map(|t| (t, "metallicRoughnessTexture")),
-            None,
-        )?;
+        let spec_gloss = spec_gloss::converted(ctx, m, &path)?;
+        let (base_color_texture, metallic_roughness_texture) = match &spec_gloss {
+            Some(sg) => (
+                tex(
+                    sg.base_color_texture.as_ref().map(|t| {
+                        (
+                            t,
+                            "extensions.KHR_materials_pbrSpecularGlossiness.diffuseTexture",
+                        )
+                    }),
+                    None,
+                )?,
+                None,
+            ),
+            None => (
+                tex(
+                    pbr.base_color_texture
+                        .as_ref()
+                        .map(|t| (t, "baseColorTexture")),
+                    None,
+                )?,
+                tex(
+                    pbr.metallic_roughness_texture
+                        .as_ref()
+                        .map(|t| (t, "metallicRoughnessTexture")),
+                    None,
+                )?,
+            ),
+        };
         let normal_texture = match &m.normal_texture {
             Some(n) => tex(
                 Some((&as_info(n.index, n.tex_coord), "normalTexture")),
@@ -112,7 +137,9 @@ pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Mater
                 strength = s.emissive_strength.0;
             }
             for name in ext.others.keys() {
-                if !FOLDED.contains(&name.as_str()) {
+                if spec_gloss.is_some() && name == spec_gloss::EXTENSION {
+                    unsupported.push(format!("{name} specular colour and texture"));
+                } else if !FOLDED.contains(&name.as_str()) {
                     unsupported.push(name.clone());
                 }
             }
@@ -131,10 +158,14 @@ pub fn import_materials(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Res<Vec<Mater
         unsupported.dedup();
         out.push(Material {
             name: m.name.clone(),
-            base_color_factor: pbr.base_color_factor.0,
+            base_color_factor: spec_gloss
+                .as_ref()
+                .map_or(pbr.base_color_factor.0, |sg| sg.base_color_factor),
             emissive_factor: [e[0] * strength, e[1] * strength, e[2] * strength],
-            metallic_factor: pbr.metallic_factor.0,
-            roughness_factor: pbr.roughness_factor.0,
+            metallic_factor: spec_gloss.as_ref().map_or(pbr.metallic_factor.0, |_| 0.0),
+            roughness_factor: spec_gloss
+                .as_ref()
+                .map_or(pbr.roughness_factor.0, |sg| sg.roughness_factor),
             normal_scale: m.normal_texture.as_ref().map_or(1.0, |n| n.scale),
             occlusion_strength: m.occlusion_texture.as_ref().map_or(1.0, |o| o.strength.0),
             alpha_mode,
@@ -225,15 +256,26 @@ fn texture_ref(
     }
     let mut image = texture.source.value();
     if let Some(ext) = &texture.extensions {
-        for (name, value) in &ext.others {
-            unsupported.push(name.clone());
-            // Image-format extensions (EXT_texture_webp, KHR_texture_basisu) carry the
-            // source when the core one is absent.
-            if image >= ctx.root.images.len() {
-                if let Some(s) = value.get("source").and_then(serde_json::Value::as_u64) {
-                    image = usize::try_from(s).unwrap_or(usize::MAX);
-                }
+        for (name, _) in &ext.others {
+            if !IMAGE_FORMATS.contains(&name.as_str()) {
+                unsupported.push(name.clone());
             }
+        }
+        // An image-format extension's image is the one the file means; the core `source`
+        // (when there is one) is the fallback for viewers that cannot read it.
+        let extension_image = IMAGE_FORMATS.iter().find_map(|name| {
+            let source = ext.others.get(*name)?.get("source")?;
+            Some((*name, source.as_u64()))
+        });
+        match extension_image {
+            Some((_, Some(s))) => image = usize::try_from(s).unwrap_or(usize::MAX),
+            Some((name, None)) => {
+                return bad(
+                    format!("textures[{t}].extensions.{name}.source"),
+                    "is not an image index",
+                )
+            }
+            None => {}
         }
     }
     if image == u32::MAX as usize {

@@ -2,6 +2,8 @@
 //! targets. Non-triangle primitives are skipped with a warning.
 
 use super::accessor::{group, Layout, Reader};
+use super::buffers::BufferData;
+use super::draco;
 use super::{bad, dangling, over_limit, Ctx, Res};
 use crate::code::DiagnosticCode;
 use crate::code::Warning;
@@ -13,6 +15,7 @@ use std::collections::BTreeMap;
 
 pub fn import_meshes(
     ctx: &Ctx,
+    data: &BufferData,
     reader: &mut Reader,
     materials: &mut [Material],
     warnings: &mut Vec<Warning>,
@@ -22,7 +25,22 @@ pub fn import_meshes(
         let mut primitives = Vec::with_capacity(m.primitives.len());
         for (pi, p) in m.primitives.iter().enumerate() {
             let path = format!("meshes[{mi}].primitives[{pi}]");
-            if let Some(prim) = import_primitive(ctx, reader, p, &path, materials, warnings)? {
+            let compressed = draco::decode(ctx, data, reader, p, &path)?;
+            let imported = match compressed {
+                Some(decoded) => {
+                    reader.use_decoded(&path, decoded.accessors)?;
+                    let faces = Faces {
+                        vertex_count: decoded.vertex_count,
+                        indices: decoded.indices,
+                    };
+                    let imported =
+                        import_primitive(ctx, reader, p, &path, Some(faces), materials, warnings);
+                    reader.forget_decoded();
+                    imported?
+                }
+                None => import_primitive(ctx, reader, p, &path, None, materials, warnings)?,
+            };
+            if let Some(prim) = imported {
                 primitives.push(prim);
             }
         }
@@ -34,11 +52,18 @@ pub fn import_meshes(
     Ok(meshes)
 }
 
+/// The triangle list a compressed primitive decodes to, for the vertices it decodes.
+struct Faces {
+    vertex_count: usize,
+    indices: Vec<u32>,
+}
+
 fn import_primitive(
     ctx: &Ctx,
     reader: &mut Reader,
     p: &gltf::json::mesh::Primitive,
     path: &str,
+    compressed: Option<Faces>,
     materials: &mut [Material],
     warnings: &mut Vec<Warning>,
 ) -> Res<Option<Primitive>> {
@@ -145,9 +170,22 @@ fn import_primitive(
     }
     pair_skin_sets(path, joints, weights, &mut prim, warnings);
 
-    let (indices, indexed) = match p.indices {
-        Some(i) => (attr.indices(reader, i.value())?, true),
-        None => ((0..vertex_count as u32).collect(), false),
+    let (indices, indexed, mode) = match (compressed, p.indices) {
+        // The stream's faces are triangles whatever the primitive's mode.
+        (Some(faces), _) => {
+            if faces.vertex_count != vertex_count {
+                return bad(
+                    path,
+                    format!(
+                        "the Draco stream decodes {} points but POSITION has {vertex_count}",
+                        faces.vertex_count
+                    ),
+                );
+            }
+            (faces.indices, true, Mode::Triangles)
+        }
+        (None, Some(i)) => (attr.indices(reader, i.value())?, true, mode),
+        (None, None) => ((0..vertex_count as u32).collect(), false, mode),
     };
     let (list, dropped) = to_triangle_list(mode, &indices);
     if dropped > 0 {
