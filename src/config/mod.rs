@@ -3,13 +3,14 @@
 //! Settings resolve in this order, later winning: built-in defaults, the top-level
 //! `[mesh]`/`[texture]`/`[animation]`/`[bmd1]`/`[qtmesh]` tables, the selected preset,
 //! every `[[rules]]` entry whose `match` glob matches the source's path (in file order),
-//! then command-line flags.
+//! then command-line flags, then the source's own `<file>.meta.toml` ([`meta`]).
 //!
 //! The tables' keys are the fields of the pipeline's settings types (`MeshSettings`,
 //! `TextureSettings`, ...), which derive `Deserialize`: see [`tables`].
 
 mod error;
 mod file;
+pub mod meta;
 mod resolve;
 mod suggest;
 pub(crate) mod tables;

@@ -45,6 +45,7 @@ mod info_cmd;
 mod ktx2_peers;
 mod layers;
 mod lightmap_uvs;
+mod meta_files;
 mod mixed_uvs;
 mod newcomer_tree;
 mod noop_rebuild;
