@@ -105,8 +105,10 @@ pub fn key_text(kind: &super::AssetKind, settings: &super::asset::AssetSettings)
 /// every target on so that each target's own table is among them: the tables a setting
 /// beside one of its sources can change.
 pub fn tables_read(kind: &super::AssetKind) -> Vec<String> {
-    let mut settings = super::asset::AssetSettings::default();
-    settings.targets = crate::targets::Target::EVERY.to_vec();
+    let settings = super::asset::AssetSettings {
+        targets: crate::targets::Target::EVERY.to_vec(),
+        ..Default::default()
+    };
     let mut key = KeyText::default();
     (kind.settings_key)(&settings, &mut key);
     key.names

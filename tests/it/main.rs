@@ -51,6 +51,7 @@ mod newcomer_tree;
 mod noop_rebuild;
 mod obj_import;
 mod output_folder;
+mod platforms;
 mod preview_render;
 mod qtmesh_peers;
 mod qtmesh_render;

@@ -302,3 +302,16 @@ fn a_settings_file_linked_from_outside_the_input_is_refused() {
     assert!(ok, "{text}");
     assert_eq!(tree.vk_format("hero_detail.ktx2").vk_format, BC7_UNORM);
 }
+
+/// Make and ninja rerun the build when a settings file is edited: an edit changes no
+/// folder's time, so the depfile names the file itself.
+#[test]
+fn the_depfile_names_the_settings_files() {
+    let tree = Tree::new();
+    std::fs::write(tree.meta(), "[texture]\nmode = \"normal\"\n").unwrap();
+    let deps = tree.dir.path().join("assets.d");
+    let o = tree.run(&["--emit-deps", deps.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&deps).unwrap();
+    assert!(text.contains("hero_detail.png.meta.toml"), "{text}");
+}

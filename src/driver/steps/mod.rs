@@ -8,6 +8,7 @@ pub(super) mod finish;
 pub(super) mod fresh;
 pub(super) mod manifest;
 pub(super) mod remote_cache;
+pub(super) mod share;
 pub(super) mod sources;
 pub(super) mod write;
 
@@ -38,6 +39,8 @@ pub(super) struct Build<'a> {
     pub hashes: SettingsHashes,
     /// The sources with a `<file>.meta.toml` beside them.
     pub meta: MetaFiles,
+    /// The other platforms' trees with their caches, when current (`share`).
+    pub other_platforms: Vec<(PathBuf, Cache)>,
     pub started: Instant,
 }
 
@@ -83,6 +86,12 @@ impl<'a> Build<'a> {
             root: root.clone(),
             sources: std::mem::take(&mut discovered.with_meta),
         };
+        let other_platforms = opts
+            .share_from
+            .iter()
+            .map(|output| (output.clone(), Cache::load_any(output)))
+            .filter(|(_, cache)| cache.is_current())
+            .collect();
         let build = Build {
             opts,
             reporter,
@@ -92,6 +101,7 @@ impl<'a> Build<'a> {
             old_cache,
             hashes: SettingsHashes::default(),
             meta,
+            other_platforms,
             started,
         };
         Ok((build, discovered))
