@@ -189,6 +189,10 @@ pub struct BuildArgs {
     /// Use the settings of [presets.NAME] from build.toml.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
+    /// Build only this platform's tree (<output>/NAME/) of build.toml's [platforms.NAME]
+    /// tables; without the flag every platform's is built, one tree each.
+    #[arg(long, value_name = "NAME")]
+    pub platform: Option<String>,
     /// Runtime targets to write (repeatable): hmesh, bmd1, qtmesh; replaces build.toml's `targets`.
     #[arg(long = "target", value_name = "TARGET", value_parser = parse_target_arg)]
     pub targets: Vec<assetc::driver::Target>,

@@ -34,6 +34,17 @@ fn build_once(
     args: &BuildArgs,
     reporter: &CliReporter,
 ) -> anyhow::Result<ExitCode> {
+    // With `[platforms]` the tree whose manifest Make and ninja watch is the one
+    // `--platform` names: a depfile has one target.
+    let tree = match (&options.platform, options.platforms.is_empty()) {
+        (_, true) => options.output.clone(),
+        (Some(platform), false) => options.output.join(platform),
+        (None, false) if args.emit_deps.is_some() => anyhow::bail!(
+            "--emit-deps writes the depfile of one tree: with [platforms] in build.toml, \
+             name it with --platform NAME"
+        ),
+        (None, false) => options.output.clone(),
+    };
     let report = match Builder::from_options(options.clone()).run_with(reporter) {
         Ok(r) => r,
         Err(e) => {
@@ -47,10 +58,10 @@ fn build_once(
     if let Some(archive) = &report.archive {
         eprintln!("packed {}", archive.display());
     }
-    let manifest = options.output.join(assetc::driver::manifest::MANIFEST_NAME);
+    let manifest = tree.join(assetc::driver::manifest::MANIFEST_NAME);
     if let Some(depfile) = &args.emit_deps {
         let text = report.depfile(
-            &options.output,
+            &tree,
             &options.input,
             super::options::config_path(args).as_deref(),
         );

@@ -61,6 +61,7 @@ fn resolve(args: &BuildArgs) -> anyhow::Result<Resolved> {
     if args.strict {
         options.settings.texture.missing_images = MissingImages::Fail;
     }
+    options.platform = args.platform.clone();
     options.jobs = args.jobs;
     options.verify = args.verify;
     options.fail_fast = args.fail_fast;

@@ -111,6 +111,11 @@ impl CliReporter {
 
     fn human(&self, event: &Event) {
         match event {
+            Event::PlatformStarted { platform, output } => {
+                if !self.quiet {
+                    self.line(&format!("{:>12} {platform} -> {output}", "Platform"), false);
+                }
+            }
             Event::BuildStarted { to_build, .. } => {
                 lock(&self.failures).clear();
                 if self.use_bar() && *to_build > 0 {

@@ -1,6 +1,6 @@
 //! The shape of `build.toml`: the top level, `[presets.NAME]` and `[[rules]]`.
 
-use super::tables::settings_layer;
+use super::tables::{settings_layer, Partial};
 use crate::kinds::asset::Target;
 use crate::kinds::tables::{tables_of_kinds, with_settings_tables};
 use crate::options::remote::RemoteMode;
@@ -54,6 +54,9 @@ with_settings_tables!(settings_layer! {
         pub rules: Vec<Rule>,
         #[serde(default)]
         pub presets: BTreeMap<String, Preset>,
+        /// `[platforms.NAME]`: one runtime tree per platform, `<output>/NAME/`.
+        #[serde(default)]
+        pub platforms: BTreeMap<String, Platform>,
         /// The file itself, for messages.
         #[serde(skip)]
         pub path: PathBuf,
@@ -77,6 +80,15 @@ pub struct CacheTable {
     /// The largest output file fetched from the remote cache, in bytes (default 1 GiB):
     /// a record naming a larger one is a miss, and that asset is built here.
     pub max_blob_bytes: Option<u64>,
+}
+
+/// `[platforms.NAME]`: what one platform's tree changes of the settings resolved for
+/// the top level (its texture formats).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Platform {
+    #[serde(default)]
+    pub texture: Partial<crate::pipeline::textures::TextureSettings>,
 }
 
 with_settings_tables!(settings_layer! {

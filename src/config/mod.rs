@@ -3,19 +3,22 @@
 //! Settings resolve in this order, later winning: built-in defaults, the top-level
 //! `[mesh]`/`[texture]`/`[animation]`/`[bmd1]`/`[qtmesh]` tables, the selected preset,
 //! every `[[rules]]` entry whose `match` glob matches the source's path (in file order),
-//! then command-line flags.
+//! then command-line flags, then the source's own `<file>.meta.toml` ([`meta`]).
+//! `[platforms.NAME]` tables make one tree per platform, each with its texture keys
+//! overlaid after the flags and before the rules (`driver::platforms`).
 //!
 //! The tables' keys are the fields of the pipeline's settings types (`MeshSettings`,
 //! `TextureSettings`, ...), which derive `Deserialize`: see [`tables`].
 
 mod error;
 mod file;
+pub mod meta;
 mod resolve;
 mod suggest;
 pub(crate) mod tables;
 
 pub use error::ConfigError;
-pub use file::{CacheTable, Config, PackFormat, Preset, Rule};
+pub use file::{CacheTable, Config, PackFormat, Platform, Preset, Rule};
 pub use resolve::{parse_target, UnknownTarget};
 pub use suggest::{edit_distance, nearest};
 pub use tables::{Partial, Section};
@@ -60,6 +63,21 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
     for preset in config.presets.values() {
         preset.check_tables(path, text)?;
     }
+    for (name, platform) in &config.platforms {
+        let place = |message: String| match error::key_offset(text, text.len(), name) {
+            Some(at) => ConfigError::at(path, text, at, message),
+            None => ConfigError::new(path, message),
+        };
+        if !is_folder_name(name) {
+            return Err(place(format!(
+                "platforms: `{name}` names its output folder, so it is letters, digits, `-` \
+                 and `_`"
+            )));
+        }
+        platform
+            .texture
+            .check(&format!("platforms.{name}.texture"), path, text)?;
+    }
     for rule in &config.rules {
         globset::Glob::new(rule.pattern.get_ref()).map_err(|e| {
             ConfigError::at(
@@ -78,6 +96,14 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config, ConfigError> {
     config.path = path.to_path_buf();
     config.text = text.to_string();
     Ok(config)
+}
+
+/// A platform's name is a folder of the output: one plain name, the same on every system.
+fn is_folder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 #[cfg(test)]

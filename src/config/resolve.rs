@@ -3,7 +3,7 @@
 use super::error::{with_suggestion, ConfigError};
 use super::file::{Config, PackFormat, Preset};
 use crate::kinds::asset::Target;
-use crate::options::{BuildOptions, SettingsRule};
+use crate::options::{BuildOptions, PlatformSettings, SettingsRule};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -131,6 +131,16 @@ impl Config {
         if let Some(p) = preset {
             p.apply_tables(&mut options.settings)
                 .map_err(|e| invalid(e.to_string()))?;
+        }
+        for (name, platform) in &self.platforms {
+            let texture = platform.texture.clone();
+            options.platforms.push(PlatformSettings {
+                name: name.clone(),
+                // Checked when the file was parsed, as a rule's keys are.
+                apply: Arc::new(move |s| {
+                    let _ = texture.apply("texture", &mut s.texture);
+                }),
+            });
         }
         // `[shader] import_paths` are relative to this file's folder.
         let base_dir = self.base_dir.clone();

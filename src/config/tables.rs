@@ -64,6 +64,11 @@ impl<T: Section> Partial<T> {
         self.entries.keys().map(String::as_str)
     }
 
+    /// Where the first key of this table is written, when it sets any.
+    pub fn first_offset(&self) -> Option<usize> {
+        self.entries.values().map(|v| v.span().start).min()
+    }
+
     pub fn get(&self, key: &str) -> Option<&toml::Value> {
         self.entries.get(key).map(Spanned::get_ref)
     }
@@ -157,6 +162,15 @@ macro_rules! settings_layer {
             ) -> Result<(), $crate::config::ConfigError> {
                 $(self.$table.check(stringify!($table), file, text)?;)*
                 Ok(())
+            }
+
+            /// The tables that set a key, each with where its first key is written.
+            pub fn tables_set(&self) -> Vec<(&'static str, usize)> {
+                let mut set = Vec::new();
+                $(if let Some(at) = self.$table.first_offset() {
+                    set.push((stringify!($table), at));
+                })*
+                set
             }
 
             /// Overlays every key these tables set on `settings`.

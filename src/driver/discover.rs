@@ -1,5 +1,6 @@
 //! Finding the sources of a build and naming their outputs.
 
+use crate::config::meta::{is_meta_file, META_SUFFIX};
 use crate::kinds::{self, KindId};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -36,6 +37,9 @@ pub struct Discovered {
     /// Files an `embed` wildcard matches that their own kind compiles instead
     /// ([`embed_wins`]), to warn about.
     pub embed_overruled: Vec<Source>,
+    /// The relative paths of the files that have settings of their own beside them
+    /// (`<file>.meta.toml`, itself neither a source nor unclaimed).
+    pub with_meta: HashSet<String>,
 }
 
 impl Discovered {
@@ -199,6 +203,11 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
         } else {
             own_kind
         };
+        let mut meta = root.as_os_str().to_owned();
+        meta.push(META_SUFFIX);
+        if std::fs::symlink_metadata(&meta).is_ok() {
+            found.with_meta.insert(name.clone());
+        }
         let source = Source {
             rel_path: name,
             abs_path: root.to_path_buf(),
@@ -253,6 +262,14 @@ pub fn discover(root: &Path, rules: &DiscoverRules) -> std::io::Result<Discovere
             } else if let Some(kind) = kinds::kind_of_folder(&name) {
                 found.sources.push(source(kind));
                 walk.skip_current_dir();
+            }
+            continue;
+        }
+        // A link too: it is refused when read if it leads out of the input root, rather
+        // than its source silently built without it.
+        if is_meta_file(&name) {
+            if let Some(of) = rel_path.get(..rel_path.len() - META_SUFFIX.len()) {
+                found.with_meta.insert(of.to_string());
             }
             continue;
         }

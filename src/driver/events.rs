@@ -131,6 +131,9 @@ fn is_gltf_path(s: &str) -> bool {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum Event {
+    /// `[platforms]`: one platform's tree is built next; its own events follow, from
+    /// its `build-started` to its `build-finished`.
+    PlatformStarted { platform: String, output: String },
     BuildStarted {
         assets: usize,
         /// Sources that need compiling (the others are fresh).

@@ -6,10 +6,12 @@
 //! stat-ed once (the stamps the check refreshes are the ones the new cache records).
 
 use super::cache::{self, AssetRecord, Cache, FileStamp, SettingsKey};
+use super::code::{DiagnosticCode, Failure};
 use super::discover::Source;
 use super::BuildOptions;
+use crate::config::meta::MetaFiles;
 use crate::kinds::asset::AssetSettings;
-use crate::kinds::KindId;
+use crate::kinds::{self, KindId};
 use std::sync::Mutex;
 
 /// What a source is built with, and its cache record when that is still fresh.
@@ -17,6 +19,9 @@ pub(super) struct Checked {
     pub settings: AssetSettings,
     pub settings_key: SettingsKey,
     pub fresh: Option<Fresh>,
+    /// Its `<file>.meta.toml` is wrong: the asset fails with this, and nothing vouches
+    /// for it.
+    pub settings_error: Option<Failure>,
 }
 
 /// A fresh record and its outputs' stamps, refreshed by the check.
@@ -58,18 +63,36 @@ impl SettingsHashes {
     }
 }
 
-/// The settings of `source` and whether the cache vouches for its last build
-/// (`trust_cache` false: never).
-pub(super) fn check(
-    source: &Source,
-    opts: &BuildOptions,
-    cache: &Cache,
-    trust_cache: bool,
-    hashes: &SettingsHashes,
-) -> Checked {
-    let settings = opts.settings_for(&source.rel_path);
+/// What a source's settings are made of besides build.toml: the files beside sources.
+pub(super) struct Checker<'a> {
+    pub opts: &'a BuildOptions,
+    pub cache: &'a Cache,
+    /// Whether the old cache may vouch for anything (false: never).
+    pub trust_cache: bool,
+    pub hashes: &'a SettingsHashes,
+    pub meta: &'a MetaFiles,
+}
+
+/// The settings of `source` (build.toml's, then its `.meta.toml`'s) and whether the
+/// cache vouches for its last build.
+pub(super) fn check(source: &Source, checker: &Checker) -> Checked {
+    let Checker {
+        opts,
+        cache,
+        trust_cache,
+        hashes,
+        meta,
+    } = *checker;
+    let mut settings = opts.settings_for(&source.rel_path);
+    let settings_error = meta
+        .apply(&source.rel_path, kinds::kind(source.kind), &mut settings)
+        .err()
+        .map(|e| {
+            let display = source.abs_path.display();
+            Failure::of_source(DiagnosticCode::Config, display, e.to_string())
+        });
     let settings_key = hashes.of(source.kind, &settings);
-    let fresh = trust_cache
+    let fresh = (trust_cache && settings_error.is_none())
         .then(|| cache.fresh_record_stamped(&source.rel_path, &settings_key, &opts.output))
         .flatten()
         .map(|(record, output_stamps)| Fresh {
@@ -80,6 +103,7 @@ pub(super) fn check(
         settings,
         settings_key,
         fresh,
+        settings_error,
     }
 }
 

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 pub(super) struct AssetJob {
     pub source: Source,
     pub settings: AssetSettings,
+    /// Its `<file>.meta.toml` is wrong: compiling it is failing with this.
+    pub settings_error: Option<Failure>,
     /// The settings' part of its cache key.
     pub settings_key: SettingsKey,
     /// While watching, the record of its last good build: kept as it is if it fails.
@@ -70,6 +72,7 @@ impl AssetJob {
             settings,
             settings_key,
             fresh,
+            settings_error,
         } = checked;
         let (fresh, fresh_stamps) = match fresh.filter(|_| plan.trust_cache && !collides) {
             Some(f) => (Some(f.record), f.output_stamps),
@@ -81,6 +84,7 @@ impl AssetJob {
         Self {
             source,
             settings,
+            settings_error,
             settings_key,
             last_good,
             remote_key: None,
@@ -311,6 +315,7 @@ impl Compiler<'_> {
             self.old_cache.assets.get(&source.rel_path).map(|r| &**r),
         );
         let result = match self.collisions.get(&source.rel_path) {
+            _ if let Some(error) = &job.settings_error => Err(error.clone()),
             Some(other) => Err(Failure::of_source(
                 DiagnosticCode::OutputCollision,
                 source.abs_path.display(),

@@ -30,6 +30,7 @@ pub mod verify;
 mod finish;
 mod freshness;
 mod job;
+mod platforms;
 mod remote_steps;
 mod schedule;
 mod script;
@@ -114,36 +115,55 @@ impl Builder {
         self.run_with(&SilentReporter)
     }
 
-    /// Builds, reporting each step's events to `reporter`.
+    /// Builds, reporting each step's events to `reporter`: one tree, or one per platform
+    /// of `[platforms]` (`<output>/NAME/`), or the one `--platform` names.
     pub fn run_with(&self, reporter: &dyn Reporter) -> Result<BuildReport, BuildError> {
-        let started = Instant::now();
         if let Some(e) = &self.config_error {
             return Err(BuildError::Config(e.clone()));
         }
-        let (build, discovered) = Build::start(&self.options, reporter, started)?;
-        let mut sources = steps::sources::of_this_build(&build, discovered)?;
-        let mut jobs = steps::fresh::jobs(&build, &mut sources);
-        let remote = steps::remote_cache::fetch(&build, &mut jobs, &sources.collisions);
-        let compiled =
-            steps::compile::compile(&build, &mut jobs, remote.as_ref(), &sources.collisions);
-        let mut wrote = steps::write::write(
-            &build,
-            &mut jobs,
-            &compiled,
-            &sources.other_shards,
-            sources.ignored,
-        )?;
-        steps::remote_cache::upload(
-            &build,
-            remote.as_ref(),
-            &jobs,
-            &compiled.textures,
-            &wrote.new_cache,
-            &mut wrote.report,
-        );
-        steps::manifest::write_manifest_and_cache(&build, &jobs, &mut wrote)?;
-        steps::finish::finish(build, jobs, wrote)
+        let trees = platforms::trees(&self.options).map_err(BuildError::Config)?;
+        if trees.is_empty() {
+            return build_tree(&self.options, reporter);
+        }
+        let mut reports = Vec::new();
+        for (name, options) in &trees {
+            reporter.event(&events::Event::PlatformStarted {
+                platform: name.clone(),
+                output: options.output.display().to_string(),
+            });
+            let report = build_tree(options, reporter)?;
+            reports.push((name.as_str(), report));
+        }
+        Ok(platforms::merged(reports))
     }
+}
+
+/// Builds one runtime tree.
+fn build_tree(options: &BuildOptions, reporter: &dyn Reporter) -> Result<BuildReport, BuildError> {
+    let started = Instant::now();
+    let (build, discovered) = Build::start(options, reporter, started)?;
+    let mut sources = steps::sources::of_this_build(&build, discovered)?;
+    let mut jobs = steps::fresh::jobs(&build, &mut sources);
+    let remote = steps::remote_cache::fetch(&build, &mut jobs, &sources.collisions);
+    steps::share::from_other_platforms(&build, &mut jobs, &sources.collisions);
+    let compiled = steps::compile::compile(&build, &mut jobs, remote.as_ref(), &sources.collisions);
+    let mut wrote = steps::write::write(
+        &build,
+        &mut jobs,
+        &compiled,
+        &sources.other_shards,
+        sources.ignored,
+    )?;
+    steps::remote_cache::upload(
+        &build,
+        remote.as_ref(),
+        &jobs,
+        &compiled.textures,
+        &wrote.new_cache,
+        &mut wrote.report,
+    );
+    steps::manifest::write_manifest_and_cache(&build, &jobs, &mut wrote)?;
+    steps::finish::finish(build, jobs, wrote)
 }
 
 /// `<output>.spk` beside the output folder (`runtime/` -> `runtime.spk`).

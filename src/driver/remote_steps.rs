@@ -29,7 +29,11 @@ pub(super) fn key_sources(
     }
     pool.install(|| {
         jobs.par_iter_mut()
-            .filter(|job| job.is_discovered() && !collisions.contains_key(&job.source.rel_path))
+            .filter(|job| {
+                job.is_discovered()
+                    && job.settings_error.is_none()
+                    && !collisions.contains_key(&job.source.rel_path)
+            })
             .for_each(|job| job.remote_key = remote::source_key(&job.settings, &job.source));
     })
 }

@@ -15,16 +15,20 @@ pub struct KeyText {
     pub always: String,
     /// Tables that shape only the shared textures an asset's build encodes.
     pub textures: String,
+    /// The names of the tables added, in the order they were.
+    pub names: Vec<String>,
 }
 
 impl KeyText {
     /// Adds a table the kind always reads.
     pub fn table<T: Serialize>(&mut self, name: &str, value: &T) {
+        self.names.push(name.to_owned());
         push_table(&mut self.always, name, value);
     }
 
     /// Adds a table read only for the shared textures a build encodes.
     pub fn texture_table<T: Serialize>(&mut self, name: &str, value: &T) {
+        self.names.push(name.to_owned());
         push_table(&mut self.textures, name, value);
     }
 
@@ -86,7 +90,7 @@ pub fn encoder_versions(names: &[&str]) -> String {
 pub fn key_text(kind: &super::AssetKind, settings: &super::asset::AssetSettings) -> KeyText {
     let mut text = KeyText {
         always: format!("{} {}", kind.name, encoder_versions(kind.encoders)),
-        textures: String::new(),
+        ..KeyText::default()
     };
     // Every kind's output names follow it; said only when set, so that the keys of a
     // build without it are those they always were.
@@ -95,4 +99,17 @@ pub fn key_text(kind: &super::AssetKind, settings: &super::asset::AssetSettings)
     }
     (kind.settings_key)(settings, &mut text);
     text
+}
+
+/// The names a kind's key gives the tables it may read (`texture`, `mesh`, ...), with
+/// every target on so that each target's own table is among them: the tables a setting
+/// beside one of its sources can change.
+pub fn tables_read(kind: &super::AssetKind) -> Vec<String> {
+    let settings = super::asset::AssetSettings {
+        targets: crate::targets::Target::EVERY.to_vec(),
+        ..Default::default()
+    };
+    let mut key = KeyText::default();
+    (kind.settings_key)(&settings, &mut key);
+    key.names
 }

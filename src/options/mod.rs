@@ -25,6 +25,20 @@ impl std::fmt::Debug for SettingsRule {
     }
 }
 
+/// `[platforms.NAME]` of build.toml: one runtime tree (`<output>/NAME/`) built with the
+/// settings this changes.
+#[derive(Clone)]
+pub struct PlatformSettings {
+    pub name: String,
+    pub apply: Arc<dyn Fn(&mut AssetSettings) + Send + Sync>,
+}
+
+impl std::fmt::Debug for PlatformSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PlatformSettings({})", self.name)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub input: PathBuf,
@@ -65,6 +79,13 @@ pub struct BuildOptions {
     pub shard: Option<shard::Shard>,
     /// `[limits]`: what one asset may cost (memory), checked before it is decoded.
     pub limits: crate::limits::Limits,
+    /// `[platforms.NAME]`: when any, one tree per platform below `output`.
+    pub platforms: Vec<PlatformSettings>,
+    /// `--platform NAME`: only this platform's tree.
+    pub platform: Option<String>,
+    /// Output folders of the same tree for other platforms: an asset whose outputs one
+    /// of them holds under the same key is copied from there instead of compiled.
+    pub share_from: Vec<PathBuf>,
 }
 
 impl BuildOptions {
@@ -89,6 +110,9 @@ impl BuildOptions {
             remote_max_blob_bytes: remote::DEFAULT_MAX_BLOB_BYTES,
             shard: None,
             limits: crate::limits::Limits::default(),
+            platforms: Vec::new(),
+            platform: None,
+            share_from: Vec::new(),
         }
     }
 

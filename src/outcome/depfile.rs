@@ -1,6 +1,7 @@
 //! `--emit-deps`: a depfile for Make and ninja. One rule whose target is the manifest (the
 //! one file every build writes) and whose prerequisites are every input of every asset,
-//! the input folders (so adding a source reruns the rule) and build.toml. Paths follow the
+//! the input folders (so adding a source reruns the rule), the `<file>.meta.toml` files
+//! and build.toml. Paths follow the
 //! output path as given: an absolute `-o` gives absolute paths everywhere; a relative one
 //! gives paths relative to the working directory (absolute only for files outside it), so
 //! the target matches the rule's output as the Makefile or build.ninja spells it. They are
@@ -36,7 +37,7 @@ pub fn depfile_text(
         }
     };
     let mut deps: BTreeSet<PathBuf> = report.inputs().iter().map(|p| spell(p)).collect();
-    deps.extend(folders_below(input).iter().map(|p| spell(p)));
+    deps.extend(folders_and_settings_below(input).iter().map(|p| spell(p)));
     deps.extend(config.map(spell));
     let mut out = escape(&spell(manifest));
     out.push(':');
@@ -73,8 +74,9 @@ fn set_modified(path: &Path, time: std::time::SystemTime) -> std::io::Result<()>
 }
 
 /// The input folder and every folder below it (a folder's time changes when a file is
-/// added to or removed from it). A single-file input gives its folder.
-fn folders_below(input: &Path) -> Vec<PathBuf> {
+/// added to or removed from it), and the settings files beside sources (`.meta.toml`: an
+/// edit changes no folder's time). A single-file input gives its folder.
+fn folders_and_settings_below(input: &Path) -> Vec<PathBuf> {
     let root = if input.is_file() {
         input.parent().unwrap_or(Path::new(".")).to_path_buf()
     } else {
@@ -87,7 +89,11 @@ fn folders_below(input: &Path) -> Vec<PathBuf> {
             .sort_by_file_name()
             .into_iter()
             .flatten()
-            .filter(|e| e.file_type().is_dir() && !is_hidden(e.path()))
+            .filter(|e| {
+                let settings =
+                    || crate::config::meta::is_meta_file(&e.file_name().to_string_lossy());
+                (e.file_type().is_dir() || settings()) && !is_hidden(e.path())
+            })
             .map(|e| e.path().to_path_buf()),
     );
     out

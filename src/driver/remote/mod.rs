@@ -19,7 +19,7 @@ mod key;
 mod record;
 
 pub use key::Digest;
-pub use record::OutputRecord;
+pub use record::{OutputRecord, StoredFile};
 
 use super::cache::{is_plain_relative, AssetRecord, InputStamp};
 use super::discover::Source;
@@ -27,7 +27,7 @@ use super::events::{Event, Reporter};
 use crate::kinds::asset::AssetSettings;
 use crate::remote_store::{self as store, Bounded, Store, StoreError};
 use key::{blob_path, content_key, deps_path, record_path};
-use record::{DepsRecord, StoredFile};
+use record::DepsRecord;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

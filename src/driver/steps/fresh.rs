@@ -14,7 +14,8 @@ use rayon::prelude::*;
 /// made in `sources.checked`.
 pub(in crate::driver) fn jobs(build: &Build, sources: &mut Sources) -> Vec<AssetJob> {
     let (opts, old_cache, trust_cache) = (build.opts, &build.old_cache, build.trust_cache);
-    let check = |s: &Source| freshness::check(s, opts, old_cache, trust_cache, &build.hashes);
+    let checker = build.checker();
+    let check = |s: &Source| freshness::check(s, &checker);
     let Sources {
         own,
         checked,

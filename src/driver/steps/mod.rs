@@ -8,14 +8,16 @@ pub(super) mod finish;
 pub(super) mod fresh;
 pub(super) mod manifest;
 pub(super) mod remote_cache;
+pub(super) mod share;
 pub(super) mod sources;
 pub(super) mod write;
 
 use super::cache::Cache;
 use super::discover::{input_root, Discovered};
 use super::events::Reporter;
-use super::freshness::SettingsHashes;
+use super::freshness::{Checker, SettingsHashes};
 use super::{BuildError, BuildOptions};
+use crate::config::meta::MetaFiles;
 use crate::output;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -35,10 +37,25 @@ pub(super) struct Build<'a> {
     /// Whether the old cache may vouch for anything (`--no-cache` and stale caches not).
     pub trust_cache: bool,
     pub hashes: SettingsHashes,
+    /// The sources with a `<file>.meta.toml` beside them.
+    pub meta: MetaFiles,
+    /// The other platforms' trees with their caches, when current (`share`).
+    pub other_platforms: Vec<(PathBuf, Cache)>,
     pub started: Instant,
 }
 
 impl<'a> Build<'a> {
+    /// What the freshness checks of this build read.
+    pub fn checker(&self) -> Checker<'_> {
+        Checker {
+            opts: self.opts,
+            cache: &self.old_cache,
+            trust_cache: self.trust_cache,
+            hashes: &self.hashes,
+            meta: &self.meta,
+        }
+    }
+
     /// Checks the input and output folders, starts the pool, and walks the input folder
     /// while the cache is read: neither needs the other, and each was a stretch of a
     /// no-op rebuild on one core.
@@ -64,6 +81,17 @@ impl<'a> Build<'a> {
                 || sources::walk_input(opts),
             )
         });
+        let mut discovered = discovered?;
+        let meta = MetaFiles {
+            root: root.clone(),
+            sources: std::mem::take(&mut discovered.with_meta),
+        };
+        let other_platforms = opts
+            .share_from
+            .iter()
+            .map(|output| (output.clone(), Cache::load_any(output)))
+            .filter(|(_, cache)| cache.is_current())
+            .collect();
         let build = Build {
             opts,
             reporter,
@@ -72,8 +100,10 @@ impl<'a> Build<'a> {
             trust_cache: opts.use_cache && old_cache.is_current(),
             old_cache,
             hashes: SettingsHashes::default(),
+            meta,
+            other_platforms,
             started,
         };
-        Ok((build, discovered?))
+        Ok((build, discovered))
     }
 }

@@ -123,13 +123,14 @@ pub(in crate::driver) fn of_this_build(
 /// its images do not turn into textures of their own). Returns them with each model's
 /// check ([`freshness::check`]), which the build keeps.
 fn model_inputs(build: &Build, sources: &[Source]) -> (HashSet<PathBuf>, HashMap<String, Checked>) {
-    let (opts, cache, trust_cache) = (build.opts, &build.old_cache, build.trust_cache);
+    let (cache, trust_cache) = (&build.old_cache, build.trust_cache);
+    let checker = build.checker();
     let working_dir = std::env::current_dir().ok();
     let per_model: Vec<(Vec<PathBuf>, (String, Checked))> = sources
         .par_iter()
         .filter_map(|s| Some((s, crate::kinds::kind(s.kind).referenced_files?)))
         .map(|(s, referenced_files)| {
-            let checked = freshness::check(s, opts, cache, trust_cache, &build.hashes);
+            let checked = freshness::check(s, &checker);
             let files: Vec<PathBuf> = match &checked.fresh {
                 // A shader's last build read only the modules its `@if`s took; the others
                 // it names are modules all the same.
