@@ -183,6 +183,87 @@ mod tests {
         assert!(err.message.contains("did you mean `texture`?"), "{err}");
     }
 
+    /// Seeded mutations of a settings file through the parser, for every kind: each case
+    /// is read or refused with a place inside the text, and one that is read applies to
+    /// the settings without an error the parser should have given.
+    #[test]
+    fn mutated_settings_files_are_read_or_placed_never_panic() {
+        let seed = "# hero's own settings\n[texture]\nmode = \"normal\"\nmipmaps = false\n\
+                    max_size = 1024\nformat = \"bc7\"\n[mesh]\noptimize = false\n";
+        let pieces = [
+            "[",
+            "]",
+            "=",
+            "\"",
+            "'''",
+            "\n",
+            "[[texture]]",
+            "[texture.x]",
+            "mode",
+            "1e999",
+            "-1",
+            "inf",
+            "nan",
+            "{a = 1}",
+            "[1, \"a\"]",
+            "é",
+            "\\u{0}",
+            "#",
+            "max_size = 4294967296\n",
+            "format = \"bc8\"\n",
+            "2026-12-07",
+        ];
+        let mut state = 0x0dd5_eed5_u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let (mut read, mut refused) = (0, 0);
+        for case in 0..2_000 {
+            let mut text = seed.to_string();
+            for _ in 0..1 + next() % 4 {
+                let mut at = (next() % (text.len() as u64 + 1)) as usize;
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if next() % 3 == 0 {
+                    let mut end = (at + (next() % 12) as usize).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    text.replace_range(at..end, "");
+                } else {
+                    text.insert_str(at, pieces[(next() % pieces.len() as u64) as usize]);
+                }
+            }
+            for id in [KindId::Texture, KindId::Model, KindId::Audio] {
+                match parse(&text, id) {
+                    Ok(meta) => {
+                        read += 1;
+                        let mut settings = AssetSettings::default();
+                        // Values are checked when applied (a format name, a size): an
+                        // error there is a refusal too, never a panic.
+                        let _ = meta.apply_tables(&mut settings);
+                    }
+                    Err(e) => {
+                        refused += 1;
+                        let lines = text.lines().count().max(1) + 1;
+                        if let Some(line) = e.line {
+                            assert!((1..=lines).contains(&line), "case {case}: {e}\n{text}");
+                        }
+                        assert!(!e.message.is_empty(), "case {case}");
+                    }
+                }
+            }
+        }
+        assert!(
+            read > 100 && refused > 1_000,
+            "{read} read, {refused} refused"
+        );
+    }
+
     #[test]
     fn a_table_the_kind_does_not_read_is_refused_where_it_is_written() {
         let err = parse("\n[mesh]\noptimize = false\n", KindId::Texture).unwrap_err();
