@@ -182,7 +182,9 @@ impl CliReporter {
                     }
                 }
             }
-            Event::Ignored { message, .. } | Event::EmbedOverruled { message, .. } => {
+            Event::Ignored { message, .. }
+            | Event::EmbedOverruled { message, .. }
+            | Event::UnusedSettings { message, .. } => {
                 if !self.quiet {
                     self.line(&format!("warning: {message}"), true);
                 }
@@ -301,9 +303,14 @@ impl Reporter for CliReporter {
         }
         match event {
             Event::Progress { .. } => {}
-            Event::Ignored { message, .. } | Event::EmbedOverruled { message, .. } => {
+            Event::Ignored { message, .. }
+            | Event::EmbedOverruled { message, .. }
+            | Event::UnusedSettings { message, .. } => {
                 let code = match event {
                     Event::Ignored { .. } => assetc::driver::code::DiagnosticCode::IgnoredFiles,
+                    Event::UnusedSettings { .. } => {
+                        assetc::driver::code::DiagnosticCode::UnusedSettings
+                    }
                     _ => assetc::driver::code::DiagnosticCode::EmbedOverruled,
                 };
                 let d = Diagnostic {

@@ -125,6 +125,56 @@ pub fn embed_overruled_summary(files: &[Source]) -> Option<String> {
     ))
 }
 
+/// The settings files (`<file>.meta.toml`, relative paths) whose file is not one of
+/// `sources`: an image a model uses (compiled with its model's settings), or a file that
+/// is not there. Sorted, so the warning is the same on every run.
+pub fn unused_settings_files(with_meta: &HashSet<String>, sources: &[Source]) -> Vec<String> {
+    let compiled: HashSet<&str> = sources.iter().map(|s| s.rel_path.as_str()).collect();
+    let mut unused: Vec<String> = with_meta
+        .iter()
+        .filter(|of| !compiled.contains(of.as_str()))
+        .map(|of| format!("{of}{META_SUFFIX}"))
+        .collect();
+    unused.sort();
+    unused
+}
+
+/// The one-line warning about settings files nothing reads, or None when there are none;
+/// `is_file` tells a model's input (there, but not a source) from a missing file.
+pub fn unused_settings_summary(files: &[String], is_file: impl Fn(&str) -> bool) -> Option<String> {
+    if files.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 5;
+    let named: Vec<String> = files
+        .iter()
+        .take(SHOWN)
+        .map(|meta| {
+            let of = &meta[..meta.len() - META_SUFFIX.len()];
+            if is_file(of) {
+                format!(
+                    "{meta} (an image or file a model uses: the model's settings apply; set \
+                     them with a rule matching the model)"
+                )
+            } else {
+                format!("{meta} ({of} is not there)")
+            }
+        })
+        .collect();
+    let more = match files.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "{} settings file{} (.meta.toml) belong{} to no source of the build, so nothing reads {}: {}{more}",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if files.len() == 1 { "s" } else { "" },
+        if files.len() == 1 { "it" } else { "them" },
+        named.join(", "),
+    ))
+}
+
 /// The one-line summary of unclaimed files, or None when there are none.
 pub fn unclaimed_summary(by_extension: &[(String, usize)]) -> Option<String> {
     let total: usize = by_extension.iter().map(|(_, n)| n).sum();

@@ -173,6 +173,9 @@ pub enum Event {
     /// Files an `embed` wildcard matches that their own kind compiles instead (said once
     /// per build; `discover::embed_wins`).
     EmbedOverruled { files: Vec<String>, message: String },
+    /// `<file>.meta.toml` files whose file is not a source of the build (said once per
+    /// build).
+    UnusedSettings { files: Vec<String>, message: String },
     /// The remote cache failed (it is off for the rest of the build) or served something
     /// damaged (that asset is built here instead).
     RemoteWarning {

@@ -181,9 +181,9 @@ impl Reporter for CargoReporter {
             Event::RemoteWarning { remote, message } => {
                 w.push(format!("remote cache {remote}: {message}").replace('\n', " "));
             }
-            Event::Ignored { message, .. } | Event::EmbedOverruled { message, .. } => {
-                w.push(message.clone())
-            }
+            Event::Ignored { message, .. }
+            | Event::EmbedOverruled { message, .. }
+            | Event::UnusedSettings { message, .. } => w.push(message.clone()),
             _ => {}
         }
     }

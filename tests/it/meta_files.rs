@@ -1,5 +1,5 @@
 //! `<file>.meta.toml` beside a source sets its kind's table for that file alone
-//! (docs/config.md, "Settings beside a file"): overlaid after build.toml's tables and
+//! (README.md, "Configuration"; docs/textures.md): overlaid after build.toml's tables and
 //! rules, a part of the asset's key (editing or deleting it rebuilds that asset alone),
 //! never a source itself, read under the input-root rule, and a mistake in it fails its
 //! asset alone at its line and column.
@@ -314,4 +314,48 @@ fn the_depfile_names_the_settings_files() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&deps).unwrap();
     assert!(text.contains("hero_detail.png.meta.toml"), "{text}");
+}
+
+#[test]
+fn settings_files_that_no_source_reads_are_named_once() {
+    let tree = Tree::new();
+    // An image a model uses is compiled with its model, so its own settings file is read
+    // by nothing; so is one whose file is gone.
+    common::copy_dir(&common::samples().join("box"), &tree.input().join("box"));
+    assert!(tree.input().join("box/checker.png").is_file());
+    std::fs::write(
+        tree.input().join("box/checker.png.meta.toml"),
+        "[texture]\nmipmaps = false\n",
+    )
+    .unwrap();
+    std::fs::write(tree.input().join("gone.png.meta.toml"), "[texture]\n").unwrap();
+    // A used one is not named.
+    std::fs::write(tree.meta(), "[texture]\nmode = \"normal\"\n").unwrap();
+
+    let (ok, messages, stderr) = tree.build();
+    assert!(ok, "{stderr}");
+    let warnings: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["reason"] == "diagnostic" && m["diagnostic"]["code"] == "unused-settings")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{messages:?}");
+    let message = warnings[0]["diagnostic"]["message"].as_str().unwrap();
+    assert!(message.starts_with("2 settings files"), "{message}");
+    assert!(
+        message.contains("box/checker.png.meta.toml (an image or file a model uses"),
+        "{message}"
+    );
+    assert!(
+        message.contains("gone.png.meta.toml (gone.png is not there)"),
+        "{message}"
+    );
+    assert!(!message.contains("hero_detail"), "{message}");
+
+    let (ok, text) = tree.build_human();
+    assert!(ok, "{text}");
+    assert_eq!(
+        text.matches("warning: 2 settings files").count(),
+        1,
+        "{text}"
+    );
 }

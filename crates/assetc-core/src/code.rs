@@ -75,6 +75,9 @@ diagnostic_codes! {
     LodStalled => "lod-stalled",
     /// Files an `embed` wildcard matches that their own kind compiles instead.
     EmbedOverruled => "embed-overruled",
+    /// `<file>.meta.toml` files whose file is not a source of the build (an image a model
+    /// uses, or a file that is not there): nothing reads their settings.
+    UnusedSettings => "unused-settings",
     /// Something wrong in the source was fixed, replaced or dropped so that the asset
     /// still builds (a rotation normalised, keys out of order dropped, a bone renamed).
     Repaired => "repaired",

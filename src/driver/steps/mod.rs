@@ -81,10 +81,10 @@ impl<'a> Build<'a> {
                 || sources::walk_input(opts),
             )
         });
-        let mut discovered = discovered?;
+        let discovered = discovered?;
         let meta = MetaFiles {
             root: root.clone(),
-            sources: std::mem::take(&mut discovered.with_meta),
+            sources: discovered.with_meta.clone(),
         };
         let other_platforms = opts
             .share_from

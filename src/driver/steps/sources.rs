@@ -89,6 +89,14 @@ pub(in crate::driver) fn of_this_build(
             message,
         });
     }
+    let unused = discover::unused_settings_files(&discovered.with_meta, &discovered.sources);
+    let is_file = |rel: &str| opts.input.join(rel).is_file();
+    if let Some(message) = discover::unused_settings_summary(&unused, is_file) {
+        build.reporter.event(&Event::UnusedSettings {
+            files: unused,
+            message,
+        });
+    }
     let ignored = discovered.unclaimed_by_extension();
     if let Some(message) = discover::unclaimed_summary(&ignored) {
         build.reporter.event(&Event::Ignored {
