@@ -8,7 +8,7 @@
 use crate::driver::cache::Cache;
 use crate::formats::hman::EntryKind;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub use crate::output::SOURCE_MAP_NAME;
 
@@ -52,11 +52,17 @@ pub fn source_map_json(cache: &Cache, kinds: &BTreeMap<String, &'static str>) ->
         .assets
         .iter()
         .map(|(source, record)| {
+            // By path: a shader of 20,000 entry points has as many outputs and entries, and
+            // a search of the list per output made writing this map quadratic.
+            let mut entries = HashMap::with_capacity(record.manifest.len());
+            for e in &record.manifest {
+                entries.entry(e.path.as_str()).or_insert(e);
+            }
             let outputs = record
                 .outputs
                 .iter()
                 .map(|path| {
-                    let entry = record.manifest.iter().find(|e| &e.path == path);
+                    let entry = entries.get(path.as_str()).copied();
                     MappedOutput {
                         path,
                         entry: entry
